@@ -1,0 +1,315 @@
+package dev.usnet.core.bridge;
+
+import dev.usnet.core.buf.Packet;
+import dev.usnet.core.device.Device;
+import dev.usnet.core.device.RxHandler;
+import dev.usnet.core.stack.NetStack;
+import dev.usnet.core.stats.DropReason;
+import dev.usnet.core.time.Timeout;
+import dev.usnet.core.wire.EthernetFrame;
+import dev.usnet.core.wire.MacAddr;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A learning bridge with Linux's semantics (net/bridge, STP off, no VLAN filtering, no multicast
+ * snooping): learns source MACs per port, ages them out, forwards known unicast to one port, floods unknown
+ * unicast, broadcast and multicast to every other port, never back out of the ingress port, drops frames
+ * with a multicast or zero source MAC, and handles the 01:80:c2:00:00:0X groups as Linux does (BPDUs
+ * flooded while STP is off, PAUSE dropped, the rest passed up unless group_fwd_mask allows them). Tagged
+ * frames pass unchanged. Forwarding hands on the same packet; flooding clones, sharing the bytes.
+ * As a device it is the bridge's own interface ({@code br0}): frames to its MAC or its ports' MACs and all
+ * broadcasts go up to its stack.
+ */
+public final class Bridge extends Device implements RxHandler {
+    /** Linux default ageing_time: 300 s. */
+    public static final long DEFAULT_AGEING_NANOS = 300_000_000_000L;
+    /** usnet's default cap on learned entries (Linux's fdb_max_learned default 0 means unlimited). */
+    public static final int DEFAULT_FDB_MAX_LEARNED = 65_536;
+
+    private final Fdb fdb = new Fdb();
+    private volatile BridgePort[] ports = new BridgePort[0];
+    private volatile long ageingNanos = DEFAULT_AGEING_NANOS;
+    private volatile int fdbMaxLearned = DEFAULT_FDB_MAX_LEARNED;
+    private volatile int groupFwdMask;
+    private Timeout gcTimer;
+    private final EthernetFrame eth = new EthernetFrame();
+
+    public Bridge(String name, long mac) {
+        super("bridge", name, mac);
+    }
+
+    public Fdb fdb() {
+        return fdb;
+    }
+
+    public long ageingNanos() {
+        return ageingNanos;
+    }
+
+    /** ageing_time; 0 disables ageing (a hub-like "never forget"). */
+    public void setAgeingNanos(long nanos) {
+        this.ageingNanos = nanos;
+    }
+
+    public int fdbMaxLearned() {
+        return fdbMaxLearned;
+    }
+
+    /** fdb_max_learned; 0 is unlimited, as in Linux. */
+    public void setFdbMaxLearned(int max) {
+        this.fdbMaxLearned = max;
+    }
+
+    public int groupFwdMask() {
+        return groupFwdMask;
+    }
+
+    /** group_fwd_mask: which 01:80:c2:00:00:0X groups to forward; Linux refuses bits 0, 1 and 2. */
+    public void setGroupFwdMask(int mask) {
+        if ((mask & 0x7) != 0) {
+            throw new IllegalArgumentException("group_fwd_mask: bits 0-2 (STP, PAUSE, LACP) cannot be forwarded");
+        }
+        this.groupFwdMask = mask & 0xffff;
+    }
+
+    public List<BridgePort> ports() {
+        return List.of(ports);
+    }
+
+    public BridgePort port(Device dev) {
+        for (BridgePort p : ports) {
+            if (p.dev() == dev) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    /** {@code ip link set DEV master BRIDGE}: the device must live in the bridge's namespace. */
+    public synchronized BridgePort addPort(Device dev) {
+        if (dev.stack() != stack()) {
+            throw new IllegalArgumentException(dev.name() + " is not in the namespace of bridge " + name());
+        }
+        if (dev == this || dev.master() != null) {
+            throw new IllegalArgumentException(dev.name() + " is already enslaved or is the bridge itself");
+        }
+        BridgePort bp = new BridgePort(this, dev);
+        List<BridgePort> l = new ArrayList<>(List.of(ports));
+        l.add(bp);
+        ports = l.toArray(new BridgePort[0]);
+        dev.setMaster(this);
+        dev.setRxHandler(this);
+        dev.setPromisc(true);
+        fdb.addLocal(dev.mac(), bp, now());
+        return bp;
+    }
+
+    /** {@code ip link set DEV nomaster}. */
+    public synchronized void removePort(Device dev) {
+        BridgePort bp = port(dev);
+        if (bp == null) {
+            return;
+        }
+        List<BridgePort> l = new ArrayList<>(List.of(ports));
+        l.remove(bp);
+        ports = l.toArray(new BridgePort[0]);
+        fdb.flushPort(bp);
+        dev.setMaster(null);
+        dev.setRxHandler(null);
+        dev.setPromisc(false);
+    }
+
+    @Override
+    public void attach(NetStack stack, int ifindex) {
+        super.attach(stack, ifindex);
+        if (stack != null) {
+            fdb.addLocal(mac(), null, stack.now());
+            scheduleGc();
+        } else if (gcTimer != null) {
+            gcTimer.cancel();
+        }
+    }
+
+    private void scheduleGc() {
+        NetStack s = stack();
+        if (s == null) {
+            return;
+        }
+        long a = ageingNanos;
+        long interval = a > 0 ? Math.max(1_000_000_000L, Math.min(a / 10, 10_000_000_000L)) : 10_000_000_000L;
+        gcTimer = s.scheduler().schedule(() -> {
+            fdb.expire(now(), ageingNanos);
+            scheduleGc();
+        }, interval);
+    }
+
+    private long now() {
+        NetStack s = stack();
+        return s == null ? 0 : s.now();
+    }
+
+    /** br_handle_frame: a frame arrived on port {@code in}. Always consumes it. */
+    @Override
+    public boolean handleFrame(Device in, Packet p) {
+        BridgePort port = port(in);
+        NetStack s = stack();
+        if (port == null || s == null) {
+            return false;
+        }
+        if (eth.check(p.buf(), p.start(), p.length()) != null) {
+            s.drop(p, DropReason.PKT_TOO_SMALL);
+            return true;
+        }
+        long src = eth.src();
+        if (!MacAddr.isValidUnicast(src)) {
+            s.drop(p, DropReason.MAC_INVALID_SOURCE);
+            return true;
+        }
+        long dst = eth.dst();
+        int group = MacAddr.linkLocalGroup(dst);
+        if (group >= 0) {
+            switch (group) {
+                case 0x00 -> { }
+                case 0x01 -> {
+                    s.drop(p, DropReason.BRIDGE_LINK_LOCAL);
+                    return true;
+                }
+                default -> {
+                    if (((groupFwdMask >>> group) & 1) == 0) {
+                        // Passed up to the port's own stack (RX_HANDLER_PASS) after learning the source.
+                        learn(src, port, s);
+                        s.drops().count(DropReason.BRIDGE_LINK_LOCAL);
+                        return false;
+                    }
+                }
+            }
+        }
+        if (!port.forwarding()) {
+            s.drop(p, DropReason.DEV_DOWN);
+            return true;
+        }
+        learn(src, port, s);
+        long now = s.now();
+        if (MacAddr.isMulticast(dst)) {
+            flood(p, port, MacAddr.isBroadcast(dst) ? Kind.BROADCAST : Kind.MULTICAST, isUp());
+            return true;
+        }
+        FdbEntry e = fdb.find(dst, now, ageingNanos);
+        if (e != null && e.local) {
+            passUp(p);
+            return true;
+        }
+        if (e != null) {
+            BridgePort out = e.port;
+            if (out == port && !out.hairpin()) {
+                s.drop(p, DropReason.BRIDGE_SAME_PORT);
+                return true;
+            }
+            if (!out.forwarding()) {
+                s.drop(p, DropReason.BRIDGE_NO_PORT);
+                return true;
+            }
+            out.dev().transmit(p);
+            return true;
+        }
+        flood(p, port, Kind.UNICAST, isUp() && isPromisc());
+        return true;
+    }
+
+    private void learn(long src, BridgePort port, NetStack s) {
+        if (port.learning() && !fdb.learn(src, port, s.now(), fdbMaxLearned)) {
+            s.drops().count(DropReason.FDB_FULL);
+        }
+    }
+
+    private enum Kind { UNICAST, MULTICAST, BROADCAST }
+
+    /**
+     * br_flood: one copy to every forwarding port except {@code in} (unless hairpin) whose flood flag for this
+     * kind is on, and one up to the bridge device when {@code local}. Copies share the bytes; the last
+     * recipient gets the original packet.
+     */
+    private void flood(Packet p, BridgePort in, Kind kind, boolean local) {
+        BridgePort[] ps = ports;
+        BridgePort last = null;
+        for (BridgePort bp : ps) {
+            if (!eligible(bp, in, kind)) {
+                continue;
+            }
+            if (last != null) {
+                last.dev().transmit(p.cloneShared());
+            }
+            last = bp;
+        }
+        if (local) {
+            if (last != null) {
+                last.dev().transmit(p.cloneShared());
+            }
+            passUp(p);
+            return;
+        }
+        if (last != null) {
+            last.dev().transmit(p);
+        } else {
+            stack().drop(p, DropReason.BRIDGE_NO_PORT);
+        }
+    }
+
+    private static boolean eligible(BridgePort bp, BridgePort in, Kind kind) {
+        if ((bp == in && !bp.hairpin()) || !bp.forwarding()) {
+            return false;
+        }
+        return switch (kind) {
+            case UNICAST -> bp.unicastFlood();
+            case MULTICAST -> bp.multicastFlood();
+            case BROADCAST -> bp.broadcastFlood();
+        };
+    }
+
+    /** br_pass_frame_up: the frame is for the bridge device's own stack. */
+    private void passUp(Packet p) {
+        if (!isUp()) {
+            stack().drop(p, DropReason.DEV_DOWN);
+            return;
+        }
+        receive(p);
+    }
+
+    /** br_dev_xmit: the bridge's own stack sends; forward by FDB or flood to every port. */
+    @Override
+    protected void xmit(Packet p) {
+        NetStack s = stack();
+        if (eth.check(p.buf(), p.start(), p.length()) != null) {
+            s.drop(p, DropReason.PKT_TOO_SMALL);
+            return;
+        }
+        long dst = eth.dst();
+        p.setDev(null);
+        p.setRxTimeNanos(0);
+        if (MacAddr.isMulticast(dst)) {
+            flood(p, null, MacAddr.isBroadcast(dst) ? Kind.BROADCAST : Kind.MULTICAST, false);
+            return;
+        }
+        FdbEntry e = fdb.find(dst, s.now(), ageingNanos);
+        if (e != null && !e.local && e.port.forwarding()) {
+            e.port.dev().transmit(p);
+            return;
+        }
+        if (e != null && e.local) {
+            s.drop(p, DropReason.BRIDGE_NO_PORT);
+            return;
+        }
+        flood(p, null, Kind.UNICAST, false);
+    }
+
+    @Override
+    protected void destroy() {
+        for (BridgePort bp : ports) {
+            removePort(bp.dev());
+        }
+        if (gcTimer != null) {
+            gcTimer.cancel();
+        }
+    }
+}

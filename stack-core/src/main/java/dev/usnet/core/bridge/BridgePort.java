@@ -1,0 +1,73 @@
+package dev.usnet.core.bridge;
+
+import dev.usnet.core.device.Device;
+
+/** A device enslaved to a bridge (net_bridge_port) with its per-port flags. */
+public final class BridgePort {
+    private final Bridge bridge;
+    private final Device dev;
+    private volatile boolean learning = true;
+    private volatile boolean unicastFlood = true;
+    private volatile boolean multicastFlood = true;
+    private volatile boolean broadcastFlood = true;
+    private volatile boolean hairpin;
+
+    BridgePort(Bridge bridge, Device dev) {
+        this.bridge = bridge;
+        this.dev = dev;
+    }
+
+    public Bridge bridge() {
+        return bridge;
+    }
+
+    public Device dev() {
+        return dev;
+    }
+
+    /** Forwarding state: with STP off, a port forwards while its device is up and has carrier. */
+    public boolean forwarding() {
+        return dev.isUp() && dev.hasCarrier();
+    }
+
+    public boolean learning() {
+        return learning;
+    }
+
+    public void setLearning(boolean v) {
+        learning = v;
+    }
+
+    public boolean unicastFlood() {
+        return unicastFlood;
+    }
+
+    public void setUnicastFlood(boolean v) {
+        unicastFlood = v;
+    }
+
+    public boolean multicastFlood() {
+        return multicastFlood;
+    }
+
+    public void setMulticastFlood(boolean v) {
+        multicastFlood = v;
+    }
+
+    public boolean broadcastFlood() {
+        return broadcastFlood;
+    }
+
+    public void setBroadcastFlood(boolean v) {
+        broadcastFlood = v;
+    }
+
+    /** Reflective relay: may send a frame back out of the port it came in on. */
+    public boolean hairpin() {
+        return hairpin;
+    }
+
+    public void setHairpin(boolean v) {
+        hairpin = v;
+    }
+}

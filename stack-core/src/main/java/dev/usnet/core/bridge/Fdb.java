@@ -1,0 +1,122 @@
+package dev.usnet.core.bridge;
+
+import io.netty.util.collection.LongObjectHashMap;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A bridge's forwarding database: learned entries age out after ageing_time; local and static entries do
+ * not. The number of learned entries is capped (fdb_max_learned) so a MAC flood cannot grow memory without
+ * bound; what is not learned is counted. Mutated only on the bridge's namespace thread.
+ */
+public final class Fdb {
+    private final LongObjectHashMap<FdbEntry> entries = new LongObjectHashMap<>();
+    private int learned;
+    private volatile long learnFailures;
+
+    /** The entry for {@code mac} if it exists and, when learned, has not aged out by {@code now}. */
+    FdbEntry find(long mac, long now, long ageingNanos) {
+        FdbEntry e = entries.get(mac);
+        if (e != null && !e.local && !e.isStatic && ageingNanos > 0 && now - e.updated > ageingNanos) {
+            remove(e);
+            return null;
+        }
+        return e;
+    }
+
+    /**
+     * br_fdb_update: learn or refresh {@code mac} behind {@code port}; a known address seen on another port
+     * moves there. Returns false when the cap stopped a new entry.
+     */
+    boolean learn(long mac, BridgePort port, long now, int maxLearned) {
+        FdbEntry e = entries.get(mac);
+        if (e != null) {
+            if (e.local) {
+                return true;
+            }
+            if (!e.isStatic) {
+                e.updated = now;
+                if (e.port != port) {
+                    e.port = port;
+                }
+            }
+            return true;
+        }
+        if (maxLearned > 0 && learned >= maxLearned) {
+            learnFailures++;
+            return false;
+        }
+        synchronized (this) {
+            entries.put(mac, new FdbEntry(mac, port, now, false, false));
+        }
+        learned++;
+        return true;
+    }
+
+    synchronized void addLocal(long mac, BridgePort port, long now) {
+        FdbEntry old = entries.get(mac);
+        if (old != null && !old.local && !old.isStatic) {
+            learned--;
+        }
+        entries.put(mac, new FdbEntry(mac, port, now, true, true));
+    }
+
+    /** {@code bridge fdb add MAC dev PORT master static}. */
+    public synchronized void addStatic(long mac, BridgePort port, long now) {
+        FdbEntry old = entries.get(mac);
+        if (old != null && !old.local && !old.isStatic) {
+            learned--;
+        }
+        entries.put(mac, new FdbEntry(mac, port, now, false, true));
+    }
+
+    synchronized void remove(FdbEntry e) {
+        if (entries.get(e.mac) == e) {
+            entries.remove(e.mac);
+            if (!e.local && !e.isStatic) {
+                learned--;
+            }
+        }
+    }
+
+    /** Forgets every entry behind {@code port} (the port left or went down). */
+    synchronized void flushPort(BridgePort port) {
+        for (FdbEntry e : new ArrayList<>(entries.values())) {
+            if (e.port == port) {
+                remove(e);
+            }
+        }
+    }
+
+    /** Removes learned entries older than the ageing time (br_fdb_cleanup); returns how many. */
+    synchronized int expire(long now, long ageingNanos) {
+        if (ageingNanos <= 0) {
+            return 0;
+        }
+        int n = 0;
+        for (FdbEntry e : new ArrayList<>(entries.values())) {
+            if (!e.local && !e.isStatic && now - e.updated > ageingNanos) {
+                remove(e);
+                n++;
+            }
+        }
+        return n;
+    }
+
+    public synchronized List<FdbEntry> list() {
+        return new ArrayList<>(entries.values());
+    }
+
+    public synchronized int size() {
+        return entries.size();
+    }
+
+    public int learnedCount() {
+        return learned;
+    }
+
+    /** New addresses not learned because the table was at fdb_max_learned. */
+    public long learnFailures() {
+        return learnFailures;
+    }
+}

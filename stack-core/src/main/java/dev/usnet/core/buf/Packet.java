@@ -1,0 +1,343 @@
+package dev.usnet.core.buf;
+
+import dev.usnet.core.device.Device;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.util.Recycler;
+
+/**
+ * usnet's sk_buff: a recycled holder of one pooled direct ByteBuf plus the metadata the stack needs.
+ * The frame occupies [readerIndex, writerIndex) of {@link #buf()}, starting at the link-layer header.
+ * A packet has exactly one owner at a time; whoever holds it last calls {@link #release()}.
+ */
+public final class Packet {
+    /** skb->pkt_type values. */
+    public static final int PACKET_HOST = 0;
+    public static final int PACKET_BROADCAST = 1;
+    public static final int PACKET_MULTICAST = 2;
+    public static final int PACKET_OTHERHOST = 3;
+    public static final int PACKET_OUTGOING = 4;
+
+    /** IPCB flags. */
+    public static final int IPSKB_FORWARDED = 1;
+    public static final int IPSKB_DOREDIRECT = 2;
+    public static final int IPSKB_FRAG_PMTU = 4;
+
+    public static final int GSO_NONE = 0;
+    public static final int GSO_TCPV4 = 1;
+    public static final int GSO_UDP = 3;
+    public static final int GSO_TCPV6 = 4;
+
+    private static final Recycler<Packet> RECYCLER = new Recycler<>() {
+        @Override
+        protected Packet newObject(Handle<Packet> handle) {
+            return new Packet(handle);
+        }
+    };
+
+    private final Recycler.Handle<Packet> handle;
+    private ByteBuf buf;
+    private int network = -1;
+    private int transport = -1;
+    private Device dev;
+    private long rxTimeNanos;
+    private int pktType;
+    private int ipFlags;
+    private boolean cloned;
+    private ChecksumState csumState = ChecksumState.NONE;
+    private int csumStart;
+    private int csumOffset;
+    private int gsoType;
+    private int gsoSize;
+
+    private Packet(Recycler.Handle<Packet> handle) {
+        this.handle = handle;
+    }
+
+    /** Takes ownership of {@code buf}, whose readable bytes are one frame. */
+    public static Packet wrap(ByteBuf buf) {
+        Packet p = RECYCLER.get();
+        p.buf = buf;
+        return p;
+    }
+
+    /** A fresh packet with {@code headroom} bytes in front of an empty frame of up to {@code capacity} bytes. */
+    public static Packet allocate(int headroom, int capacity) {
+        ByteBuf b = Buffers.alloc().directBuffer(headroom + capacity);
+        b.writerIndex(headroom).readerIndex(headroom);
+        return wrap(b);
+    }
+
+    public ByteBuf buf() {
+        return buf;
+    }
+
+    /** Index of the first byte of the frame (the MAC header). */
+    public int start() {
+        return buf.readerIndex();
+    }
+
+    public int length() {
+        return buf.readableBytes();
+    }
+
+    public int network() {
+        return network;
+    }
+
+    public void setNetwork(int index) {
+        this.network = index;
+    }
+
+    public int transport() {
+        return transport;
+    }
+
+    public void setTransport(int index) {
+        this.transport = index;
+    }
+
+    public Device dev() {
+        return dev;
+    }
+
+    public void setDev(Device dev) {
+        this.dev = dev;
+    }
+
+    public long rxTimeNanos() {
+        return rxTimeNanos;
+    }
+
+    public void setRxTimeNanos(long t) {
+        this.rxTimeNanos = t;
+    }
+
+    public int pktType() {
+        return pktType;
+    }
+
+    public void setPktType(int t) {
+        this.pktType = t;
+    }
+
+    public int ipFlags() {
+        return ipFlags;
+    }
+
+    public void setIpFlags(int f) {
+        this.ipFlags = f;
+    }
+
+    public ChecksumState csumState() {
+        return csumState;
+    }
+
+    public int csumStart() {
+        return csumStart;
+    }
+
+    public int csumOffset() {
+        return csumOffset;
+    }
+
+    public void setChecksum(ChecksumState state, int start, int offset) {
+        this.csumState = state;
+        this.csumStart = start;
+        this.csumOffset = offset;
+    }
+
+    public int gsoType() {
+        return gsoType;
+    }
+
+    public int gsoSize() {
+        return gsoSize;
+    }
+
+    public void setGso(int type, int size) {
+        this.gsoType = type;
+        this.gsoSize = size;
+    }
+
+    public boolean isGso() {
+        return gsoType != GSO_NONE && gsoSize > 0;
+    }
+
+    /** Set when a clone was ever made of this packet (skb->cloned). */
+    public boolean isCloned() {
+        return cloned;
+    }
+
+    /**
+     * True while another holder still references these bytes (skb_cloned: the cloned flag plus the shared
+     * data reference count), so editing them in place would change what the other holder sees.
+     */
+    public boolean isShared() {
+        if (!cloned) {
+            return false;
+        }
+        // Derived views (duplicates, slices, leak-detector wrappers) share the root's reference count.
+        ByteBuf root = buf;
+        for (ByteBuf u = root.unwrap(); u != null; u = u.unwrap()) {
+            root = u;
+        }
+        return root.refCnt() > 1;
+    }
+
+    /**
+     * A second holder of the same bytes (skb_clone): the data is shared, not copied, and both packets are
+     * marked cloned. The clone carries the same metadata.
+     */
+    public Packet cloneShared() {
+        Packet c = RECYCLER.get();
+        c.buf = buf.retainedDuplicate();
+        c.copyMeta(this);
+        this.cloned = true;
+        c.cloned = true;
+        return c;
+    }
+
+    /**
+     * Makes the first {@code headLen} bytes of the frame private (skb_cow): when the packet is shared the
+     * headers are copied per {@code policy} and the copy is counted; an unshared packet is left alone unless
+     * the policy is {@link CowPolicy#ALWAYS_COPY}. Returns false when the policy says not to edit a shared
+     * packet at all ({@link CowPolicy#SKIP_TTL}).
+     */
+    public boolean makeWritable(int headLen, CowPolicy policy, CowStats stats) {
+        boolean shared = isShared();
+        switch (policy) {
+            case HEAD_COPY -> {
+                if (shared) {
+                    copyHead(headLen, stats);
+                }
+            }
+            case FULL_COPY -> {
+                if (shared) {
+                    copyAll(stats);
+                }
+            }
+            case ALWAYS_COPY -> copyAll(stats);
+            case SKIP_TTL -> {
+                if (shared) {
+                    // The link-layer header is each holder's own (in Linux it lives in per-clone headroom),
+                    // so only it is made private; IP stays shared and untouched.
+                    splitHead(14, null);
+                    stats.skipped();
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /** Replaces the data with a private copy of the whole frame. */
+    public void copyAll(CowStats stats) {
+        int len = buf.readableBytes();
+        ByteBuf copy = Buffers.alloc().directBuffer(len);
+        copy.writeBytes(buf, buf.readerIndex(), len);
+        replaceData(copy, buf.readerIndex(), 0);
+        if (stats != null) {
+            stats.copied(len);
+        }
+    }
+
+    /** Copies the first {@code headLen} bytes into a private buffer; the rest stays shared. */
+    private void copyHead(int headLen, CowStats stats) {
+        if (headLen >= buf.readableBytes()) {
+            copyAll(stats);
+            return;
+        }
+        splitHead(headLen, stats);
+    }
+
+    private void splitHead(int headLen, CowStats stats) {
+        int len = buf.readableBytes();
+        int start = buf.readerIndex();
+        ByteBuf head = Buffers.alloc().directBuffer(headLen);
+        head.writeBytes(buf, start, headLen);
+        ByteBuf payload = buf.retainedSlice(start + headLen, len - headLen);
+        CompositeByteBuf comp = Buffers.alloc().compositeDirectBuffer(2);
+        comp.addComponents(true, head, payload);
+        replaceData(comp, start, 0);
+        if (stats != null) {
+            stats.copied(headLen);
+        }
+    }
+
+    /** Swaps in new data whose frame starts at {@code newStart}; header indices move with it. */
+    private void replaceData(ByteBuf data, int oldStart, int newStart) {
+        int shift = newStart - oldStart;
+        buf.release();
+        buf = data;
+        cloned = false;
+        if (network >= 0) {
+            network += shift;
+        }
+        if (transport >= 0) {
+            transport += shift;
+        }
+        if (csumState == ChecksumState.PARTIAL) {
+            csumStart += shift;
+        }
+    }
+
+    /** Moves the frame start back by {@code n} bytes of headroom (skb_push); returns the new start. */
+    public int push(int n) {
+        int s = buf.readerIndex() - n;
+        if (s < 0) {
+            throw new IllegalStateException("no headroom for " + n + " bytes");
+        }
+        buf.readerIndex(s);
+        return s;
+    }
+
+    /** Drops {@code n} bytes from the front of the frame (skb_pull). */
+    public int pull(int n) {
+        buf.readerIndex(buf.readerIndex() + n);
+        return buf.readerIndex();
+    }
+
+    /** Cuts the frame to {@code len} bytes (pskb_trim), e.g. Ethernet padding after the IP total length. */
+    public void trim(int len) {
+        if (len < buf.readableBytes()) {
+            buf.writerIndex(buf.readerIndex() + len);
+        }
+    }
+
+    private void copyMeta(Packet o) {
+        network = o.network;
+        transport = o.transport;
+        dev = o.dev;
+        rxTimeNanos = o.rxTimeNanos;
+        pktType = o.pktType;
+        ipFlags = o.ipFlags;
+        csumState = o.csumState;
+        csumStart = o.csumStart;
+        csumOffset = o.csumOffset;
+        gsoType = o.gsoType;
+        gsoSize = o.gsoSize;
+    }
+
+    /** Releases the data reference and returns this holder to the pool. Must be the last use. */
+    public void release() {
+        ByteBuf b = buf;
+        buf = null;
+        network = -1;
+        transport = -1;
+        dev = null;
+        rxTimeNanos = 0;
+        pktType = 0;
+        ipFlags = 0;
+        cloned = false;
+        csumState = ChecksumState.NONE;
+        csumStart = 0;
+        csumOffset = 0;
+        gsoType = 0;
+        gsoSize = 0;
+        if (b != null) {
+            b.release();
+        }
+        handle.recycle(this);
+    }
+}

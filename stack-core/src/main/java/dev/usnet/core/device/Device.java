@@ -1,0 +1,256 @@
+package dev.usnet.core.device;
+
+import dev.usnet.core.buf.ChecksumState;
+import dev.usnet.core.buf.Packet;
+import dev.usnet.core.stack.NetStack;
+import dev.usnet.core.stats.DeviceStats;
+import dev.usnet.core.stats.DropReason;
+import dev.usnet.core.wire.Checksum;
+import dev.usnet.core.wire.EthernetFrame;
+import dev.usnet.core.wire.MacAddr;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * A network device (struct net_device): receives frames from its driver side, transmits frames the stack
+ * hands it, counts both, and lets taps see them. Subclasses implement only {@link #xmit}
+ * (ndo_start_xmit).
+ */
+public abstract class Device {
+    private final String kind;
+    private volatile String name;
+    private int ifindex;
+    private NetStack stack;
+    private long mac;
+    private volatile int mtu = 1500;
+    private volatile boolean up;
+    private volatile boolean promisc;
+    private volatile boolean txChecksumOffload;
+    private volatile boolean gsoOffload;
+    private volatile RxHandler rxHandler;
+    private volatile Device master;
+    private final DeviceStats stats = new DeviceStats();
+    private final CopyOnWriteArrayList<PacketTap> taps = new CopyOnWriteArrayList<>();
+
+    protected Device(String kind, String name, long mac) {
+        this.kind = kind;
+        this.name = name;
+        this.mac = mac;
+    }
+
+    /** "veth", "bridge", "loopback", "tap", ... as {@code ip -d link} shows it. */
+    public String kind() {
+        return kind;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public void rename(String newName) {
+        this.name = newName;
+    }
+
+    public int ifindex() {
+        return ifindex;
+    }
+
+    public NetStack stack() {
+        return stack;
+    }
+
+    /** Called by a namespace when the device joins it (also on a move between namespaces). */
+    public void attach(NetStack stack, int ifindex) {
+        this.stack = stack;
+        this.ifindex = ifindex;
+    }
+
+    public long mac() {
+        return mac;
+    }
+
+    public void setMac(long mac) {
+        this.mac = mac;
+    }
+
+    public int mtu() {
+        return mtu;
+    }
+
+    public void setMtu(int mtu) {
+        if (mtu < 68 || mtu > 65535) {
+            throw new IllegalArgumentException(name + ": MTU " + mtu + " out of range 68..65535");
+        }
+        this.mtu = mtu;
+    }
+
+    public boolean isUp() {
+        return up;
+    }
+
+    public void setUp(boolean up) {
+        this.up = up;
+    }
+
+    /** Link-layer carrier (IFF_LOWER_UP): a veth has it only while its peer is up. */
+    public boolean hasCarrier() {
+        return up;
+    }
+
+    public boolean isPromisc() {
+        return promisc;
+    }
+
+    public void setPromisc(boolean promisc) {
+        this.promisc = promisc;
+    }
+
+    /** The tx-checksumming offload feature ({@code ethtool -K dev tx on|off}). */
+    public boolean txChecksumOffload() {
+        return txChecksumOffload;
+    }
+
+    /** Switching it off must really switch it off: later packets get complete checksums in software. */
+    public void setTxChecksumOffload(boolean on) {
+        this.txChecksumOffload = on;
+    }
+
+    /** Generic segmentation offload: may be handed super-frames larger than the MTU. */
+    public boolean gsoOffload() {
+        return gsoOffload;
+    }
+
+    public void setGsoOffload(boolean on) {
+        this.gsoOffload = on;
+    }
+
+    public DeviceStats stats() {
+        return stats;
+    }
+
+    public RxHandler rxHandler() {
+        return rxHandler;
+    }
+
+    public void setRxHandler(RxHandler h) {
+        this.rxHandler = h;
+    }
+
+    /** The bridge this device is a port of, or null. */
+    public Device master() {
+        return master;
+    }
+
+    public void setMaster(Device master) {
+        this.master = master;
+    }
+
+    public void addTap(PacketTap tap) {
+        taps.add(tap);
+    }
+
+    public void removeTap(PacketTap tap) {
+        taps.remove(tap);
+    }
+
+    /**
+     * A frame arrives from the wire side (netif_receive_skb): stamped, counted, shown to taps, then given
+     * to the rx_handler (bridge) or the namespace's protocol demux. Runs on the namespace's thread.
+     */
+    public final void receive(Packet p) {
+        NetStack s = stack;
+        if (!up || s == null) {
+            stats.rxDrop();
+            if (s != null) {
+                s.drop(p, DropReason.DEV_DOWN);
+            } else {
+                p.release();
+            }
+            return;
+        }
+        long now = s.now();
+        p.setDev(this);
+        p.setRxTimeNanos(now);
+        int len = p.length();
+        boolean mcast = len >= EthernetFrame.HEADER_LEN && MacAddr.isMulticast(MacAddr.get(p.buf(), p.start()));
+        stats.rx(len, mcast);
+        if (!taps.isEmpty()) {
+            for (PacketTap t : taps) {
+                t.tap(this, p, false, now);
+            }
+        }
+        RxHandler h = rxHandler;
+        if (h != null && h.handleFrame(this, p)) {
+            return;
+        }
+        s.l2Receive(p);
+    }
+
+    /**
+     * The stack hands a complete frame to the device (dev_queue_xmit): checksum completed in software when
+     * the device does not offload it, latency recorded for the path it took, counted, tapped, sent.
+     */
+    public final void transmit(Packet p) {
+        NetStack s = stack;
+        if (!up || !hasCarrier()) {
+            stats.txDrop();
+            if (s != null) {
+                s.drop(p, DropReason.DEV_DOWN);
+            } else {
+                p.release();
+            }
+            return;
+        }
+        if (p.csumState() == ChecksumState.PARTIAL && !txChecksumOffload) {
+            completeChecksum(p);
+        }
+        long now = s.now();
+        Device in = p.dev();
+        if (in != null && in != this && in.stack == s && p.rxTimeNanos() != 0) {
+            s.latency().path(in.ifindex, ifindex, in.name, name).record(now - p.rxTimeNanos());
+        }
+        if (!taps.isEmpty()) {
+            for (PacketTap t : taps) {
+                t.tap(this, p, true, now);
+            }
+        }
+        stats.tx(p.length());
+        xmit(p);
+    }
+
+    /** skb_checksum_help: finishes a partial L4 checksum in software. */
+    static void completeChecksum(Packet p) {
+        var b = p.buf();
+        int start = p.csumStart();
+        int field = start + p.csumOffset();
+        int end = b.writerIndex();
+        if (start < b.readerIndex() || field + 2 > end) {
+            p.setChecksum(ChecksumState.NONE, 0, 0);
+            return;
+        }
+        // The field holds the folded pseudo-header sum; summing the region including it completes the checksum.
+        int c = Checksum.compute(b, start, end - start);
+        b.setShort(field, c == 0 ? 0xffff : c);
+        p.setChecksum(ChecksumState.NONE, 0, 0);
+    }
+
+    /** Sends the frame on; owns {@code p} from here. */
+    protected abstract void xmit(Packet p);
+
+    /** Called when the device is deleted, after it left its namespace. */
+    protected void destroy() {
+    }
+
+    /** Deletes the device: it leaves its namespace and, for a veth, takes its peer with it. */
+    public void delete() {
+        NetStack s = stack;
+        if (s != null) {
+            s.unregister(this);
+        }
+        destroy();
+    }
+
+    @Override
+    public String toString() {
+        return name + "(" + kind + ", ifindex " + ifindex + ")";
+    }
+}

@@ -1,0 +1,19 @@
+package dev.usnet.core.device;
+
+import dev.usnet.core.buf.Packet;
+
+/** The namespace's {@code lo}: what it transmits comes back in through its own receive backlog. */
+public final class Loopback extends Device {
+    public Loopback() {
+        super("loopback", "lo", 0L);
+        setTxChecksumOffload(true);
+        setGsoOffload(true);
+        setMtu(65536 - 1);
+    }
+
+    @Override
+    protected void xmit(Packet p) {
+        p.setIpFlags(0);
+        stack().netifRx(this, p);
+    }
+}

@@ -1,0 +1,73 @@
+package dev.usnet.core.device;
+
+import dev.usnet.core.buf.Packet;
+import dev.usnet.core.stack.NetStack;
+import dev.usnet.core.stats.DropReason;
+import dev.usnet.core.wire.EthernetFrame;
+
+/**
+ * One end of a veth pair: what it transmits, its peer receives, as the very same {@link Packet} (no copy),
+ * through the peer namespace's receive backlog like the kernel's veth_xmit → netif_rx.
+ */
+public final class VethEnd extends Device {
+    private volatile VethEnd peer;
+
+    VethEnd(String name, long mac) {
+        super("veth", name, mac);
+    }
+
+    /** Creates a connected pair; each end joins its namespace. */
+    public static VethEnd[] createPair(NetStack a, String nameA, long macA, NetStack b, String nameB, long macB) {
+        VethEnd ea = new VethEnd(nameA, macA);
+        VethEnd eb = new VethEnd(nameB, macB);
+        ea.peer = eb;
+        eb.peer = ea;
+        a.register(ea);
+        b.register(eb);
+        return new VethEnd[] {ea, eb};
+    }
+
+    public VethEnd peer() {
+        return peer;
+    }
+
+    @Override
+    public boolean hasCarrier() {
+        VethEnd p = peer;
+        return isUp() && p != null && p.isUp();
+    }
+
+    @Override
+    protected void xmit(Packet p) {
+        VethEnd to = peer;
+        NetStack ps = to == null ? null : to.stack();
+        if (ps == null) {
+            stats().txDrop();
+            stack().drop(p, DropReason.NO_CARRIER);
+            return;
+        }
+        // is_skb_forwardable: the peer drops what exceeds its MTU, unless it is a GSO super-frame.
+        if (!p.isGso() && p.length() > to.mtu() + EthernetFrame.HEADER_LEN + EthernetFrame.VLAN_TAG_LEN) {
+            to.stats().rxDrop();
+            stack().drop(p, DropReason.PKT_TOO_BIG);
+            return;
+        }
+        // skb_scrub_packet: the frame starts a new life in the peer namespace.
+        p.setIpFlags(0);
+        p.setNetwork(-1);
+        p.setTransport(-1);
+        ps.netifRx(to, p);
+    }
+
+    @Override
+    protected void destroy() {
+        VethEnd p = peer;
+        peer = null;
+        if (p != null) {
+            p.peer = null;
+            if (p.stack() != null) {
+                p.stack().unregister(p);
+            }
+        }
+    }
+}

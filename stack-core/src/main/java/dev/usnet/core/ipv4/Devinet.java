@@ -1,0 +1,160 @@
+package dev.usnet.core.ipv4;
+
+import dev.usnet.core.device.Device;
+import dev.usnet.core.route.Route;
+import dev.usnet.core.route.RouteTable;
+import dev.usnet.core.route.RouteType;
+import dev.usnet.core.wire.Ipv4Addr;
+import io.netty.util.collection.IntObjectHashMap;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The IPv4 addresses of one namespace (Linux devinet.c): per-device address lists, the local-address table
+ * consulted before the main FIB, connected routes, and source address selection.
+ */
+public final class Devinet {
+    private final RouteTable main;
+    private final List<IfAddr> addrs = new ArrayList<>();
+    private volatile IntObjectHashMap<IfAddr> local = new IntObjectHashMap<>();
+    private volatile IntObjectHashMap<IfAddr> broadcasts = new IntObjectHashMap<>();
+    private volatile IfAddr[] snapshot = new IfAddr[0];
+
+    public Devinet(RouteTable main) {
+        this.main = main;
+    }
+
+    /** {@code ip addr add ADDR/LEN dev DEV}: adds the address and, for LEN < 32, its connected route. */
+    public synchronized IfAddr add(Device dev, int address, int prefixLen) {
+        if (prefixLen < 0 || prefixLen > 32) {
+            throw new IllegalArgumentException("prefix length " + prefixLen + " out of range 0..32");
+        }
+        for (IfAddr a : addrs) {
+            if (a.dev() == dev && a.address() == address) {
+                throw new IllegalArgumentException(Ipv4Addr.format(address) + " already on " + dev.name() + " (RTNETLINK: File exists)");
+            }
+        }
+        int mask = Ipv4Addr.mask(prefixLen);
+        boolean secondary = false;
+        for (IfAddr a : addrs) {
+            if (a.dev() == dev && a.prefixLen() == prefixLen && a.network() == (address & mask)) {
+                secondary = true;
+            }
+        }
+        int brd = prefixLen >= 31 ? 0 : (address | ~mask);
+        IfAddr ifa = new IfAddr(dev, address, prefixLen, brd, secondary);
+        addrs.add(ifa);
+        if (prefixLen < 32 && !secondary) {
+            main.add(new Route(address, prefixLen, RouteType.UNICAST, 0, dev, address, 0, true));
+        }
+        publish();
+        return ifa;
+    }
+
+    public synchronized boolean remove(Device dev, int address) {
+        IfAddr found = null;
+        for (IfAddr a : addrs) {
+            if (a.dev() == dev && a.address() == address) {
+                found = a;
+            }
+        }
+        if (found == null) {
+            return false;
+        }
+        addrs.remove(found);
+        if (!found.secondary()) {
+            main.removeConnected(found.network(), found.prefixLen(), dev);
+        }
+        publish();
+        return true;
+    }
+
+    /** Drops every address of {@code dev} (device moved to another namespace or deleted). */
+    public synchronized void flush(Device dev) {
+        addrs.removeIf(a -> a.dev() == dev);
+        main.removeDevice(dev);
+        publish();
+    }
+
+    private void publish() {
+        IntObjectHashMap<IfAddr> l = new IntObjectHashMap<>();
+        IntObjectHashMap<IfAddr> b = new IntObjectHashMap<>();
+        for (IfAddr a : addrs) {
+            l.putIfAbsent(a.address(), a);
+            if (a.broadcast() != 0) {
+                b.putIfAbsent(a.broadcast(), a);
+            }
+        }
+        local = l;
+        broadcasts = b;
+        snapshot = addrs.toArray(new IfAddr[0]);
+    }
+
+    /** The address entry when {@code a} is one of this namespace's own addresses (RTN_LOCAL). */
+    public IfAddr local(int a) {
+        return local.get(a);
+    }
+
+    public boolean isLocal(int a) {
+        return local.containsKey(a);
+    }
+
+    /** A subnet broadcast address of one of our addresses (RTN_BROADCAST). */
+    public boolean isBroadcast(int a) {
+        return a == Ipv4Addr.LIMITED_BROADCAST || broadcasts.containsKey(a);
+    }
+
+    public synchronized List<IfAddr> list() {
+        return List.copyOf(addrs);
+    }
+
+    public synchronized List<IfAddr> list(Device dev) {
+        List<IfAddr> l = new ArrayList<>();
+        for (IfAddr a : addrs) {
+            if (a.dev() == dev) {
+                l.add(a);
+            }
+        }
+        return l;
+    }
+
+    /**
+     * inet_select_addr: the source address for talking to {@code dst} out of {@code dev}: a primary address of
+     * the device on {@code dst}'s subnet, else the device's first primary address, else any address in the
+     * namespace (loopback's last). 0 when the namespace has none.
+     */
+    public int selectSource(Device dev, int dst) {
+        IfAddr first = null;
+        IfAddr[] snapshot = this.snapshot;
+        for (IfAddr a : snapshot) {
+            if (a.dev() != dev || a.secondary()) {
+                continue;
+            }
+            if (dst != 0 && a.onLink(dst)) {
+                return a.address();
+            }
+            if (first == null) {
+                first = a;
+            }
+        }
+        if (first != null) {
+            return first.address();
+        }
+        for (IfAddr a : snapshot) {
+            if (!Ipv4Addr.isLoopback(a.address()) && !a.secondary()) {
+                return a.address();
+            }
+        }
+        return snapshot.length == 0 ? 0 : snapshot[0].address();
+    }
+
+    /** inet_addr_onlink: {@code a} and {@code b} both lie on one subnet of {@code dev}. */
+    public boolean onLink(Device dev, int a, int b) {
+        for (IfAddr ifa : snapshot) {
+            if (ifa.dev() == dev && ifa.onLink(a) && (b == 0 || ifa.onLink(b))) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,261 @@
+package dev.usnet.core.ipv4;
+
+import dev.usnet.core.buf.Packet;
+import dev.usnet.core.device.Loopback;
+import dev.usnet.core.route.Route;
+import dev.usnet.core.stack.NetStack;
+import dev.usnet.core.stats.DropReason;
+import dev.usnet.core.stats.Mib;
+import dev.usnet.core.wire.Checksum;
+import dev.usnet.core.wire.IcmpPacket;
+import dev.usnet.core.wire.Ipv4Addr;
+import dev.usnet.core.wire.Ipv4Packet;
+import io.netty.buffer.ByteBuf;
+import io.netty.util.collection.IntObjectHashMap;
+
+/**
+ * ICMP (RFC 792) as Linux does it: echo replies from the address that was pinged, errors (TOS 0xc0,
+ * TTL ip_default_ttl, quoting the offending datagram up to 576 bytes in all) never about ICMP errors,
+ * non-first fragments, broadcasts or multicasts, rate limited per icmp_ratelimit/icmp_ratemask and
+ * icmp_msgs_per_sec; plus ping sockets for the stack's own echo requests.
+ */
+public final class Icmp {
+    /** Receives echo replies for one identifier (a ping socket). */
+    public interface PingListener {
+        /** Called on the namespace thread; {@code data} is valid only during the call. */
+        void echoReply(int from, int seq, ByteBuf data, int dataOff, int dataLen);
+    }
+
+    /** Receives ICMP errors about datagrams this namespace sent (the socket error queue). */
+    public interface ErrorListener {
+        void icmpError(int type, int code, int reporter, ByteBuf quoted, int quotedOff, int quotedLen);
+    }
+
+    private static final int MAX_ERROR_LEN = 576;
+
+    private final NetStack stack;
+    private final IcmpPacket icmp = new IcmpPacket();
+    private final Ipv4Packet ip = new Ipv4Packet();
+    private final Ipv4Packet inner = new Ipv4Packet();
+    private final IcmpRateLimiter limiter = new IcmpRateLimiter();
+    private final IntObjectHashMap<PingListener> pings = new IntObjectHashMap<>();
+    private volatile ErrorListener errorListener;
+
+    public Icmp(NetStack stack) {
+        this.stack = stack;
+    }
+
+    public synchronized void openPing(int id, PingListener l) {
+        pings.put(id, l);
+    }
+
+    public synchronized void closePing(int id) {
+        pings.remove(id);
+    }
+
+    public void setErrorListener(ErrorListener l) {
+        this.errorListener = l;
+    }
+
+    /** icmp_rcv. Owns {@code p}. */
+    public void rcv(Packet p) {
+        ip.wrap(p.buf(), p.network());
+        int off = p.transport();
+        int len = ip.totalLength() - ip.headerLength();
+        stack.mib().inc(Mib.IcmpInMsgs);
+        DropReason bad = icmp.check(p.buf(), off, len);
+        if (bad != null) {
+            stack.mib().inc(Mib.IcmpInErrors);
+            if (bad == DropReason.ICMP_CSUM) {
+                stack.mib().inc(Mib.IcmpInCsumErrors);
+            }
+            stack.drop(p, bad);
+            return;
+        }
+        int type = icmp.type();
+        boolean bcast = p.pktType() != Packet.PACKET_HOST || !stack.devinet().isLocal(ip.dst());
+        switch (type) {
+            case IcmpPacket.ECHO -> {
+                stack.mib().inc(Mib.IcmpInEchos);
+                if (stack.knobs().getLong("net.ipv4.icmp_echo_ignore_all") == 0
+                        && !(bcast && stack.knobs().getLong("net.ipv4.icmp_echo_ignore_broadcasts") != 0)) {
+                    echoReply(p, off, len, bcast);
+                }
+            }
+            case IcmpPacket.ECHO_REPLY -> {
+                stack.mib().inc(Mib.IcmpInEchoReps);
+                PingListener l;
+                synchronized (this) {
+                    l = pings.get(icmp.echoId());
+                }
+                if (l != null) {
+                    l.echoReply(ip.src(), icmp.echoSeq(), p.buf(), off + IcmpPacket.HEADER_LEN, len - IcmpPacket.HEADER_LEN);
+                }
+            }
+            case IcmpPacket.DEST_UNREACH, IcmpPacket.TIME_EXCEEDED, IcmpPacket.PARAMETER_PROB, IcmpPacket.REDIRECT,
+                 IcmpPacket.SOURCE_QUENCH -> {
+                stack.mib().inc(type == IcmpPacket.DEST_UNREACH ? Mib.IcmpInDestUnreachs
+                        : type == IcmpPacket.TIME_EXCEEDED ? Mib.IcmpInTimeExcds
+                        : type == IcmpPacket.REDIRECT ? Mib.IcmpInRedirects : Mib.IcmpInErrors);
+                ErrorListener el = errorListener;
+                if (el != null && len >= IcmpPacket.HEADER_LEN + Ipv4Packet.MIN_HEADER_LEN) {
+                    el.icmpError(type, icmp.code(), ip.src(), p.buf(), off + IcmpPacket.HEADER_LEN, len - IcmpPacket.HEADER_LEN);
+                }
+            }
+            default -> { }
+        }
+        p.release();
+    }
+
+    private void echoReply(Packet req, int off, int len, boolean bcast) {
+        int dst = ip.src();
+        int src = bcast ? stack.devinet().selectSource(req.dev(), dst) : ip.dst();
+        Route rt = stack.ipOutput().routeOutput(dst);
+        if (rt == null) {
+            stack.mib().inc(Mib.IpOutNoRoutes);
+            return;
+        }
+        Packet r = IpOutput.allocate(len);
+        ByteBuf b = r.buf();
+        int t = r.transport();
+        b.setBytes(t, req.buf(), off, len);
+        b.setByte(t + IcmpPacket.TYPE, IcmpPacket.ECHO_REPLY);
+        b.setByte(t + IcmpPacket.CODE, 0);
+        b.setShort(t + IcmpPacket.CHECKSUM, 0);
+        b.setShort(t + IcmpPacket.CHECKSUM, Checksum.compute(b, t, len));
+        stack.mib().inc(Mib.IcmpOutMsgs);
+        stack.mib().inc(Mib.IcmpOutEchoReps);
+        stack.ipOutput().sendLocal(r, rt, src, dst, Ipv4Packet.PROTO_ICMP, ip.tos(), stack.knobs().defaultTtl(), false);
+    }
+
+    /** Sends an echo request from this namespace (a ping socket's sendto). Returns false without a route. */
+    public boolean sendEcho(int dst, int id, int seq, ByteBuf payload, int payloadOff, int payloadLen, int ttl) {
+        Route rt = stack.ipOutput().routeOutput(dst);
+        if (rt == null) {
+            stack.mib().inc(Mib.IpOutNoRoutes);
+            return false;
+        }
+        Packet r = IpOutput.allocate(IcmpPacket.HEADER_LEN + payloadLen);
+        ByteBuf b = r.buf();
+        int t = r.transport();
+        b.setByte(t + IcmpPacket.TYPE, IcmpPacket.ECHO);
+        b.setByte(t + IcmpPacket.CODE, 0);
+        b.setShort(t + IcmpPacket.CHECKSUM, 0);
+        b.setShort(t + IcmpPacket.REST, id);
+        b.setShort(t + IcmpPacket.REST + 2, seq);
+        if (payloadLen > 0) {
+            b.setBytes(t + IcmpPacket.HEADER_LEN, payload, payloadOff, payloadLen);
+        }
+        b.setShort(t + IcmpPacket.CHECKSUM, Checksum.compute(b, t, IcmpPacket.HEADER_LEN + payloadLen));
+        stack.mib().inc(Mib.IcmpOutMsgs);
+        stack.mib().inc(Mib.IcmpOutEchos);
+        return stack.ipOutput().sendLocal(r, rt, stack.ipOutput().sourceFor(rt, dst), dst, Ipv4Packet.PROTO_ICMP, 0,
+                ttl > 0 ? ttl : stack.knobs().defaultTtl(), false);
+    }
+
+    /** ipv4_link_failure for a packet that waited on a neighbour that never answered. */
+    public void sendHostUnreachableForQueued(Packet p) {
+        send(p, IcmpPacket.DEST_UNREACH, IcmpPacket.CODE_HOST_UNREACH, 0);
+    }
+
+    /** ip_rt_send_redirect: a host redirect to {@code gateway}, rate limited per destination. */
+    public void sendRedirect(Packet p, int gateway) {
+        ip.wrap(p.buf(), p.network());
+        if (!limiter.redirectAllow(ip.src(), stack.now())) {
+            return;
+        }
+        send(p, IcmpPacket.REDIRECT, IcmpPacket.CODE_REDIR_HOST, gateway);
+    }
+
+    /**
+     * __icmp_send: an ICMP error about {@code offending} (not consumed; the caller still owns it). {@code info}
+     * is the 32-bit field after the checksum (next-hop MTU, gateway, or pointer << 24).
+     */
+    public void send(Packet offending, int type, int code, int info) {
+        ByteBuf ob = offending.buf();
+        int ipOff = offending.network();
+        inner.wrap(ob, ipOff);
+        int osrc = inner.src();
+        int odst = inner.dst();
+        if (offending.pktType() != Packet.PACKET_HOST && offending.pktType() != Packet.PACKET_OUTGOING
+                && !(offending.dev() instanceof Loopback)) {
+            return;
+        }
+        if (Ipv4Addr.isMulticast(odst) || stack.devinet().isBroadcast(odst)) {
+            return;
+        }
+        if ((inner.fragField() & Ipv4Packet.OFFSET_MASK) != 0) {
+            return;
+        }
+        if (Ipv4Addr.isZeroNet(osrc) || Ipv4Addr.isMulticast(osrc) || Ipv4Addr.isLimitedBroadcast(osrc)) {
+            return;
+        }
+        if (IcmpPacket.isError(type) && inner.protocol() == Ipv4Packet.PROTO_ICMP) {
+            int innerLen = inner.totalLength() - inner.headerLength();
+            if (innerLen < 1) {
+                return;
+            }
+            int innerType = ob.getUnsignedByte(ipOff + inner.headerLength());
+            if (!IcmpPacket.isKnown(innerType) || IcmpPacket.isError(innerType)) {
+                return;
+            }
+        }
+        Route rt = stack.ipOutput().routeOutput(osrc);
+        if (rt == null) {
+            stack.mib().inc(Mib.IcmpOutErrors);
+            return;
+        }
+        if (!rateAllows(type, code, osrc, rt)) {
+            return;
+        }
+        int saddr = stack.devinet().isLocal(odst) ? odst : stack.ipOutput().sourceFor(rt, osrc);
+        int tos = IcmpPacket.isError(type) ? ((inner.tos() & 0x1e) | 0xc0) : inner.tos();
+        int room = Math.min(MAX_ERROR_LEN, rt.dev().mtu()) - Ipv4Packet.MIN_HEADER_LEN - IcmpPacket.HEADER_LEN;
+        int avail = offending.start() + offending.length() - ipOff;
+        int quote = Math.min(avail, room);
+        Packet e = IpOutput.allocate(IcmpPacket.HEADER_LEN + quote);
+        ByteBuf b = e.buf();
+        int t = e.transport();
+        b.setByte(t + IcmpPacket.TYPE, type);
+        b.setByte(t + IcmpPacket.CODE, code);
+        b.setShort(t + IcmpPacket.CHECKSUM, 0);
+        b.setInt(t + IcmpPacket.REST, info);
+        b.setBytes(t + IcmpPacket.HEADER_LEN, ob, ipOff, quote);
+        b.setShort(t + IcmpPacket.CHECKSUM, Checksum.compute(b, t, IcmpPacket.HEADER_LEN + quote));
+        stack.mib().inc(Mib.IcmpOutMsgs);
+        switch (type) {
+            case IcmpPacket.DEST_UNREACH -> stack.mib().inc(Mib.IcmpOutDestUnreachs);
+            case IcmpPacket.TIME_EXCEEDED -> stack.mib().inc(Mib.IcmpOutTimeExcds);
+            case IcmpPacket.REDIRECT -> stack.mib().inc(Mib.IcmpOutRedirects);
+            default -> { }
+        }
+        e.setPktType(Packet.PACKET_OUTGOING);
+        stack.ipOutput().sendLocal(e, rt, saddr, osrc, Ipv4Packet.PROTO_ICMP, tos, stack.knobs().defaultTtl(), false);
+    }
+
+    /** icmpv4_xrlim_allow + icmp_global_allow. */
+    private boolean rateAllows(int type, int code, int dst, Route rt) {
+        if (type > 18) {
+            return true;
+        }
+        if (type == IcmpPacket.DEST_UNREACH && code == IcmpPacket.CODE_FRAG_NEEDED) {
+            return true;
+        }
+        if (rt.dev() instanceof Loopback) {
+            return true;
+        }
+        if (((1 << type) & stack.knobs().icmpRatemask()) == 0) {
+            return true;
+        }
+        long now = stack.now();
+        if (!limiter.globalAllow(now, stack.knobs().icmpMsgsPerSec(), stack.knobs().icmpMsgsBurst())) {
+            stack.mib().inc(Mib.IcmpOutRateLimitGlobal);
+            return false;
+        }
+        if (!limiter.peerAllow(dst, now, stack.knobs().icmpRatelimitMs() * 1_000_000L)) {
+            stack.mib().inc(Mib.IcmpOutRateLimitHost);
+            return false;
+        }
+        return true;
+    }
+}

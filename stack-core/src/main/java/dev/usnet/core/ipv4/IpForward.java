@@ -1,0 +1,81 @@
+package dev.usnet.core.ipv4;
+
+import dev.usnet.core.buf.Packet;
+import dev.usnet.core.route.Route;
+import dev.usnet.core.stack.NetStack;
+import dev.usnet.core.stats.DropReason;
+import dev.usnet.core.stats.Mib;
+import dev.usnet.core.wire.IcmpPacket;
+import dev.usnet.core.wire.Ipv4Packet;
+
+/**
+ * ip_forward: TTL check, DF/MTU check, copy-on-write per {@code usnet.forward.cow}, TTL decrement with an
+ * incremental checksum, ICMP redirect when the packet leaves by the interface it came in on (it is still
+ * forwarded), option processing, then output with fragmentation. Unshared packets allocate nothing here.
+ */
+public final class IpForward {
+    private final NetStack stack;
+    private final Ipv4Packet ip = new Ipv4Packet();
+
+    public IpForward(NetStack stack) {
+        this.stack = stack;
+    }
+
+    /** Owns {@code p}; {@code rt} is the unicast route chosen for its destination. */
+    public void forward(Packet p, Route rt) {
+        if (p.pktType() != Packet.PACKET_HOST) {
+            stack.drop(p, DropReason.OTHERHOST);
+            return;
+        }
+        ip.wrap(p.buf(), p.network());
+        if (ip.ttl() <= 1) {
+            stack.mib().inc(Mib.IpInHdrErrors);
+            stack.icmp().send(p, IcmpPacket.TIME_EXCEEDED, IcmpPacket.CODE_EXC_TTL, 0);
+            stack.drop(p, DropReason.IP_TTL_EXPIRED);
+            return;
+        }
+        int mtu = rt.dev().mtu();
+        if (exceedsMtu(p, mtu)) {
+            stack.mib().inc(Mib.IpFragFails);
+            stack.icmp().send(p, IcmpPacket.DEST_UNREACH, IcmpPacket.CODE_FRAG_NEEDED, mtu);
+            stack.drop(p, DropReason.IP_FRAG_NEEDED);
+            return;
+        }
+        int headLen = p.transport() - p.start();
+        boolean editable = p.makeWritable(headLen, stack.knobs().cowPolicy(), stack.cow());
+        ip.wrap(p.buf(), p.network());
+        int dst = ip.dst();
+        if (editable) {
+            ip.decrementTtl();
+        }
+        if ((p.ipFlags() & Packet.IPSKB_DOREDIRECT) != 0) {
+            stack.icmp().sendRedirect(p, rt.nextHop(dst));
+        }
+        p.setIpFlags(p.ipFlags() | Packet.IPSKB_FORWARDED);
+        stack.mib().inc(Mib.IpForwDatagrams);
+        if (editable && ip.headerLength() > Ipv4Packet.MIN_HEADER_LEN) {
+            int src = rt.prefSrc() != 0 ? rt.prefSrc() : stack.devinet().selectSource(rt.dev(), rt.nextHop(dst));
+            if (IpOptions.forward(p.buf(), p.network(), src, msSinceMidnight())) {
+                ip.fillChecksum();
+            }
+        }
+        stack.ipOutput().finishOutput(p, rt.dev(), rt.nextHop(dst));
+    }
+
+    /** ip_exceeds_mtu: DF set and too big; a GSO packet counts by the size of its segments. */
+    private boolean exceedsMtu(Packet p, int mtu) {
+        int len = ip.totalLength();
+        if (len <= mtu || !ip.dontFragment()) {
+            return false;
+        }
+        if (p.isGso()) {
+            int hdrs = p.transport() - p.network() + 20;
+            return p.gsoSize() + hdrs > mtu;
+        }
+        return true;
+    }
+
+    private long msSinceMidnight() {
+        return (stack.now() / 1_000_000L) % 86_400_000L;
+    }
+}

@@ -1,0 +1,188 @@
+package dev.usnet.core.ipv4;
+
+import dev.usnet.core.buf.Buffers;
+import dev.usnet.core.buf.ChecksumState;
+import dev.usnet.core.buf.Packet;
+import dev.usnet.core.device.Device;
+import dev.usnet.core.route.Route;
+import dev.usnet.core.route.RouteType;
+import dev.usnet.core.stack.NetStack;
+import dev.usnet.core.stats.DropReason;
+import dev.usnet.core.stats.Mib;
+import dev.usnet.core.wire.EthernetFrame;
+import dev.usnet.core.wire.IcmpPacket;
+import dev.usnet.core.wire.Ipv4Packet;
+import io.netty.buffer.ByteBuf;
+
+/**
+ * IPv4 output: local packets get a header and a route (ip_local_out), then ip_finish_output fragments what
+ * exceeds the MTU (ip_do_fragment, also re-fragmenting fragments) and hands each frame to the neighbour
+ * layer.
+ */
+public final class IpOutput {
+    /** Frame layout of a locally built packet: link-layer slot, 20-byte IP header, then L4. */
+    public static final int L2 = EthernetFrame.HEADER_LEN;
+
+    private final NetStack stack;
+    private final Ipv4Packet ip = new Ipv4Packet();
+    private int nextId;
+
+    public IpOutput(NetStack stack) {
+        this.stack = stack;
+        this.nextId = (int) stack.randomBelow(65536);
+    }
+
+    /**
+     * A packet ready for an L4 payload of {@code l4Len} bytes: network() is the (unwritten) IP header,
+     * transport() the L4 header, and the frame already has its full length.
+     */
+    public static Packet allocate(int l4Len) {
+        Packet p = Packet.allocate(Buffers.HEADROOM, L2 + Ipv4Packet.MIN_HEADER_LEN + l4Len);
+        int s = p.start();
+        p.buf().writerIndex(s + L2 + Ipv4Packet.MIN_HEADER_LEN + l4Len);
+        p.setNetwork(s + L2);
+        p.setTransport(s + L2 + Ipv4Packet.MIN_HEADER_LEN);
+        return p;
+    }
+
+    /** An IP identification for a locally built datagram. */
+    public int nextId() {
+        nextId = (nextId + 1) & 0xffff;
+        return nextId;
+    }
+
+    /** The route a local packet to {@code dst} takes: local addresses go through loopback. Null: unreachable. */
+    public Route routeOutput(int dst) {
+        if (stack.devinet().isLocal(dst)) {
+            return new Route(dst, 32, RouteType.LOCAL, 0, stack.loopback(), dst, 0, false);
+        }
+        Route r = stack.routes().lookup(dst);
+        return r != null && r.type() == RouteType.UNICAST ? r : null;
+    }
+
+    /** The source address a local packet to {@code dst} over {@code rt} gets. */
+    public int sourceFor(Route rt, int dst) {
+        if (rt.prefSrc() != 0) {
+            return rt.prefSrc();
+        }
+        return stack.devinet().selectSource(rt.dev(), rt.nextHop(dst));
+    }
+
+    /**
+     * ip_local_out for a packet from {@link #allocate}: writes the IP header (without options) and sends it.
+     * Returns false, and frees the packet, when there is no route.
+     */
+    public boolean sendLocal(Packet p, Route rt, int src, int dst, int proto, int tos, int ttl, boolean df) {
+        if (rt == null) {
+            stack.mib().inc(Mib.IpOutNoRoutes);
+            stack.drop(p, DropReason.IP_NOROUTE);
+            return false;
+        }
+        int totalLen = p.start() + p.length() - p.network();
+        Ipv4Packet.writeHeader(p.buf(), p.network(), tos, totalLen, nextId(), df ? Ipv4Packet.FLAG_DF : 0, ttl,
+                proto, src, dst);
+        stack.mib().inc(Mib.IpOutRequests);
+        if (rt.type() == RouteType.LOCAL) {
+            stack.neigh().output(stack.loopback(), dst, p);
+            return true;
+        }
+        finishOutput(p, rt.dev(), rt.nextHop(dst));
+        return true;
+    }
+
+    /** ip_finish_output: fragments when needed, then neighbour output. Owns {@code p}. */
+    public void finishOutput(Packet p, Device dev, int nextHop) {
+        ip.wrap(p.buf(), p.network());
+        int mtu = dev.mtu();
+        int len = ip.totalLength();
+        if (len <= mtu || (p.isGso() && dev.gsoOffload())) {
+            stack.neigh().output(dev, nextHop, p);
+            return;
+        }
+        if (ip.dontFragment() && (p.ipFlags() & Packet.IPSKB_FORWARDED) == 0) {
+            // A local datagram with DF larger than the MTU: EMSGSIZE, reported to ourselves.
+            stack.mib().inc(Mib.IpFragFails);
+            stack.icmp().send(p, IcmpPacket.DEST_UNREACH, IcmpPacket.CODE_FRAG_NEEDED, mtu);
+            stack.drop(p, DropReason.IP_FRAG_NEEDED);
+            return;
+        }
+        fragment(p, dev, nextHop, mtu);
+    }
+
+    /**
+     * ip_do_fragment (the copying path): pieces of at most {@code mtu} bytes, data lengths multiples of 8
+     * except the last, offsets relative to the original datagram (so fragments re-fragment correctly), MF on
+     * all but the last unless the original had it, options without the copied bit blanked after the first.
+     */
+    private void fragment(Packet p, Device dev, int nextHop, int mtu) {
+        if (p.csumState() == ChecksumState.PARTIAL) {
+            completeTransportChecksum(p);
+        }
+        ByteBuf b = p.buf();
+        int ipOff = p.network();
+        int hlen = ip.headerLength();
+        int left = ip.totalLength() - hlen;
+        int dataOff = ipOff + hlen;
+        int frag = ip.fragField();
+        int offset = (frag & Ipv4Packet.OFFSET_MASK) * 8;
+        boolean notLastFrag = (frag & Ipv4Packet.FLAG_MF) != 0;
+        if (mtu - hlen < 8) {
+            stack.mib().inc(Mib.IpFragFails);
+            stack.drop(p, DropReason.IP_FRAG_NEEDED);
+            return;
+        }
+        int created = 0;
+        boolean first = true;
+        while (left > 0) {
+            int len = left;
+            if (len > mtu - hlen) {
+                len = mtu - hlen;
+            }
+            if (len < left) {
+                len &= ~7;
+            }
+            Packet f = Packet.allocate(Buffers.HEADROOM, L2 + hlen + len);
+            ByteBuf fb = f.buf();
+            int s = f.start();
+            fb.writerIndex(s + L2 + hlen + len);
+            fb.setBytes(s, b, p.start(), L2);
+            fb.setBytes(s + L2, b, ipOff, hlen);
+            fb.setBytes(s + L2 + hlen, b, dataOff, len);
+            f.setNetwork(s + L2);
+            f.setTransport(s + L2 + hlen);
+            f.setDev(p.dev());
+            f.setRxTimeNanos(p.rxTimeNanos());
+            f.setIpFlags(p.ipFlags());
+            Ipv4Packet fh = new Ipv4Packet().wrap(fb, s + L2);
+            left -= len;
+            int field = offset >>> 3;
+            if (left > 0 || notLastFrag) {
+                field |= Ipv4Packet.FLAG_MF;
+            }
+            fh.setFragField(field);
+            fh.setTotalLength(hlen + len);
+            if (!first && hlen > Ipv4Packet.MIN_HEADER_LEN) {
+                // Later fragments carry only the options marked "copied".
+                IpOptions.blankUncopied(fb, s + L2);
+            }
+            fh.fillChecksum();
+            first = false;
+            offset += len;
+            dataOff += len;
+            created++;
+            stack.neigh().output(dev, nextHop, f);
+        }
+        stack.mib().inc(Mib.IpFragOKs);
+        stack.mib().add(Mib.IpFragCreates, created);
+        p.release();
+    }
+
+    private static void completeTransportChecksum(Packet p) {
+        ByteBuf b = p.buf();
+        int start = p.csumStart();
+        int end = p.start() + p.length();
+        int c = dev.usnet.core.wire.Checksum.compute(b, start, end - start);
+        b.setShort(start + p.csumOffset(), c == 0 ? 0xffff : c);
+        p.setChecksum(ChecksumState.NONE, 0, 0);
+    }
+}

@@ -1,0 +1,92 @@
+package dev.usnet.core.ipv4;
+
+import dev.usnet.core.buf.ChecksumState;
+import dev.usnet.core.buf.Packet;
+import dev.usnet.core.stack.NetStack;
+import dev.usnet.core.stats.DropReason;
+import dev.usnet.core.stats.Mib;
+import dev.usnet.core.wire.IcmpPacket;
+import dev.usnet.core.wire.Ipv4Packet;
+import dev.usnet.core.wire.UdpDatagram;
+import io.netty.util.collection.IntObjectHashMap;
+
+/** UDP (RFC 768) of one namespace: the socket table, udp_rcv with checksum checks, port unreachable. */
+public final class Udp {
+    private final NetStack stack;
+    private final UdpDatagram udp = new UdpDatagram();
+    private final Ipv4Packet ip = new Ipv4Packet();
+    private volatile IntObjectHashMap<UdpSocket> byPort = new IntObjectHashMap<>();
+    private int nextEphemeral = 32768;
+
+    public Udp(NetStack stack) {
+        this.stack = stack;
+    }
+
+    /** bind(): {@code addr} 0 for any local address, {@code port} 0 for an ephemeral port. */
+    public synchronized UdpSocket bind(int addr, int port) {
+        if (port == 0) {
+            for (int i = 0; i < 28232 && byPort.containsKey(nextEphemeral); i++) {
+                nextEphemeral = nextEphemeral >= 60999 ? 32768 : nextEphemeral + 1;
+            }
+            port = nextEphemeral;
+            nextEphemeral = nextEphemeral >= 60999 ? 32768 : nextEphemeral + 1;
+        }
+        if (port < 1 || port > 65535) {
+            throw new IllegalArgumentException("UDP port " + port + " out of range 1..65535");
+        }
+        if (byPort.containsKey(port)) {
+            throw new IllegalArgumentException("UDP port " + port + " in use in namespace " + stack.name() + " (EADDRINUSE)");
+        }
+        UdpSocket s = new UdpSocket(stack, addr, port);
+        IntObjectHashMap<UdpSocket> m = new IntObjectHashMap<>();
+        m.putAll(byPort);
+        m.put(port, s);
+        byPort = m;
+        return s;
+    }
+
+    synchronized void unbind(UdpSocket s) {
+        IntObjectHashMap<UdpSocket> m = new IntObjectHashMap<>();
+        m.putAll(byPort);
+        if (m.get(s.localPort()) == s) {
+            m.remove(s.localPort());
+        }
+        byPort = m;
+    }
+
+    /** udp_rcv. Owns {@code p}. */
+    public void rcv(Packet p) {
+        ip.wrap(p.buf(), p.network());
+        int src = ip.src();
+        int dst = ip.dst();
+        int payloadLen = ip.totalLength() - ip.headerLength();
+        DropReason bad;
+        if (p.csumState() == ChecksumState.NONE) {
+            bad = udp.check(p.buf(), p.transport(), payloadLen, src, dst);
+        } else {
+            // Partial (from a local sender over an offloading device) or already verified: length only.
+            bad = udp.check(p.buf(), p.transport(), payloadLen, 0, 0) == DropReason.UDP_MALFORMED
+                    ? DropReason.UDP_MALFORMED : null;
+        }
+        if (bad != null) {
+            stack.mib().inc(Mib.UdpInErrors);
+            if (bad == DropReason.UDP_CSUM) {
+                stack.mib().inc(Mib.UdpInCsumErrors);
+            }
+            stack.drop(p, bad);
+            return;
+        }
+        UdpSocket s = byPort.get(udp.dstPort());
+        if (s == null || (s.localAddr() != 0 && s.localAddr() != dst)) {
+            stack.mib().inc(Mib.UdpNoPorts);
+            if (p.pktType() == Packet.PACKET_HOST && stack.devinet().isLocal(dst)) {
+                stack.icmp().send(p, IcmpPacket.DEST_UNREACH, IcmpPacket.CODE_PORT_UNREACH, 0);
+            }
+            stack.drop(p, DropReason.UDP_NO_SOCKET);
+            return;
+        }
+        stack.mib().inc(Mib.UdpInDatagrams);
+        s.deliver(src, udp.srcPort(), p.buf(), udp.payloadOffset(), udp.payloadLength());
+        p.release();
+    }
+}

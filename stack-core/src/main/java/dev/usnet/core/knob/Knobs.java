@@ -1,0 +1,307 @@
+package dev.usnet.core.knob;
+
+import dev.usnet.core.buf.CowPolicy;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+
+/**
+ * A namespace's settings, named like Linux sysctls where Linux has them ({@code net.ipv4.ip_forward},
+ * {@code net.ipv4.conf.<dev>.proxy_arp}, ...) and {@code usnet.*} for variants Linux only has across
+ * versions. Unknown keys and bad values are rejected with a message naming the key and what it takes.
+ * Hot values are mirrored into fields (and {@link DevConf}s) so the packet path never parses strings.
+ */
+public final class Knobs {
+    /** A device-scoped knob: how to apply it to a DevConf and how it combines with {@code all}. */
+    private record DevKnob(String section, String name, int min, int max, Setter setter, Getter getter) {}
+
+    private interface Setter {
+        void set(DevConf c, long v);
+    }
+
+    private interface Getter {
+        long get(DevConf c);
+    }
+
+    private static final Map<String, DevKnob> DEV_KNOBS = new TreeMap<>();
+
+    private static void conf(String n, int min, int max, Setter s, Getter g) {
+        DEV_KNOBS.put("conf." + n, new DevKnob("conf", n, min, max, s, g));
+    }
+
+    private static void neigh(String n, int min, int max, Setter s, Getter g) {
+        DEV_KNOBS.put("neigh." + n, new DevKnob("neigh", n, min, max, s, g));
+    }
+
+    static {
+        conf("forwarding", 0, 1, (c, v) -> c.forwarding = (int) v, c -> c.forwarding);
+        conf("proxy_arp", 0, 1, (c, v) -> c.proxyArp = (int) v, c -> c.proxyArp);
+        conf("send_redirects", 0, 1, (c, v) -> c.sendRedirects = (int) v, c -> c.sendRedirects);
+        conf("accept_redirects", 0, 1, (c, v) -> c.acceptRedirects = (int) v, c -> c.acceptRedirects);
+        conf("rp_filter", 0, 2, (c, v) -> c.rpFilter = (int) v, c -> c.rpFilter);
+        conf("arp_ignore", 0, 8, (c, v) -> c.arpIgnore = (int) v, c -> c.arpIgnore);
+        conf("arp_announce", 0, 2, (c, v) -> c.arpAnnounce = (int) v, c -> c.arpAnnounce);
+        conf("arp_accept", 0, 2, (c, v) -> c.arpAccept = (int) v, c -> c.arpAccept);
+        neigh("mcast_solicit", 0, 255, (c, v) -> c.mcastSolicit = (int) v, c -> c.mcastSolicit);
+        neigh("ucast_solicit", 0, 255, (c, v) -> c.ucastSolicit = (int) v, c -> c.ucastSolicit);
+        neigh("app_solicit", 0, 255, (c, v) -> c.appSolicit = (int) v, c -> c.appSolicit);
+        neigh("retrans_time_ms", 10, Integer.MAX_VALUE, (c, v) -> c.retransTimeMs = v, c -> c.retransTimeMs);
+        neigh("base_reachable_time_ms", 1, Integer.MAX_VALUE, (c, v) -> c.baseReachableTimeMs = v, c -> c.baseReachableTimeMs);
+        neigh("delay_first_probe_time", 0, Integer.MAX_VALUE, (c, v) -> c.delayFirstProbeTimeS = v, c -> c.delayFirstProbeTimeS);
+        neigh("gc_stale_time", 0, Integer.MAX_VALUE, (c, v) -> c.gcStaleTimeS = v, c -> c.gcStaleTimeS);
+        neigh("unres_qlen_bytes", 0, Integer.MAX_VALUE, (c, v) -> c.unresQlenBytes = (int) v, c -> c.unresQlenBytes);
+        neigh("proxy_delay", 0, Integer.MAX_VALUE, (c, v) -> c.proxyDelay = (int) v, c -> c.proxyDelay);
+        neigh("proxy_qlen", 0, Integer.MAX_VALUE, (c, v) -> c.proxyQlen = (int) v, c -> c.proxyQlen);
+    }
+
+    /** Namespace-wide integer knobs with their Linux defaults and ranges. */
+    private record GlobalKnob(long def, long min, long max) {}
+
+    private static final Map<String, GlobalKnob> GLOBAL = new TreeMap<>(Map.ofEntries(
+            Map.entry("net.ipv4.ip_forward", new GlobalKnob(0, 0, 1)),
+            Map.entry("net.ipv4.ip_default_ttl", new GlobalKnob(64, 1, 255)),
+            Map.entry("net.ipv4.icmp_ratelimit", new GlobalKnob(1000, 0, Integer.MAX_VALUE)),
+            Map.entry("net.ipv4.icmp_ratemask", new GlobalKnob(0x1818, 0, 0x7ffff)),
+            Map.entry("net.ipv4.icmp_msgs_per_sec", new GlobalKnob(1000, 0, Integer.MAX_VALUE)),
+            Map.entry("net.ipv4.icmp_msgs_burst", new GlobalKnob(50, 0, Integer.MAX_VALUE)),
+            Map.entry("net.ipv4.icmp_echo_ignore_all", new GlobalKnob(0, 0, 1)),
+            Map.entry("net.ipv4.icmp_echo_ignore_broadcasts", new GlobalKnob(1, 0, 1)),
+            Map.entry("net.ipv4.icmp_ignore_bogus_error_responses", new GlobalKnob(1, 0, 1)),
+            Map.entry("net.ipv4.ipfrag_time", new GlobalKnob(30, 1, Integer.MAX_VALUE)),
+            Map.entry("net.ipv4.ipfrag_high_thresh", new GlobalKnob(4 * 1024 * 1024, 0, Integer.MAX_VALUE)),
+            Map.entry("net.ipv4.ip_no_pmtu_disc", new GlobalKnob(0, 0, 3)),
+            Map.entry("net.core.netdev_max_backlog", new GlobalKnob(1000, 1, 1 << 24)),
+            Map.entry("net.ipv4.neigh.default.gc_thresh3", new GlobalKnob(1024, 1, Integer.MAX_VALUE)),
+            Map.entry("net.ipv4.udp_rmem_packets", new GlobalKnob(256, 1, Integer.MAX_VALUE))));
+
+    private final ConcurrentHashMap<String, String> explicit = new ConcurrentHashMap<>();
+    private final DevConf all = new DevConf();
+    private final DevConf defaults = new DevConf();
+    private final ConcurrentHashMap<String, DevConf> devices = new ConcurrentHashMap<>();
+
+    // Mirrors of hot global knobs.
+    private volatile boolean ipForward;
+    private volatile int defaultTtl = 64;
+    private volatile CowPolicy cowPolicy = CowPolicy.HEAD_COPY;
+    private volatile int icmpRatelimitMs = 1000;
+    private volatile int icmpRatemask = 0x1818;
+    private volatile int icmpMsgsPerSec = 1000;
+    private volatile int icmpMsgsBurst = 50;
+    private volatile int backlogMax = 1000;
+
+    public boolean ipForward() {
+        return ipForward;
+    }
+
+    public int defaultTtl() {
+        return defaultTtl;
+    }
+
+    public CowPolicy cowPolicy() {
+        return cowPolicy;
+    }
+
+    public int icmpRatelimitMs() {
+        return icmpRatelimitMs;
+    }
+
+    public int icmpRatemask() {
+        return icmpRatemask;
+    }
+
+    public int icmpMsgsPerSec() {
+        return icmpMsgsPerSec;
+    }
+
+    public int icmpMsgsBurst() {
+        return icmpMsgsBurst;
+    }
+
+    public int backlogMax() {
+        return backlogMax;
+    }
+
+    public long getLong(String key) {
+        return Long.parseLong(get(key));
+    }
+
+    /** The {@code all} pseudo-device, whose values combine with each device's per knob as Linux does. */
+    public DevConf all() {
+        return all;
+    }
+
+    /** Settings of device {@code dev}, created from {@code default} on first use (as a new in_device). */
+    public DevConf dev(String dev) {
+        return devices.computeIfAbsent(dev, d -> {
+            DevConf c = defaults.copy();
+            c.forwarding = ipForward ? 1 : 0;
+            return c;
+        });
+    }
+
+    /** Forgets a device's settings (it left the namespace). */
+    public void forgetDevice(String dev) {
+        devices.remove(dev);
+        explicit.keySet().removeIf(k -> k.startsWith("net.ipv4.conf." + dev + ".") || k.startsWith("net.ipv4.neigh." + dev + "."));
+    }
+
+    public void renameDevice(String from, String to) {
+        DevConf c = devices.remove(from);
+        if (c != null) {
+            devices.put(to, c);
+        }
+    }
+
+    /** Sets a knob; throws IllegalArgumentException naming the key and the accepted values. */
+    public void set(String key, String value) {
+        String k = key.trim();
+        String v = value.trim();
+        if (k.equals("usnet.forward.cow")) {
+            cowPolicy = CowPolicy.parse(v);
+            explicit.put(k, v);
+            return;
+        }
+        GlobalKnob g = GLOBAL.get(k);
+        if (g != null) {
+            long n = parseRange(k, v, g.min, g.max);
+            applyGlobal(k, n);
+            explicit.put(k, Long.toString(n));
+            return;
+        }
+        DevTarget t = parseDevKey(k);
+        if (t == null) {
+            throw new IllegalArgumentException("unknown knob '" + k + "' (known: " + String.join(", ", known()) + ")");
+        }
+        long n = parseRange(k, v, t.knob.min, t.knob.max);
+        switch (t.dev) {
+            case "all" -> {
+                t.knob.setter.set(all, n);
+                if (t.knob.name.equals("forwarding")) {
+                    // Linux: writing conf.all.forwarding (or ip_forward) sets it on every device.
+                    applyGlobal("net.ipv4.ip_forward", n);
+                    explicit.put("net.ipv4.ip_forward", Long.toString(n));
+                }
+            }
+            case "default" -> t.knob.setter.set(defaults, n);
+            default -> t.knob.setter.set(dev(t.dev), n);
+        }
+        explicit.put(k, Long.toString(n));
+    }
+
+    private void applyGlobal(String k, long n) {
+        switch (k) {
+            case "net.ipv4.ip_forward" -> {
+                ipForward = n != 0;
+                all.forwarding = (int) n;
+                defaults.forwarding = (int) n;
+                for (DevConf c : devices.values()) {
+                    c.forwarding = (int) n;
+                }
+            }
+            case "net.ipv4.ip_default_ttl" -> defaultTtl = (int) n;
+            case "net.ipv4.icmp_ratelimit" -> icmpRatelimitMs = (int) n;
+            case "net.ipv4.icmp_ratemask" -> icmpRatemask = (int) n;
+            case "net.ipv4.icmp_msgs_per_sec" -> icmpMsgsPerSec = (int) n;
+            case "net.ipv4.icmp_msgs_burst" -> icmpMsgsBurst = (int) n;
+            case "net.core.netdev_max_backlog" -> backlogMax = (int) n;
+            default -> { }
+        }
+    }
+
+    private record DevTarget(String dev, DevKnob knob) {}
+
+    private static DevTarget parseDevKey(String k) {
+        String section;
+        String rest;
+        if (k.startsWith("net.ipv4.conf.")) {
+            section = "conf";
+            rest = k.substring("net.ipv4.conf.".length());
+        } else if (k.startsWith("net.ipv4.neigh.")) {
+            section = "neigh";
+            rest = k.substring("net.ipv4.neigh.".length());
+        } else {
+            return null;
+        }
+        int dot = rest.lastIndexOf('.');
+        if (dot <= 0) {
+            return null;
+        }
+        DevKnob dk = DEV_KNOBS.get(section + "." + rest.substring(dot + 1));
+        return dk == null ? null : new DevTarget(rest.substring(0, dot), dk);
+    }
+
+    private static long parseRange(String k, String v, long min, long max) {
+        long n;
+        try {
+            n = Long.decode(v);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(k + ": '" + v + "' is not an integer (expected " + min + ".." + max + ")");
+        }
+        if (n < min || n > max) {
+            throw new IllegalArgumentException(k + ": " + n + " is out of range " + min + ".." + max);
+        }
+        return n;
+    }
+
+    /** The current value of a knob as text. */
+    public String get(String key) {
+        String e = explicit.get(key);
+        if (e != null) {
+            return e;
+        }
+        if (key.equals("usnet.forward.cow")) {
+            return cowPolicy.knobValue();
+        }
+        GlobalKnob g = GLOBAL.get(key);
+        if (g != null) {
+            return Long.toString(g.def);
+        }
+        DevTarget t = parseDevKey(key);
+        if (t == null) {
+            throw new IllegalArgumentException("unknown knob '" + key + "'");
+        }
+        DevConf c = switch (t.dev) {
+            case "all" -> all;
+            case "default" -> defaults;
+            default -> dev(t.dev);
+        };
+        return Long.toString(t.knob.getter.get(c));
+    }
+
+    /** Every knob set explicitly, sorted. */
+    public Map<String, String> explicitValues() {
+        return new TreeMap<>(explicit);
+    }
+
+    /** The names of knobs this version understands, with {@code <dev>} placeholders. */
+    public static java.util.List<String> known() {
+        java.util.List<String> l = new java.util.ArrayList<>(GLOBAL.keySet());
+        l.add("usnet.forward.cow");
+        Function<DevKnob, String> f = d -> "net.ipv4." + d.section + ".<dev>." + d.name;
+        DEV_KNOBS.values().forEach(d -> l.add(f.apply(d)));
+        return l;
+    }
+
+    /** proxy_arp, send_redirects: on when on for {@code all} or for the device (IN_DEV_ORCONF). */
+    public boolean proxyArp(DevConf c) {
+        return (all.proxyArp | c.proxyArp) != 0;
+    }
+
+    public boolean sendRedirects(DevConf c) {
+        return (all.sendRedirects | c.sendRedirects) != 0;
+    }
+
+    /** rp_filter: the larger of {@code all} and the device (IN_DEV_MAXCONF). */
+    public int rpFilter(DevConf c) {
+        return Math.max(all.rpFilter, c.rpFilter);
+    }
+
+    public int arpIgnore(DevConf c) {
+        return Math.max(all.arpIgnore, c.arpIgnore);
+    }
+
+    public int arpAnnounce(DevConf c) {
+        return Math.max(all.arpAnnounce, c.arpAnnounce);
+    }
+}

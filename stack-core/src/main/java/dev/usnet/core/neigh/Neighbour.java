@@ -1,0 +1,56 @@
+package dev.usnet.core.neigh;
+
+import dev.usnet.core.buf.Packet;
+import dev.usnet.core.device.Device;
+import dev.usnet.core.time.Timeout;
+import dev.usnet.core.wire.Ipv4Addr;
+import dev.usnet.core.wire.MacAddr;
+import java.util.ArrayDeque;
+
+/** One ARP cache entry (struct neighbour): an IPv4 next hop on a device and what is known of its MAC. */
+public final class Neighbour {
+    final Device dev;
+    final int ip;
+    volatile long mac;
+    volatile NudState state = NudState.NONE;
+    long updated;
+    long confirmed;
+    long used;
+    long reachableTimeNanos;
+    int probes;
+    final ArrayDeque<Packet> arpQueue = new ArrayDeque<>();
+    int arpQueueBytes;
+    Timeout timer;
+
+    Neighbour(Device dev, int ip) {
+        this.dev = dev;
+        this.ip = ip;
+    }
+
+    public Device dev() {
+        return dev;
+    }
+
+    public int ip() {
+        return ip;
+    }
+
+    public long mac() {
+        return mac;
+    }
+
+    public NudState state() {
+        return state;
+    }
+
+    public int queued() {
+        return arpQueue.size();
+    }
+
+    /** {@code ip neigh} syntax. */
+    @Override
+    public String toString() {
+        return Ipv4Addr.format(ip) + " dev " + dev.name()
+                + (state.valid() ? " lladdr " + MacAddr.format(mac) : "") + " " + state.display();
+    }
+}

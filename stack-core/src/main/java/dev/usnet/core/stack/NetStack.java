@@ -1,0 +1,353 @@
+package dev.usnet.core.stack;
+
+import dev.usnet.core.buf.CowStats;
+import dev.usnet.core.buf.Packet;
+import dev.usnet.core.device.Device;
+import dev.usnet.core.device.Loopback;
+import dev.usnet.core.ipv4.Devinet;
+import dev.usnet.core.ipv4.Icmp;
+import dev.usnet.core.ipv4.IpDefrag;
+import dev.usnet.core.ipv4.IpForward;
+import dev.usnet.core.ipv4.IpInput;
+import dev.usnet.core.ipv4.IpOutput;
+import dev.usnet.core.ipv4.Udp;
+import dev.usnet.core.knob.DevConf;
+import dev.usnet.core.knob.Knobs;
+import dev.usnet.core.neigh.Arp;
+import dev.usnet.core.neigh.NeighTable;
+import dev.usnet.core.route.RouteTable;
+import dev.usnet.core.stats.DropCounters;
+import dev.usnet.core.stats.DropReason;
+import dev.usnet.core.stats.LatencyPaths;
+import dev.usnet.core.stats.MibCounters;
+import dev.usnet.core.time.Scheduler;
+import dev.usnet.core.wire.EthernetFrame;
+import dev.usnet.core.wire.Ipv4Addr;
+import dev.usnet.core.wire.MacAddr;
+import io.netty.util.collection.IntObjectHashMap;
+import io.netty.util.internal.PlatformDependent;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.Random;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The network stack of one namespace (struct net): its devices, addresses, routes, neighbours, sockets,
+ * knobs and counters, and the receive backlog that feeds them. All packet processing for a namespace runs
+ * on its scheduler's thread.
+ */
+public final class NetStack {
+    /** NAPI-like budget: frames handled per backlog run before yielding to timers and other namespaces. */
+    private static final int BACKLOG_BUDGET = 64;
+
+    private final String name;
+    private final Scheduler scheduler;
+    private final SplittableRandom random;
+    private final Knobs knobs = new Knobs();
+    private final DropCounters drops = new DropCounters();
+    private final MibCounters mib = new MibCounters();
+    private final CowStats cow = new CowStats();
+    private final LatencyPaths latency = new LatencyPaths();
+    private final RouteTable routes = new RouteTable();
+    private final Devinet devinet = new Devinet(routes);
+    private final NeighTable neigh;
+    private final Arp arp;
+    private final IpInput ipInput;
+    private final IpForward ipForward;
+    private final IpOutput ipOutput;
+    private final IpDefrag ipDefrag;
+    private final Icmp icmp;
+    private final Udp udp;
+    private final Loopback loopback;
+    private final Map<String, Device> byName = new LinkedHashMap<>();
+    private volatile IntObjectHashMap<Device> byIndex = new IntObjectHashMap<>();
+    private int nextIfindex = 1;
+    private final EthernetFrame eth = new EthernetFrame();
+
+    private final Queue<Packet> backlog = PlatformDependent.newMpscQueue();
+    private final AtomicInteger backlogLen = new AtomicInteger();
+    private final AtomicBoolean backlogScheduled = new AtomicBoolean();
+    private final Runnable backlogTask = this::processBacklog;
+
+    public NetStack(String name, Scheduler scheduler, long seed) {
+        this.name = name;
+        this.scheduler = scheduler;
+        this.random = new SplittableRandom(seed ^ name.hashCode());
+        this.neigh = new NeighTable(this);
+        this.arp = new Arp(this);
+        this.icmp = new Icmp(this);
+        this.ipOutput = new IpOutput(this);
+        this.ipForward = new IpForward(this);
+        this.ipDefrag = new IpDefrag(this);
+        this.udp = new Udp(this);
+        this.ipInput = new IpInput(this);
+        this.loopback = new Loopback();
+        register(loopback);
+        loopback.setUp(true);
+        devinet.add(loopback, Ipv4Addr.parse("127.0.0.1"), 8);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public Scheduler scheduler() {
+        return scheduler;
+    }
+
+    public long now() {
+        return scheduler.nanoTime();
+    }
+
+    /** This namespace's seeded random source (deterministic in virtual time). Use on its thread only. */
+    public SplittableRandom random() {
+        return random;
+    }
+
+    public Knobs knobs() {
+        return knobs;
+    }
+
+    public DevConf conf(Device dev) {
+        return knobs.dev(dev.name());
+    }
+
+    public DropCounters drops() {
+        return drops;
+    }
+
+    public MibCounters mib() {
+        return mib;
+    }
+
+    public CowStats cow() {
+        return cow;
+    }
+
+    public LatencyPaths latency() {
+        return latency;
+    }
+
+    public RouteTable routes() {
+        return routes;
+    }
+
+    public Devinet devinet() {
+        return devinet;
+    }
+
+    public NeighTable neigh() {
+        return neigh;
+    }
+
+    public Arp arp() {
+        return arp;
+    }
+
+    public IpInput ipInput() {
+        return ipInput;
+    }
+
+    public IpForward ipForward() {
+        return ipForward;
+    }
+
+    public IpOutput ipOutput() {
+        return ipOutput;
+    }
+
+    public IpDefrag ipDefrag() {
+        return ipDefrag;
+    }
+
+    public Icmp icmp() {
+        return icmp;
+    }
+
+    public Udp udp() {
+        return udp;
+    }
+
+    public Loopback loopback() {
+        return loopback;
+    }
+
+    // ---- devices ----
+
+    /** A device joins this namespace and gets the next ifindex here (register_netdevice). */
+    public synchronized void register(Device dev) {
+        if (byName.containsKey(dev.name())) {
+            throw new IllegalArgumentException("device " + dev.name() + " already exists in namespace " + name);
+        }
+        dev.attach(this, nextIfindex++);
+        byName.put(dev.name(), dev);
+        IntObjectHashMap<Device> m = new IntObjectHashMap<>();
+        m.putAll(byIndex);
+        m.put(dev.ifindex(), dev);
+        byIndex = m;
+        knobs.dev(dev.name());
+    }
+
+    /**
+     * A device leaves this namespace (deleted, or moving to another): its addresses, routes, neighbours and
+     * settings here are flushed, as Linux does.
+     */
+    public synchronized void unregister(Device dev) {
+        if (byName.get(dev.name()) != dev) {
+            return;
+        }
+        byName.remove(dev.name());
+        IntObjectHashMap<Device> m = new IntObjectHashMap<>();
+        m.putAll(byIndex);
+        m.remove(dev.ifindex());
+        byIndex = m;
+        devinet.flush(dev);
+        routes.removeDevice(dev);
+        neigh.flushDevice(dev);
+        knobs.forgetDevice(dev.name());
+        dev.attach(null, 0);
+    }
+
+    public synchronized Device device(String devName) {
+        return byName.get(devName);
+    }
+
+    public Device device(int ifindex) {
+        return byIndex.get(ifindex);
+    }
+
+    /** The device or a clear error naming what exists. */
+    public synchronized Device requireDevice(String devName) {
+        Device d = byName.get(devName);
+        if (d == null) {
+            throw new IllegalArgumentException("no device '" + devName + "' in namespace " + name + " (have: "
+                    + String.join(", ", byName.keySet()) + ")");
+        }
+        return d;
+    }
+
+    public synchronized List<Device> devices() {
+        return new ArrayList<>(byName.values());
+    }
+
+    // ---- packet entry points ----
+
+    /**
+     * netif_rx: queues a frame received by {@code dev} for processing on this namespace's thread. Callable
+     * from any thread (a veth peer in another namespace, an I/O thread).
+     */
+    public void netifRx(Device dev, Packet p) {
+        if (backlogLen.get() >= knobs.backlogMax()) {
+            dev.stats().rxDrop();
+            drop(p, DropReason.BACKLOG_FULL);
+            return;
+        }
+        p.setDev(dev);
+        backlogLen.incrementAndGet();
+        backlog.offer(p);
+        if (backlogScheduled.compareAndSet(false, true)) {
+            scheduler.execute(backlogTask);
+        }
+    }
+
+    /** Frames waiting in the receive backlog. */
+    public int backlogLength() {
+        return backlogLen.get();
+    }
+
+    private void processBacklog() {
+        for (int i = 0; i < BACKLOG_BUDGET; i++) {
+            Packet p = backlog.poll();
+            if (p == null) {
+                break;
+            }
+            backlogLen.decrementAndGet();
+            p.dev().receive(p);
+        }
+        if (!backlog.isEmpty()) {
+            scheduler.execute(backlogTask);
+            return;
+        }
+        backlogScheduled.set(false);
+        if (!backlog.isEmpty() && backlogScheduled.compareAndSet(false, true)) {
+            scheduler.execute(backlogTask);
+        }
+    }
+
+    /**
+     * The protocol demux after a device (and any bridge) had the frame: classifies it like eth_type_trans and
+     * hands it to ARP or IPv4.
+     */
+    public void l2Receive(Packet p) {
+        int start = p.start();
+        if (eth.check(p.buf(), start, p.length()) != null) {
+            drop(p, DropReason.PKT_TOO_SMALL);
+            return;
+        }
+        long dst = eth.dst();
+        Device dev = p.dev();
+        if (dst == dev.mac()) {
+            p.setPktType(Packet.PACKET_HOST);
+        } else if (MacAddr.isBroadcast(dst)) {
+            p.setPktType(Packet.PACKET_BROADCAST);
+        } else if (MacAddr.isMulticast(dst)) {
+            p.setPktType(Packet.PACKET_MULTICAST);
+        } else {
+            p.setPktType(Packet.PACKET_OTHERHOST);
+        }
+        switch (eth.outerType()) {
+            case EthernetFrame.ETH_P_IP -> {
+                p.setNetwork(start + EthernetFrame.HEADER_LEN);
+                ipInput.rcv(p);
+            }
+            case EthernetFrame.ETH_P_ARP -> {
+                p.setNetwork(start + EthernetFrame.HEADER_LEN);
+                arp.rcv(p);
+            }
+            default -> drop(p, DropReason.UNHANDLED_PROTO);
+        }
+    }
+
+    /** Counts the drop under its reason and frees the packet. */
+    public void drop(Packet p, DropReason reason) {
+        drops.count(reason);
+        p.release();
+    }
+
+    /** Deletes every device (veth peers in other namespaces go with them) and cancels this namespace's work. */
+    public void close() {
+        for (Device d : devices()) {
+            if (d != loopback) {
+                d.delete();
+            }
+        }
+        neigh.close();
+        ipDefrag.close();
+        arp.close();
+        Packet p;
+        while ((p = backlog.poll()) != null) {
+            backlogLen.decrementAndGet();
+            p.release();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "netns " + name;
+    }
+
+    /** A random integer in [0, bound) from this namespace's seeded source. */
+    public long randomBelow(long bound) {
+        return bound <= 0 ? 0 : random.nextLong(bound);
+    }
+
+    /** Not for the packet path: a java.util.Random view when an API wants one. */
+    public Random legacyRandom() {
+        return new Random(random.nextLong());
+    }
+}

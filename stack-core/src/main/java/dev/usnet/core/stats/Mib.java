@@ -1,0 +1,15 @@
+package dev.usnet.core.stats;
+
+/** SNMP counters of a namespace, named as {@code nstat} prints them. */
+public enum Mib {
+    IpInReceives, IpInHdrErrors, IpInAddrErrors, IpInUnknownProtos, IpInDiscards, IpInDelivers, IpForwDatagrams,
+    IpOutRequests, IpOutDiscards, IpOutNoRoutes, IpReasmTimeout, IpReasmReqds, IpReasmOKs, IpReasmFails,
+    IpFragOKs, IpFragFails, IpFragCreates, IpExtInCsumErrors, IpExtInTruncatedPkts, IpExtInNoRoutes,
+    IpExtInBcastPkts, IpExtInMcastPkts, IpExtOutBcastPkts,
+    IcmpInMsgs, IcmpInErrors, IcmpInCsumErrors, IcmpInEchos, IcmpInEchoReps, IcmpInDestUnreachs, IcmpInTimeExcds,
+    IcmpInRedirects, IcmpOutMsgs, IcmpOutErrors, IcmpOutEchoReps, IcmpOutEchos, IcmpOutDestUnreachs,
+    IcmpOutTimeExcds, IcmpOutRedirects, IcmpOutRateLimitHost, IcmpOutRateLimitGlobal,
+    UdpInDatagrams, UdpNoPorts, UdpInErrors, UdpOutDatagrams, UdpRcvbufErrors, UdpInCsumErrors,
+    ArpInRequests, ArpInReplies, ArpOutRequests, ArpOutReplies, ArpProxyReplies,
+    NeighResolutionFailed, NeighTableOverflow
+}

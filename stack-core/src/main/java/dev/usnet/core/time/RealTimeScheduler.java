@@ -1,0 +1,54 @@
+package dev.usnet.core.time;
+
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/** Wall-clock time on a Netty event executor: the same stack code, real timers, real I/O. */
+public final class RealTimeScheduler implements Scheduler {
+    private final EventExecutor executor;
+
+    public RealTimeScheduler(EventExecutor executor) {
+        this.executor = executor;
+    }
+
+    public EventExecutor executor() {
+        return executor;
+    }
+
+    @Override
+    public long nanoTime() {
+        return System.nanoTime();
+    }
+
+    @Override
+    public void execute(Runnable task) {
+        executor.execute(task);
+    }
+
+    @Override
+    public Timeout schedule(Runnable task, long delayNanos) {
+        ScheduledFuture<?> f = executor.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+        return new Timeout() {
+            @Override
+            public void cancel() {
+                f.cancel(false);
+            }
+
+            @Override
+            public boolean isPending() {
+                return !f.isDone();
+            }
+        };
+    }
+
+    @Override
+    public boolean inLoop() {
+        return executor.inEventLoop();
+    }
+
+    @Override
+    public boolean isVirtual() {
+        return false;
+    }
+}

@@ -1,0 +1,23 @@
+package dev.usnet.core.time;
+
+/**
+ * The clock and executor a namespace runs on. One interface, two implementations: virtual time (a
+ * deterministic discrete-event queue) and real time (a Netty event loop). Every timer in the stack goes
+ * through it.
+ */
+public interface Scheduler {
+    /** Now, in nanoseconds, on this scheduler's clock. */
+    long nanoTime();
+
+    /** Runs {@code task} soon on this scheduler's thread, after what is already queued for now. */
+    void execute(Runnable task);
+
+    /** Runs {@code task} after {@code delayNanos}; the handle cancels it. */
+    Timeout schedule(Runnable task, long delayNanos);
+
+    /** True when called from the thread that runs this scheduler's tasks. */
+    boolean inLoop();
+
+    /** True when time is simulated (no wall-clock waits). */
+    boolean isVirtual();
+}
