@@ -1,0 +1,49 @@
+package dev.usnet.tools;
+
+import dev.usnet.tools.demo.DemoCommand;
+import dev.usnet.tools.replay.ReplayCommand;
+import java.io.PrintWriter;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code usnet} command line. */
+@Command(name = "usnet", mixinStandardHelpOptions = true, version = "usnet 0.1.0",
+        description = "Userspace network stack emulator: namespaces, veth, bridges, routers, checked against Linux.",
+        subcommands = {DemoCommand.class, ReplayCommand.class, CommandLine.HelpCommand.class})
+public final class Usnet implements Runnable {
+    /** Exit code for bad input: an invalid file, key or option. */
+    public static final int EXIT_USAGE = 2;
+
+    @Override
+    public void run() {
+        new CommandLine(this).usage(System.out);
+    }
+
+    public static int execute(String[] args, PrintWriter out, PrintWriter err) {
+        CommandLine cl = new CommandLine(new Usnet());
+        cl.setOut(out);
+        cl.setErr(err);
+        cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
+            if (ex instanceof UsageException || ex instanceof IllegalArgumentException) {
+                cmd.getErr().println("usnet: " + ex.getMessage());
+                return EXIT_USAGE;
+            }
+            throw ex;
+        });
+        cl.setParameterExceptionHandler((ex, a) -> {
+            ex.getCommandLine().getErr().println("usnet: " + ex.getMessage());
+            ex.getCommandLine().usage(ex.getCommandLine().getErr());
+            return EXIT_USAGE;
+        });
+        return cl.execute(args);
+    }
+
+    public static void main(String[] args) {
+        PrintWriter out = new PrintWriter(System.out, true);
+        PrintWriter err = new PrintWriter(System.err, true);
+        int code = execute(args, out, err);
+        out.flush();
+        err.flush();
+        System.exit(code);
+    }
+}

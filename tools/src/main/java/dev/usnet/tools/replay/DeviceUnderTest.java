@@ -1,0 +1,170 @@
+package dev.usnet.tools.replay;
+
+import dev.usnet.core.bridge.Bridge;
+import dev.usnet.core.buf.Buffers;
+import dev.usnet.core.buf.Packet;
+import dev.usnet.core.device.Device;
+import dev.usnet.core.device.VethEnd;
+import dev.usnet.core.pcap.PcapRecord;
+import dev.usnet.core.stack.NetStack;
+import dev.usnet.core.time.VirtualScheduler;
+import dev.usnet.core.wire.Ipv4Addr;
+import dev.usnet.tools.IpRouteSyntax;
+import dev.usnet.tools.UsageException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A fixture's device under test built inside usnet, mirroring the Linux oracle's setup: the DUT namespace
+ * holds the bridge or router, each port is a veth whose peer sits in a tester namespace; frames are injected
+ * from the tester ends and what arrives there is recorded. Runs in virtual time.
+ */
+public final class DeviceUnderTest implements AutoCloseable {
+    private final VirtualScheduler scheduler = new VirtualScheduler();
+    private final NetStack dut;
+    private final NetStack tester;
+    private final Map<String, VethEnd> testerEnds = new LinkedHashMap<>();
+    private final Map<String, List<PcapRecord>> captured = new LinkedHashMap<>();
+
+    public DeviceUnderTest(Scenario sc, long seed) {
+        dut = new NetStack("dut", scheduler, seed);
+        tester = new NetStack("tester", scheduler, seed);
+        try {
+            build(sc);
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    private void build(Scenario sc) {
+        for (var e : sc.linuxSysctl().entrySet()) {
+            setKnob(e.getKey(), e.getValue(), "linux.sysctl");
+        }
+        int i = 0;
+        for (Scenario.Port p : sc.ports()) {
+            long testerMac = 0x02_00_5e_ff_00_00L | (++i);
+            VethEnd[] pair = VethEnd.createPair(dut, p.name(), p.mac(), tester, "t-" + p.name(), testerMac);
+            VethEnd dutEnd = pair[0];
+            VethEnd testEnd = pair[1];
+            dutEnd.setMtu(p.mtu());
+            List<PcapRecord> out = new ArrayList<>();
+            captured.put(p.name(), out);
+            testEnd.addTap((dev, pkt, tx, now) -> {
+                if (!tx) {
+                    byte[] data = new byte[pkt.length()];
+                    pkt.buf().getBytes(pkt.start(), data);
+                    out.add(new PcapRecord(now, data));
+                }
+            });
+            // The tester only listens: frames it receives are consumed after capture.
+            testEnd.setRxHandler((dev, pkt) -> {
+                pkt.release();
+                return true;
+            });
+            testEnd.setUp(true);
+            testerEnds.put(p.name(), testEnd);
+        }
+        if (sc.device().equals("bridge")) {
+            Scenario.Bridge b = sc.bridge();
+            Bridge br = new Bridge("br0", b.mac());
+            dut.register(br);
+            br.setAgeingNanos((long) (b.ageingTimeS() * 1e9));
+            if (b.fdbMaxLearned() != null) {
+                br.setFdbMaxLearned(b.fdbMaxLearned());
+            }
+            for (Scenario.Port p : sc.ports()) {
+                br.addPort(dut.requireDevice(p.name()));
+            }
+            br.setUp(true);
+        } else {
+            Scenario.Router r = sc.router();
+            for (var e : r.sysctl().entrySet()) {
+                setKnob(e.getKey(), e.getValue(), "router.sysctl");
+            }
+            for (Scenario.Port p : sc.ports()) {
+                Device d = dut.requireDevice(p.name());
+                for (String a : p.addresses()) {
+                    int slash = a.indexOf('/');
+                    try {
+                        dut.devinet().add(d, Ipv4Addr.parse(slash < 0 ? a : a.substring(0, slash)),
+                                slash < 0 ? 32 : Integer.parseInt(a.substring(slash + 1)));
+                    } catch (IllegalArgumentException ex) {
+                        throw new UsageException("ports." + p.name() + ".addresses: '" + a + "': " + ex.getMessage());
+                    }
+                }
+                for (var e : p.sysctl().entrySet()) {
+                    setKnob("net.ipv4.conf." + p.name() + "." + e.getKey(), e.getValue(), "ports." + p.name() + ".sysctl");
+                }
+            }
+        }
+        for (Scenario.Port p : sc.ports()) {
+            dut.requireDevice(p.name()).setUp(true);
+        }
+        if (sc.device().equals("router")) {
+            Scenario.Router r = sc.router();
+            for (String rt : r.routes()) {
+                try {
+                    dut.routes().addNew(IpRouteSyntax.parse(rt, dut));
+                } catch (IllegalArgumentException ex) {
+                    throw new UsageException("router.routes: " + ex.getMessage());
+                }
+            }
+            for (Scenario.Neighbor n : r.neighbors()) {
+                try {
+                    dut.neigh().addPermanent(dut.requireDevice(n.dev()), Ipv4Addr.parse(n.ip()), n.mac());
+                } catch (IllegalArgumentException ex) {
+                    throw new UsageException("router.neighbors: " + ex.getMessage());
+                }
+            }
+        }
+    }
+
+    private void setKnob(String key, String value, String where) {
+        if (key.startsWith("net.ipv6.")) {
+            // usnet has no IPv6: the oracle ran with IPv6 disabled, which is what usnet is anyway.
+            return;
+        }
+        try {
+            dut.knobs().set(key, value);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(where + ": " + e.getMessage());
+        }
+    }
+
+    public VirtualScheduler scheduler() {
+        return scheduler;
+    }
+
+    public NetStack dut() {
+        return dut;
+    }
+
+    /** Schedules {@code frame} to enter the DUT on {@code port} at virtual time {@code atNanos}. */
+    public void inject(String port, byte[] frame, long atNanos) {
+        VethEnd end = testerEnds.get(port);
+        if (end == null) {
+            throw new UsageException("input for unknown port '" + port + "' (ports: " + testerEnds.keySet() + ")");
+        }
+        scheduler.schedule(() -> {
+            Packet p = Packet.allocate(Buffers.HEADROOM, frame.length);
+            p.buf().writeBytes(frame);
+            end.transmit(p);
+        }, atNanos - scheduler.nanoTime());
+    }
+
+    /** Frames the DUT sent out of each port so far, stamped with virtual time. */
+    public Map<String, List<PcapRecord>> captured() {
+        return captured;
+    }
+
+    @Override
+    public void close() {
+        dut.close();
+        tester.close();
+        // Let the backlogs drain so every buffer is released.
+        scheduler.runFor(1);
+    }
+}

@@ -1,0 +1,192 @@
+package dev.usnet.tools.replay;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.usnet.core.wire.MacAddr;
+import dev.usnet.tools.UsageException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A conformance fixture's {@code scenario.json}: the device under test (a bridge or a router), its ports and
+ * configuration. Loading validates every key and names the file and key path of the first problem.
+ */
+public record Scenario(String name, String device, Bridge bridge, Router router, List<Port> ports, double settleS,
+                       Map<String, String> linuxSysctl) {
+
+    /** Bridge settings. */
+    public record Bridge(long mac, double ageingTimeS, boolean stp, boolean multicastSnooping, Integer fdbMaxLearned) {}
+
+    /** Router settings: routes in ip-route syntax, permanent neighbours, namespace sysctls. */
+    public record Router(List<String> routes, List<Neighbor> neighbors, Map<String, String> sysctl) {}
+
+    public record Neighbor(String ip, long mac, String dev) {}
+
+    public record Port(String name, long mac, int mtu, List<String> addresses, Map<String, String> sysctl) {}
+
+    public static Scenario load(Path fixtureDir) {
+        Path file = fixtureDir.resolve("scenario.json");
+        if (!Files.isRegularFile(file)) {
+            throw new UsageException(fixtureDir + ": not a fixture directory (no scenario.json)");
+        }
+        JsonNode root;
+        try {
+            root = new ObjectMapper().readTree(file.toFile());
+        } catch (IOException e) {
+            throw new UsageException(file + ": not valid JSON: " + e.getMessage().lines().findFirst().orElse(""));
+        }
+        return new Parser(file.toString()).parse(root);
+    }
+
+    private static final class Parser {
+        private final String file;
+
+        Parser(String file) {
+            this.file = file;
+        }
+
+        private UsageException bad(String key, String what) {
+            return new UsageException(file + ": key '" + key + "': " + what);
+        }
+
+        private JsonNode req(JsonNode n, String key, String path) {
+            JsonNode v = n.get(key);
+            if (v == null || v.isNull()) {
+                throw bad(path + key, "missing");
+            }
+            return v;
+        }
+
+        private String text(JsonNode n, String key, String path) {
+            JsonNode v = req(n, key, path);
+            if (!v.isTextual()) {
+                throw bad(path + key, "expected a string, got " + v.getNodeType().name().toLowerCase());
+            }
+            return v.asText();
+        }
+
+        private long mac(JsonNode n, String key, String path) {
+            String s = text(n, key, path);
+            try {
+                return MacAddr.parse(s);
+            } catch (IllegalArgumentException e) {
+                throw bad(path + key, e.getMessage());
+            }
+        }
+
+        private double number(JsonNode n, String key, String path, double def) {
+            JsonNode v = n.get(key);
+            if (v == null || v.isNull()) {
+                return def;
+            }
+            if (!v.isNumber()) {
+                throw bad(path + key, "expected a number, got " + v.getNodeType().name().toLowerCase());
+            }
+            return v.asDouble();
+        }
+
+        private Map<String, String> sysctl(JsonNode n, String key, String path) {
+            Map<String, String> m = new LinkedHashMap<>();
+            JsonNode v = n.get(key);
+            if (v == null || v.isNull()) {
+                return m;
+            }
+            if (!v.isObject()) {
+                throw bad(path + key, "expected an object of sysctl keys");
+            }
+            v.fields().forEachRemaining(e -> {
+                if (!e.getValue().isValueNode()) {
+                    throw bad(path + key + "." + e.getKey(), "expected a number or string");
+                }
+                m.put(e.getKey(), e.getValue().asText());
+            });
+            return m;
+        }
+
+        private List<String> strings(JsonNode n, String key, String path) {
+            List<String> l = new ArrayList<>();
+            JsonNode v = n.get(key);
+            if (v == null || v.isNull()) {
+                return l;
+            }
+            if (!v.isArray()) {
+                throw bad(path + key, "expected a list of strings");
+            }
+            for (int i = 0; i < v.size(); i++) {
+                if (!v.get(i).isTextual()) {
+                    throw bad(path + key + "[" + i + "]", "expected a string");
+                }
+                l.add(v.get(i).asText());
+            }
+            return l;
+        }
+
+        Scenario parse(JsonNode root) {
+            if (!root.isObject()) {
+                throw bad("", "expected a JSON object at the top");
+            }
+            String name = root.has("name") ? text(root, "name", "") : Path.of(file).getParent().getFileName().toString();
+            String device = text(root, "device", "");
+            if (!device.equals("bridge") && !device.equals("router")) {
+                throw bad("device", "expected \"bridge\" or \"router\", got \"" + device + "\"");
+            }
+            JsonNode portsNode = req(root, "ports", "");
+            if (!portsNode.isArray() || portsNode.isEmpty()) {
+                throw bad("ports", "expected a non-empty list of ports");
+            }
+            List<Port> ports = new ArrayList<>();
+            for (int i = 0; i < portsNode.size(); i++) {
+                String p = "ports[" + i + "].";
+                JsonNode pn = portsNode.get(i);
+                String pname = text(pn, "name", p);
+                if (!pname.matches("[A-Za-z0-9_.-]{1,15}")) {
+                    throw bad(p + "name", "'" + pname + "' is not a valid interface name (1-15 of A-Z a-z 0-9 _ . -)");
+                }
+                double mtu = number(pn, "mtu", p, 1500);
+                if (mtu < 68 || mtu > 65535 || mtu != Math.floor(mtu)) {
+                    throw bad(p + "mtu", "expected an integer 68..65535, got " + mtu);
+                }
+                ports.add(new Port(pname, mac(pn, "mac", p), (int) mtu, strings(pn, "addresses", p), sysctl(pn, "sysctl", p)));
+            }
+            Bridge bridge = null;
+            Router router = null;
+            if (device.equals("bridge")) {
+                JsonNode b = req(root, "bridge", "");
+                double ageing = number(b, "ageing_time_s", "bridge.", 300);
+                if (ageing < 0) {
+                    throw bad("bridge.ageing_time_s", "must not be negative");
+                }
+                if (b.path("stp").asBoolean(false)) {
+                    throw bad("bridge.stp", "STP is not implemented; fixtures must run with stp false");
+                }
+                if (b.path("multicast_snooping").asBoolean(false)) {
+                    throw bad("bridge.multicast_snooping", "multicast snooping is not implemented; use false");
+                }
+                Integer max = b.has("fdb_max_learned") ? (int) number(b, "fdb_max_learned", "bridge.", 0) : null;
+                bridge = new Bridge(mac(b, "mac", "bridge."), ageing, false, false, max);
+            } else {
+                JsonNode r = root.path("router");
+                List<Neighbor> neigh = new ArrayList<>();
+                JsonNode nn = r.get("neighbors");
+                if (nn != null && !nn.isNull()) {
+                    if (!nn.isArray()) {
+                        throw bad("router.neighbors", "expected a list");
+                    }
+                    for (int i = 0; i < nn.size(); i++) {
+                        String p = "router.neighbors[" + i + "].";
+                        neigh.add(new Neighbor(text(nn.get(i), "ip", p), mac(nn.get(i), "mac", p), text(nn.get(i), "dev", p)));
+                    }
+                }
+                router = new Router(strings(r, "routes", "router."), neigh, sysctl(r, "sysctl", "router."));
+            }
+            double settle = number(root, "settle_s", "", 1.0);
+            Map<String, String> linux = sysctl(root.path("linux"), "sysctl", "linux.");
+            return new Scenario(name, device, bridge, router, ports, settle, linux);
+        }
+    }
+}
