@@ -1,0 +1,180 @@
+package dev.usnet.core.bridge;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.usnet.core.stack.NetStack;
+import dev.usnet.core.stats.DropReason;
+import dev.usnet.core.testing.Frames;
+import dev.usnet.core.testing.TestNet;
+import dev.usnet.core.wire.EthernetFrame;
+import dev.usnet.core.wire.MacAddr;
+import org.junit.jupiter.api.Test;
+
+class BridgeTest {
+    private static final long A = 0x0200_0000_0a01L;
+    private static final long B = 0x0200_0000_0b02L;
+    private static final long C = 0x0200_0000_0c03L;
+
+    private static final class Rig implements AutoCloseable {
+        final TestNet net = new TestNet();
+        final NetStack ns = net.ns("br");
+        final Bridge br = new Bridge("br0", 0x0200_0000_00feL);
+        final TestNet.Wire p1;
+        final TestNet.Wire p2;
+        final TestNet.Wire p3;
+
+        Rig() {
+            ns.register(br);
+            p1 = net.wire(ns, "p1", 0x0200_0000_0101L);
+            p2 = net.wire(ns, "p2", 0x0200_0000_0102L);
+            p3 = net.wire(ns, "p3", 0x0200_0000_0103L);
+            br.addPort(p1.dutEnd);
+            br.addPort(p2.dutEnd);
+            br.addPort(p3.dutEnd);
+            br.setUp(true);
+        }
+
+        void send(TestNet.Wire w, long src, long dst, int len) {
+            w.send(Frames.raw(src, dst, 0x0800, len));
+            net.settle();
+        }
+
+        int[] counts() {
+            return new int[] {p1.received.size(), p2.received.size(), p3.received.size()};
+        }
+
+        void clear() {
+            p1.clear();
+            p2.clear();
+            p3.clear();
+        }
+
+        @Override
+        public void close() {
+            net.close();
+        }
+    }
+
+    @Test
+    void learnsFloodsUnknownAndForwardsKnownUnicastToOnePort() {
+        try (Rig r = new Rig()) {
+            r.send(r.p1, A, B, 100);
+            assertEquals("[0, 1, 1]", java.util.Arrays.toString(r.counts()), "unknown unicast floods, never back to ingress");
+            r.clear();
+            r.send(r.p2, B, A, 100);
+            assertEquals("[1, 0, 0]", java.util.Arrays.toString(r.counts()), "A was learned on p1");
+            r.clear();
+            r.send(r.p1, A, B, 100);
+            assertEquals("[0, 1, 0]", java.util.Arrays.toString(r.counts()));
+            r.clear();
+            r.send(r.p1, A, A, 100);
+            assertEquals("[0, 0, 0]", java.util.Arrays.toString(r.counts()));
+            assertEquals(1, r.ns.drops().get(DropReason.BRIDGE_SAME_PORT));
+            byte[] sent = Frames.raw(A, B, 0x0800, 300);
+            r.p1.send(sent);
+            r.net.settle();
+            assertTrue(java.util.Arrays.equals(sent, r.p2.received.get(0).data()), "forwarded unchanged");
+        }
+    }
+
+    @Test
+    void macMovesToTheNewPort() {
+        try (Rig r = new Rig()) {
+            r.send(r.p1, A, MacAddr.BROADCAST, 60);
+            r.send(r.p2, A, MacAddr.BROADCAST, 60);
+            r.clear();
+            r.send(r.p3, C, A, 60);
+            assertEquals("[0, 1, 0]", java.util.Arrays.toString(r.counts()));
+        }
+    }
+
+    @Test
+    void invalidSourcesAndLinkLocalGroupsAreHandledAsLinux() {
+        try (Rig r = new Rig()) {
+            r.send(r.p1, 0x0300_0000_0009L, B, 60);
+            r.send(r.p1, 0L, B, 60);
+            assertEquals("[0, 0, 0]", java.util.Arrays.toString(r.counts()));
+            assertEquals(2, r.ns.drops().get(DropReason.MAC_INVALID_SOURCE));
+            r.send(r.p1, A, 0x0180_c200_0000L, 60);
+            assertEquals("[0, 1, 1]", java.util.Arrays.toString(r.counts()), "BPDUs flood while STP is off");
+            r.clear();
+            r.send(r.p1, A, 0x0180_c200_0001L, 60);
+            r.send(r.p1, A, 0x0180_c200_0002L, 60);
+            r.send(r.p1, A, 0x0180_c200_0003L, 60);
+            r.send(r.p1, A, 0x0180_c200_000eL, 60);
+            assertEquals("[0, 0, 0]", java.util.Arrays.toString(r.counts()), "PAUSE, LACP, 802.1X, LLDP stay local");
+            r.br.setGroupFwdMask(1 << 0xe);
+            r.send(r.p1, A, 0x0180_c200_000eL, 60);
+            assertEquals("[0, 1, 1]", java.util.Arrays.toString(r.counts()), "group_fwd_mask lets LLDP through");
+            assertThrows(IllegalArgumentException.class, () -> r.br.setGroupFwdMask(1 << 1));
+        }
+    }
+
+    @Test
+    void vlanTaggedFramesPassUnchanged() {
+        try (Rig r = new Rig()) {
+            byte[] f = Frames.raw(A, MacAddr.BROADCAST, EthernetFrame.ETH_P_8021Q, 80);
+            r.p1.send(f);
+            r.net.settle();
+            assertTrue(java.util.Arrays.equals(f, r.p2.received.get(0).data()));
+        }
+    }
+
+    @Test
+    void learnedEntriesAgeOutAfterAgeingTime() {
+        try (Rig r = new Rig()) {
+            r.br.setAgeingNanos(10_000_000_000L);
+            r.send(r.p2, B, A, 60);
+            r.clear();
+            r.net.run(9_000_000_000L);
+            r.send(r.p1, A, B, 60);
+            assertEquals("[0, 1, 0]", java.util.Arrays.toString(r.counts()), "still known after 9 s");
+            r.clear();
+            r.net.run(10_500_000_000L);
+            r.send(r.p1, A, B, 60);
+            assertEquals("[0, 1, 1]", java.util.Arrays.toString(r.counts()), "aged out 10 s after last seen: flood");
+        }
+    }
+
+    @Test
+    void staticEntriesDoNotAge() {
+        try (Rig r = new Rig()) {
+            r.br.setAgeingNanos(1_000_000_000L);
+            r.br.fdb().addStatic(B, r.br.port(r.p3.dutEnd), r.ns.now());
+            r.net.run(60_000_000_000L);
+            r.send(r.p1, A, B, 60);
+            assertEquals("[0, 0, 1]", java.util.Arrays.toString(r.counts()));
+        }
+    }
+
+    @Test
+    void macFloodIsCappedAndCountedButStillForwarded() {
+        try (Rig r = new Rig()) {
+            r.br.setFdbMaxLearned(100);
+            for (int i = 0; i < 1000; i++) {
+                r.send(r.p1, 0x0200_1000_0000L + i, C, 60);
+            }
+            assertEquals(100, r.br.fdb().learnedCount());
+            assertEquals(900, r.br.fdb().learnFailures());
+            assertEquals(900, r.ns.drops().get(DropReason.FDB_FULL));
+            assertEquals(1000, r.p2.received.size(), "frames are flooded even when their source is not learned");
+            // Ageing frees room for new addresses.
+            r.br.setAgeingNanos(1_000_000_000L);
+            r.net.run(12_000_000_000L);
+            r.send(r.p2, B, C, 60);
+            assertEquals(1, r.br.fdb().learnedCount());
+        }
+    }
+
+    @Test
+    void framesToTheBridgeOrPortMacGoUpNotOut() {
+        try (Rig r = new Rig()) {
+            r.send(r.p1, A, r.br.mac(), 60);
+            r.send(r.p1, A, r.p3.dutEnd.mac(), 60);
+            assertEquals("[0, 0, 0]", java.util.Arrays.toString(r.counts()));
+            assertEquals(2, r.br.stats().rxPackets);
+        }
+    }
+}

@@ -1,0 +1,57 @@
+package dev.usnet.core.knob;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.usnet.core.buf.CowPolicy;
+import org.junit.jupiter.api.Test;
+
+class KnobsTest {
+
+    @Test
+    void unknownKeysAndBadValuesAreRejectedWithTheKeyNamed() {
+        Knobs k = new Knobs();
+        var e1 = assertThrows(IllegalArgumentException.class, () -> k.set("net.ipv4.ip_forwarding", "1"));
+        assertTrue(e1.getMessage().contains("net.ipv4.ip_forwarding"));
+        var e2 = assertThrows(IllegalArgumentException.class, () -> k.set("net.ipv4.ip_forward", "2"));
+        assertTrue(e2.getMessage().contains("0..1"));
+        var e3 = assertThrows(IllegalArgumentException.class, () -> k.set("net.ipv4.ip_default_ttl", "abc"));
+        assertTrue(e3.getMessage().contains("not an integer"));
+        var e4 = assertThrows(IllegalArgumentException.class, () -> k.set("usnet.forward.cow", "sometimes"));
+        assertTrue(e4.getMessage().contains("head-copy"));
+    }
+
+    @Test
+    void ipForwardSetsForwardingOnEveryDeviceAsLinuxDoes() {
+        Knobs k = new Knobs();
+        DevConf eth0 = k.dev("eth0");
+        assertEquals(0, eth0.forwarding);
+        k.set("net.ipv4.ip_forward", "1");
+        assertEquals(1, eth0.forwarding);
+        assertEquals(1, k.dev("eth1").forwarding, "devices created later inherit it");
+        k.set("net.ipv4.conf.eth0.forwarding", "0");
+        assertEquals(0, eth0.forwarding);
+        assertEquals("0", k.get("net.ipv4.conf.eth0.forwarding"));
+        k.set("net.ipv4.conf.all.forwarding", "0");
+        assertFalse(k.ipForward());
+    }
+
+    @Test
+    void orConfAndDefaults() {
+        Knobs k = new Knobs();
+        DevConf eth0 = k.dev("eth0");
+        assertFalse(k.proxyArp(eth0));
+        k.set("net.ipv4.conf.all.proxy_arp", "1");
+        assertTrue(k.proxyArp(eth0), "proxy_arp is on when on for all or the device");
+        k.set("net.ipv4.conf.default.proxy_arp", "1");
+        k.set("net.ipv4.conf.all.proxy_arp", "0");
+        assertTrue(k.proxyArp(k.dev("eth9")), "new devices take the default");
+        assertFalse(k.proxyArp(eth0));
+        assertEquals("1000", k.get("net.ipv4.neigh.eth0.retrans_time_ms"));
+        k.set("usnet.forward.cow", "full-copy");
+        assertEquals(CowPolicy.FULL_COPY, k.cowPolicy());
+        assertEquals("full-copy", k.get("usnet.forward.cow"));
+    }
+}

@@ -1,0 +1,81 @@
+package dev.usnet.core.route;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+import dev.usnet.core.wire.Ipv4Addr;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+class RouteTableTest {
+
+    private static Route r(String prefix, int len) {
+        return new Route(Ipv4Addr.parse(prefix), len, RouteType.UNICAST, 0, null, 0, 0, false);
+    }
+
+    @Test
+    void longestPrefixWinsAndEdgesOfTheAddressSpaceWork() {
+        RouteTable t = new RouteTable();
+        assertNull(t.lookup(Ipv4Addr.parse("1.2.3.4")));
+        Route def = r("0.0.0.0", 0);
+        Route net = r("198.18.0.0", 15);
+        Route sub = r("198.19.2.0", 24);
+        Route host = r("198.19.2.7", 32);
+        Route top = r("255.255.255.255", 32);
+        t.add(def);
+        t.add(net);
+        t.add(sub);
+        t.add(host);
+        t.add(top);
+        assertSame(def, t.lookup(Ipv4Addr.parse("10.0.0.1")));
+        assertSame(net, t.lookup(Ipv4Addr.parse("198.18.200.1")));
+        assertSame(sub, t.lookup(Ipv4Addr.parse("198.19.2.6")));
+        assertSame(host, t.lookup(Ipv4Addr.parse("198.19.2.7")));
+        assertSame(sub, t.lookup(Ipv4Addr.parse("198.19.2.8")));
+        assertSame(net, t.lookup(Ipv4Addr.parse("198.19.3.0")));
+        assertSame(def, t.lookup(Ipv4Addr.parse("0.0.0.0")));
+        assertSame(top, t.lookup(-1));
+        assertSame(def, t.lookup(Ipv4Addr.parse("255.255.255.254")));
+        t.remove(Ipv4Addr.parse("198.19.2.7"), 32);
+        assertSame(sub, t.lookup(Ipv4Addr.parse("198.19.2.7")));
+        t.remove(0, 0);
+        assertNull(t.lookup(Ipv4Addr.parse("10.0.0.1")));
+    }
+
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
+    void fastLookupMatchesBruteForceOnRandomTables(long seed) {
+        Random rnd = new Random(seed);
+        int n = 1 + rnd.nextInt(seed % 2 == 0 ? 20 : 2000);
+        RouteTable t = new RouteTable();
+        int[] bases = new int[n];
+        for (int i = 0; i < n; i++) {
+            int len = rnd.nextInt(33);
+            // Cluster prefixes so that they nest and overlap often.
+            int a = rnd.nextBoolean() ? rnd.nextInt() : (0xc612_0000 | rnd.nextInt(1 << 16));
+            bases[i] = a;
+            t.add(new Route(a, len, RouteType.UNICAST, 0, null, 0, 0, false));
+        }
+        for (int k = 0; k < 300; k++) {
+            int probe = rnd.nextInt(3) == 0 ? bases[rnd.nextInt(n)] ^ rnd.nextInt(256) : rnd.nextInt();
+            Route fast = t.lookup(probe);
+            Route slow = t.lookupSlow(probe);
+            if (slow == null) {
+                assertNull(fast, "probe " + Ipv4Addr.format(probe));
+            } else {
+                assertEquals(slow.prefixLen(), fast.prefixLen(), "probe " + Ipv4Addr.format(probe));
+                assertEquals(slow.prefix(), fast.prefix(), "probe " + Ipv4Addr.format(probe));
+            }
+        }
+    }
+
+    @Test
+    void addNewRefusesAnExistingPrefix() {
+        RouteTable t = new RouteTable();
+        t.addNew(r("198.18.0.0", 24));
+        var e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> t.addNew(r("198.18.0.0", 24)));
+        assertEquals(true, e.getMessage().contains("exists"));
+    }
+}
