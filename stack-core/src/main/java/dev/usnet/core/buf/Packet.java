@@ -49,6 +49,7 @@ public final class Packet {
     private int csumOffset;
     private int gsoType;
     private int gsoSize;
+    private int cowBytes;
 
     private Packet(Recycler.Handle<Packet> handle) {
         this.handle = handle;
@@ -164,6 +165,18 @@ public final class Packet {
         return gsoType != GSO_NONE && gsoSize > 0;
     }
 
+    /** Bytes copy-on-write copied in this packet's current hop (reset when it crosses a veth). */
+    public int cowBytes() {
+        return cowBytes;
+    }
+
+    public void resetHop() {
+        cowBytes = 0;
+        ipFlags = 0;
+        network = -1;
+        transport = -1;
+    }
+
     /** Set when a clone was ever made of this packet (skb->cloned). */
     public boolean isCloned() {
         return cloned;
@@ -239,6 +252,7 @@ public final class Packet {
         replaceData(copy, buf.readerIndex(), 0);
         if (stats != null) {
             stats.copied(len);
+            cowBytes += len;
         }
     }
 
@@ -262,6 +276,7 @@ public final class Packet {
         replaceData(comp, start, 0);
         if (stats != null) {
             stats.copied(headLen);
+            cowBytes += headLen;
         }
     }
 
@@ -335,6 +350,7 @@ public final class Packet {
         csumOffset = 0;
         gsoType = 0;
         gsoSize = 0;
+        cowBytes = 0;
         if (b != null) {
             b.release();
         }

@@ -206,7 +206,7 @@ public abstract class Device {
         long now = s.now();
         Device in = p.dev();
         if (in != null && in != this && in.stack == s && p.rxTimeNanos() != 0) {
-            s.latency().path(in.ifindex, ifindex, in.name, name).record(now - p.rxTimeNanos());
+            s.latency().path(in.ifindex, ifindex, in.name, name).record(now - p.rxTimeNanos(), p.length(), p.cowBytes());
         }
         if (!taps.isEmpty()) {
             for (PacketTap t : taps) {

@@ -13,7 +13,7 @@ public final class Loopback extends Device {
 
     @Override
     protected void xmit(Packet p) {
-        p.setIpFlags(0);
+        p.resetHop();
         stack().netifRx(this, p);
     }
 }

@@ -53,9 +53,7 @@ public final class VethEnd extends Device {
             return;
         }
         // skb_scrub_packet: the frame starts a new life in the peer namespace.
-        p.setIpFlags(0);
-        p.setNetwork(-1);
-        p.setTransport(-1);
+        p.resetHop();
         ps.netifRx(to, p);
     }
 

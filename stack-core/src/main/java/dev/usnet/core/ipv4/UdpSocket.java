@@ -30,6 +30,8 @@ public final class UdpSocket implements AutoCloseable {
     private volatile long rxDatagrams;
     private volatile long rxBytes;
     private volatile long txDatagrams;
+    private Packet[] keptClones = new Packet[0];
+    private int keptNext;
 
     UdpSocket(NetStack stack, int localAddr, int localPort) {
         this.stack = stack;
@@ -61,6 +63,25 @@ public final class UdpSocket implements AutoCloseable {
     /** IP_PMTUDISC_DO: send with DF. */
     public void setDontFragment(boolean df) {
         this.dontFragment = df;
+    }
+
+    /**
+     * Keeps a shared clone of each of the last {@code n} datagrams sent, as TCP's retransmission queue keeps
+     * its segments: forwarders downstream then see shared packets and copy-on-write must act. 0 turns it off.
+     */
+    public void setKeepClones(int n) {
+        releaseClones();
+        keptClones = new Packet[Math.max(0, n)];
+        keptNext = 0;
+    }
+
+    private void releaseClones() {
+        for (int i = 0; i < keptClones.length; i++) {
+            if (keptClones[i] != null) {
+                keptClones[i].release();
+                keptClones[i] = null;
+            }
+        }
     }
 
     public long rxDatagrams() {
@@ -115,12 +136,21 @@ public final class UdpSocket implements AutoCloseable {
         }
         txDatagrams++;
         stack.mib().inc(Mib.UdpOutDatagrams);
+        if (keptClones.length > 0) {
+            Packet old = keptClones[keptNext];
+            if (old != null) {
+                old.release();
+            }
+            keptClones[keptNext] = p.cloneShared();
+            keptNext = (keptNext + 1) % keptClones.length;
+        }
         return stack.ipOutput().sendLocal(p, rt, src, dst, Ipv4Packet.PROTO_UDP, tos,
                 ttl > 0 ? ttl : stack.knobs().defaultTtl(), dontFragment);
     }
 
     @Override
     public void close() {
+        releaseClones();
         stack.udp().unbind(this);
     }
 }

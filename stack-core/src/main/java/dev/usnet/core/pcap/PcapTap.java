@@ -12,15 +12,23 @@ public final class PcapTap implements PacketTap {
     private final PcapWriter writer;
     private final Direction direction;
     private final long epochOffsetNanos;
+    private final long maxFrames;
+    private long written;
 
     /**
      * @param epochOffsetNanos added to the device's clock to make pcap timestamps (virtual time starts at 0;
      *                         real time wants wall-clock epoch nanoseconds)
      */
     public PcapTap(PcapWriter writer, Direction direction, long epochOffsetNanos) {
+        this(writer, direction, epochOffsetNanos, Long.MAX_VALUE);
+    }
+
+    /** As above, stopping after {@code maxFrames} frames (like {@code tcpdump -c}). */
+    public PcapTap(PcapWriter writer, Direction direction, long epochOffsetNanos, long maxFrames) {
         this.writer = writer;
         this.direction = direction;
         this.epochOffsetNanos = epochOffsetNanos;
+        this.maxFrames = maxFrames;
     }
 
     @Override
@@ -28,6 +36,10 @@ public final class PcapTap implements PacketTap {
         if (direction == Direction.IN && transmit || direction == Direction.OUT && !transmit) {
             return;
         }
+        if (written >= maxFrames) {
+            return;
+        }
+        written++;
         writer.write(timeNanos + epochOffsetNanos, p.buf(), p.start(), p.length());
     }
 }

@@ -11,11 +11,15 @@ import org.HdrHistogram.SingleWriterRecorder;
  * the moment of transmit, in HdrHistograms. Recording allocates nothing once a path exists.
  */
 public final class LatencyPaths {
-    /** One path's histogram: recorded by the namespace thread, read by anyone. */
+    /** One path's histogram and counters: recorded by the namespace thread, read by anyone. */
     public static final class Path {
         private final String name;
         private final SingleWriterRecorder recorder = new SingleWriterRecorder(3);
         private final Histogram total = new Histogram(3);
+        private volatile long packets;
+        private volatile long bytes;
+        private volatile long cowCopies;
+        private volatile long cowBytes;
 
         Path(String name) {
             this.name = name;
@@ -25,8 +29,32 @@ public final class LatencyPaths {
             return name;
         }
 
-        public void record(long nanos) {
+        /** One packet took this path: its latency, its size, and what copy-on-write copied of it here. */
+        @SuppressWarnings("NonAtomicOperationOnVolatileField")
+        public void record(long nanos, int len, int copied) {
             recorder.recordValue(Math.max(0, nanos));
+            packets++;
+            bytes += len;
+            if (copied > 0) {
+                cowCopies++;
+                cowBytes += copied;
+            }
+        }
+
+        public long packets() {
+            return packets;
+        }
+
+        public long bytes() {
+            return bytes;
+        }
+
+        public long cowCopies() {
+            return cowCopies;
+        }
+
+        public long cowBytes() {
+            return cowBytes;
         }
 
         /** Everything recorded so far. */

@@ -1,13 +1,70 @@
 package dev.usnet.tools.demo;
 
+import dev.usnet.tools.UsageException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
-/** Placeholder until the demo lands in the next commit. */
-@Command(name = "demo", description = "Run the built-in demo")
+/** {@code usnet demo}: the container picture, bridged and routed, in a few seconds without privileges. */
+@Command(name = "demo", mixinStandardHelpOptions = true,
+        description = {"Two containers reach a host namespace over veth+bridge and over veth+routing with proxy ARP;",
+                "pings and UDP streams run over both; prints per path packets, bytes, copy-on-write copies and",
+                "forwarding latency, and writes pcaps and .hgrm files."})
 public final class DemoCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--out", paramLabel = "DIR", description = "output directory (default: usnet-out/demo-<time>)")
+    Path out;
+
+    @Option(names = "--seconds", description = "how long traffic runs (default: ${DEFAULT-VALUE})")
+    double seconds = 2.0;
+
+    @Option(names = "--warmup", description = "seconds of traffic before measuring starts (JIT, ARP) (default: ${DEFAULT-VALUE})")
+    double warmup = 1.0;
+
+    @Option(names = "--rate", paramLabel = "PPS", description = "datagrams per second per UDP stream (default: ${DEFAULT-VALUE})")
+    int rate = 10_000;
+
+    @Option(names = "--size", paramLabel = "BYTES", description = "UDP payload size (default: ${DEFAULT-VALUE})")
+    int size = 1000;
+
+    @Option(names = "--keep-clones", paramLabel = "N",
+            description = "senders keep their last N datagrams, as TCP's retransmission queue does (default: ${DEFAULT-VALUE}; 0 = none)")
+    int keepClones = 4096;
+
+    @Option(names = "--set", paramLabel = "KEY=VALUE", description = "a knob for every namespace, e.g. usnet.forward.cow=full-copy")
+    Map<String, String> knobs = new LinkedHashMap<>();
+
     @Override
-    public Integer call() {
+    public Integer call() throws Exception {
+        if (seconds <= 0 || seconds > 600) {
+            throw new UsageException("--seconds must be in (0, 600], got " + seconds);
+        }
+        if (rate < 0 || rate > 2_000_000) {
+            throw new UsageException("--rate must be 0..2000000, got " + rate);
+        }
+        if (size < 0 || size > 65_507) {
+            throw new UsageException("--size must be 0..65507, got " + size);
+        }
+        Path dir = out != null ? out
+                : Path.of("usnet-out", "demo-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        PrintWriter o = spec.commandLine().getOut();
+        o.printf("usnet demo: %.1f s warm-up + %.1f s measured, %d pps per UDP stream, %d-byte datagrams, senders keep %d clones%n",
+                warmup, seconds, rate, size, keepClones);
+        if (warmup < 0 || warmup > 60) {
+            throw new UsageException("--warmup must be 0..60, got " + warmup);
+        }
+        Demo.Report r = Demo.run(new Demo.Options(dir, seconds, warmup, rate, size, keepClones, knobs));
+        Demo.print(r, o);
         return 0;
     }
 }

@@ -1,0 +1,349 @@
+package dev.usnet.tools.demo;
+
+import dev.usnet.core.device.Device;
+import dev.usnet.core.device.VethEnd;
+import dev.usnet.core.ipv4.Icmp;
+import dev.usnet.core.ipv4.UdpSocket;
+import dev.usnet.core.pcap.PcapTap;
+import dev.usnet.core.pcap.PcapWriter;
+import dev.usnet.core.route.Route;
+import dev.usnet.core.route.RouteType;
+import dev.usnet.core.stack.NetStack;
+import dev.usnet.core.stats.LatencyPaths;
+import dev.usnet.core.time.RealTimeScheduler;
+import dev.usnet.core.time.Scheduler;
+import dev.usnet.core.wire.Ipv4Addr;
+import dev.usnet.ns.NamespaceRegistry;
+import dev.usnet.ns.NetNamespace;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.IoEventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.local.LocalIoHandler;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.HdrHistogram.Histogram;
+
+/**
+ * The seed's picture in one process, in real time: two containers reach a host namespace once over
+ * veth + bridge and once over veth + routing with proxy ARP; pings and UDP streams run over both paths.
+ * Senders keep clones of what they sent (as TCP's retransmission queue does), so the routed path must
+ * copy-on-write while the bridged path never edits a packet.
+ */
+public final class Demo {
+    /** What to run. */
+    public record Options(Path out, double seconds, double warmupSeconds, int ratePps, int payload, int keepClones,
+                          Map<String, String> knobs) {}
+
+    /** One row of the report. */
+    public record PathReport(String path, String via, long packets, long bytes, long cowCopies, long cowBytes,
+                             Histogram latency) {}
+
+    /** Ping results per target. */
+    public record PingReport(String name, long sent, long received, Histogram rtt) {}
+
+    /** Everything the demo measured. */
+    public record Report(List<PathReport> paths, List<PingReport> pings, long streamSent, long streamReceivedBridge,
+                         long streamReceivedRouted, Map<String, Long> hostDrops, Path outDir) {}
+
+    private static final int STREAM_PORT = 5001;
+
+    private Demo() {}
+
+    public static Report run(Options o) throws IOException, InterruptedException {
+        Files.createDirectories(o.out);
+        IoEventLoopGroup group = new MultiThreadIoEventLoopGroup(2, LocalIoHandler.newFactory());
+        Map<String, Scheduler> byNs = new LinkedHashMap<>();
+        List<PcapWriter> writers = new ArrayList<>();
+        NamespaceRegistry reg = new NamespaceRegistry(n -> byNs.computeIfAbsent(n, x -> new RealTimeScheduler(group.next())), 1);
+        try {
+            NetNamespace host = reg.create("host");
+            NetNamespace c1 = reg.create("ctr1");
+            NetNamespace c2 = reg.create("ctr2");
+            for (NetNamespace ns : reg.list()) {
+                for (var k : o.knobs.entrySet()) {
+                    ns.stack().knobs().set(k.getKey(), k.getValue());
+                }
+            }
+            NetStack h = host.stack();
+            h.knobs().set("net.ipv4.ip_forward", "1");
+            // Bridged path: ctr eth0 <-> hbN, both hbN enslaved to br0 (198.18.0.1/24).
+            var br = new dev.usnet.core.bridge.Bridge("br0", NamespaceRegistry.macFor("host/br0"));
+            h.register(br);
+            VethEnd[] b1 = reg.createVeth(c1, "eth0", host, "hb1");
+            VethEnd[] b2 = reg.createVeth(c2, "eth0", host, "hb2");
+            br.addPort(b1[1]);
+            br.addPort(b2[1]);
+            br.setUp(true);
+            b1[1].setUp(true);
+            b2[1].setUp(true);
+            h.devinet().add(br, Ipv4Addr.parse("198.18.0.1"), 24);
+            // Routed path: ctr eth1 <-> hrN with proxy ARP and /32 routes; the host's own address on lo.
+            VethEnd[] r1 = reg.createVeth(c1, "eth1", host, "hr1");
+            VethEnd[] r2 = reg.createVeth(c2, "eth1", host, "hr2");
+            h.devinet().add(h.loopback(), Ipv4Addr.parse("198.18.1.1"), 32);
+            for (VethEnd[] r : List.of(r1, r2)) {
+                h.knobs().set("net.ipv4.conf." + r[1].name() + ".proxy_arp", "1");
+                h.knobs().set("net.ipv4.neigh." + r[1].name() + ".proxy_delay", "0");
+                r[1].setUp(true);
+            }
+            h.routes().add(hostRoute("198.18.1.11", r1[1]));
+            h.routes().add(hostRoute("198.18.1.12", r2[1]));
+            configureContainer(c1.stack(), b1[0], "198.18.0.11", r1[0], "198.18.1.11");
+            configureContainer(c2.stack(), b2[0], "198.18.0.12", r2[0], "198.18.1.12");
+            for (Device d : List.of(b1[1], b2[1], r1[1], r2[1])) {
+                PcapWriter w = new PcapWriter(o.out.resolve(d.name() + ".pcap"));
+                writers.add(w);
+                long epoch = System.currentTimeMillis() * 1_000_000L - System.nanoTime();
+                d.addTap(new PcapTap(w, PcapTap.Direction.INOUT, epoch, 2000));
+            }
+
+            AtomicBoolean running = new AtomicBoolean(true);
+            long[] received = new long[2];
+            UdpSocket sink = onLoop(c2.stack(), () -> {
+                UdpSocket s = c2.stack().udp().bind(0, STREAM_PORT);
+                s.setReceiver((sock, src, port, buf, off, len) -> received[(src >>> 8 & 0xff) == 0 ? 0 : 1]++);
+                return s;
+            });
+            List<Pinger> pingers = List.of(
+                    new Pinger(c1.stack(), "ctr1->host via bridge", "198.18.0.1", 101),
+                    new Pinger(c1.stack(), "ctr1->host via routing", "198.18.1.1", 102),
+                    new Pinger(c1.stack(), "ctr1->ctr2 via bridge", "198.18.0.12", 103),
+                    new Pinger(c1.stack(), "ctr1->ctr2 via routing", "198.18.1.12", 104));
+            Streamer bridged = new Streamer(c1.stack(), "198.18.0.12", o, running);
+            Streamer routed = new Streamer(c1.stack(), "198.18.1.12", o, running);
+            for (Pinger p : pingers) {
+                p.start(running);
+            }
+            bridged.start();
+            routed.start();
+            // Warm-up (JIT, ARP) is excluded: everything measured is taken as a difference from here.
+            Thread.sleep((long) (o.warmupSeconds * 1000));
+            Map<String, PathReport> atWarm = new LinkedHashMap<>();
+            for (LatencyPaths.Path p : h.latency().all()) {
+                atWarm.put(p.name(), new PathReport(p.name(), "", p.packets(), p.bytes(), p.cowCopies(), p.cowBytes(), p.snapshot()));
+            }
+            for (Pinger p : pingers) {
+                onLoop(c1.stack(), () -> {
+                    p.measuring = true;
+                    return null;
+                });
+            }
+            long sentAtWarm = bridged.sent + routed.sent;
+            long[] recvAtWarm = received.clone();
+            Thread.sleep((long) (o.seconds * 1000));
+            running.set(false);
+            Thread.sleep(300);
+            onLoop(c1.stack(), () -> {
+                bridged.close();
+                routed.close();
+                for (Pinger p : pingers) {
+                    p.close();
+                }
+                return null;
+            });
+            onLoop(c2.stack(), () -> {
+                sink.close();
+                return null;
+            });
+
+            List<PathReport> paths = new ArrayList<>();
+            for (LatencyPaths.Path p : h.latency().all()) {
+                String via = p.name().startsWith("hb") ? "bridge br0" : p.name().startsWith("hr") ? "routing, proxy ARP" : "";
+                PathReport w = atWarm.get(p.name());
+                Histogram lat = p.snapshot();
+                if (w != null) {
+                    lat.subtract(w.latency());
+                }
+                paths.add(new PathReport(p.name(), via, p.packets() - (w == null ? 0 : w.packets()),
+                        p.bytes() - (w == null ? 0 : w.bytes()), p.cowCopies() - (w == null ? 0 : w.cowCopies()),
+                        p.cowBytes() - (w == null ? 0 : w.cowBytes()), lat));
+            }
+            List<PingReport> pings = new ArrayList<>();
+            for (Pinger p : pingers) {
+                pings.add(new PingReport(p.name, p.sent, p.received, p.rtt));
+            }
+            Map<String, Long> drops = new LinkedHashMap<>();
+            for (NetNamespace ns : reg.list()) {
+                ns.stack().drops().snapshot().forEach((k, v) -> drops.merge(ns.name() + ":" + k.name(), v, Long::sum));
+            }
+            Report rep = new Report(paths, pings, bridged.sent + routed.sent - sentAtWarm, received[0] - recvAtWarm[0],
+                    received[1] - recvAtWarm[1], drops, o.out);
+            writeHistograms(rep);
+            return rep;
+        } finally {
+            reg.close();
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+            for (PcapWriter w : writers) {
+                w.close();
+            }
+        }
+    }
+
+    private static Route hostRoute(String ip, Device dev) {
+        return new Route(Ipv4Addr.parse(ip), 32, RouteType.UNICAST, 0, dev, 0, 0, false);
+    }
+
+    private static void configureContainer(NetStack s, Device bridged, String bridgedIp, Device routed, String routedIp) {
+        s.devinet().add(bridged, Ipv4Addr.parse(bridgedIp), 24);
+        s.devinet().add(routed, Ipv4Addr.parse(routedIp), 24);
+        bridged.setUp(true);
+        routed.setUp(true);
+    }
+
+    private static <T> T onLoop(NetStack s, java.util.concurrent.Callable<T> task) throws InterruptedException {
+        var f = ((RealTimeScheduler) s.scheduler()).executor().submit(task);
+        try {
+            return f.get(5, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("namespace " + s.name() + " did not answer: " + e, e);
+        }
+    }
+
+    private static void writeHistograms(Report r) throws IOException {
+        for (PathReport p : r.paths) {
+            try (PrintStream ps = new PrintStream(Files.newOutputStream(r.outDir.resolve("fwd-" + p.path.replace("->", "-to-") + ".hgrm")))) {
+                p.latency.outputPercentileDistribution(ps, 1000.0);
+            }
+        }
+        for (PingReport p : r.pings) {
+            String file = "ping-" + p.name.replaceAll("[^A-Za-z0-9]+", "-") + ".hgrm";
+            try (PrintStream ps = new PrintStream(Files.newOutputStream(r.outDir.resolve(file)))) {
+                p.rtt.outputPercentileDistribution(ps, 1000.0);
+            }
+        }
+    }
+
+    /** Prints the per-path table. Latencies in microseconds. */
+    public static void print(Report r, PrintWriter out) {
+        out.printf("%-10s %-20s %9s %12s %9s %11s %9s %9s %9s%n", "path", "via", "packets", "bytes", "cow", "cow bytes",
+                "p50 us", "p99 us", "p99.9 us");
+        for (PathReport p : r.paths) {
+            out.printf("%-10s %-20s %9d %12d %9d %11d %9.2f %9.2f %9.2f%n", p.path, p.via, p.packets, p.bytes, p.cowCopies,
+                    p.cowBytes, us(p.latency, 50), us(p.latency, 99), us(p.latency, 99.9));
+        }
+        out.println();
+        out.printf("%-26s %6s %6s %9s %9s%n", "ping", "sent", "recv", "p50 us", "p99 us");
+        for (PingReport p : r.pings) {
+            out.printf("%-26s %6d %6d %9.2f %9.2f%n", p.name, p.sent, p.received, us(p.rtt, 50), us(p.rtt, 99));
+        }
+        out.println();
+        out.printf("UDP streams: %d datagrams sent, %d received over the bridge, %d over routing%n",
+                r.streamSent, r.streamReceivedBridge, r.streamReceivedRouted);
+        out.println("drops (whole run, by namespace and reason): " + (r.hostDrops.isEmpty() ? "none" : r.hostDrops));
+        out.println("wrote pcaps (first 2000 frames per host port) and .hgrm files to " + r.outDir.toAbsolutePath());
+    }
+
+    private static double us(Histogram h, double pct) {
+        return h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(pct) / 1000.0;
+    }
+
+    /** Sends one echo request every 10 ms and records round-trip times. */
+    private static final class Pinger {
+        final NetStack s;
+        final String name;
+        final int dst;
+        final int id;
+        final Histogram rtt = new Histogram(3);
+        long sent;
+        long received;
+        volatile boolean measuring;
+        long sentTotal;
+        private final ByteBuf payload = Unpooled.buffer(56);
+        private final Map<Integer, Long> outstanding = new LinkedHashMap<>();
+
+        Pinger(NetStack s, String name, String dst, int id) {
+            this.s = s;
+            this.name = name;
+            this.dst = Ipv4Addr.parse(dst);
+            this.id = id;
+            payload.writeZero(56);
+        }
+
+        void start(AtomicBoolean running) {
+            s.scheduler().execute(() -> s.icmp().openPing(id, this::reply));
+            tick(running);
+        }
+
+        private void reply(int from, int seq, ByteBuf data, int off, int len) {
+            Long t = outstanding.remove(seq);
+            if (t != null && measuring) {
+                received++;
+                rtt.recordValue(Math.max(0, s.now() - t));
+            }
+        }
+
+        private void tick(AtomicBoolean running) {
+            s.scheduler().schedule(() -> {
+                if (!running.get()) {
+                    return;
+                }
+                int seq = (int) (sentTotal++ & 0xffff);
+                outstanding.put(seq, s.now());
+                if (measuring) {
+                    sent++;
+                }
+                s.icmp().sendEcho(dst, id, seq, payload, 0, 56, 0);
+                tick(running);
+            }, 10_000_000L);
+        }
+
+        void close() {
+            s.icmp().closePing(id);
+        }
+    }
+
+    /** A paced UDP sender whose socket keeps clones of recent datagrams (TCP-like sharing). */
+    private static final class Streamer {
+        final NetStack s;
+        final int dst;
+        final Options o;
+        final AtomicBoolean running;
+        final ByteBuf data;
+        UdpSocket sock;
+        long sent;
+
+        Streamer(NetStack s, String dst, Options o, AtomicBoolean running) {
+            this.s = s;
+            this.dst = Ipv4Addr.parse(dst);
+            this.o = o;
+            this.running = running;
+            this.data = Unpooled.buffer(o.payload).writeZero(o.payload);
+        }
+
+        void start() {
+            s.scheduler().execute(() -> {
+                sock = s.udp().bind(0, 0);
+                sock.setKeepClones(o.keepClones);
+                tick(System.nanoTime());
+            });
+        }
+
+        private void tick(long startNanos) {
+            if (!running.get()) {
+                return;
+            }
+            long due = (s.now() - startNanos) * o.ratePps / 1_000_000_000L;
+            while (sent < due) {
+                sock.sendTo(dst, STREAM_PORT, data, 0, o.payload);
+                sent++;
+            }
+            s.scheduler().schedule(() -> tick(startNanos), 1_000_000L);
+        }
+
+        void close() {
+            if (sock != null) {
+                sock.close();
+            }
+        }
+    }
+}
