@@ -28,6 +28,7 @@ public abstract class Device {
     private volatile boolean gsoOffload;
     private volatile RxHandler rxHandler;
     private volatile Device master;
+    private volatile dev.usnet.core.knob.DevConf conf;
     private final DeviceStats stats = new DeviceStats();
     private final CopyOnWriteArrayList<PacketTap> taps = new CopyOnWriteArrayList<>();
 
@@ -62,6 +63,12 @@ public abstract class Device {
     public void attach(NetStack stack, int ifindex) {
         this.stack = stack;
         this.ifindex = ifindex;
+        this.conf = stack == null ? null : stack.knobs().dev(name);
+    }
+
+    /** This device's {@code net.ipv4.conf.<dev>.*} and {@code neigh.<dev>.*} settings in its namespace. */
+    public dev.usnet.core.knob.DevConf conf() {
+        return conf;
     }
 
     public long mac() {

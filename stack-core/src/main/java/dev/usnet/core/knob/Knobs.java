@@ -71,7 +71,7 @@ public final class Knobs {
             Map.entry("net.ipv4.ipfrag_time", new GlobalKnob(30, 1, Integer.MAX_VALUE)),
             Map.entry("net.ipv4.ipfrag_high_thresh", new GlobalKnob(4 * 1024 * 1024, 0, Integer.MAX_VALUE)),
             Map.entry("net.ipv4.ip_no_pmtu_disc", new GlobalKnob(0, 0, 3)),
-            Map.entry("net.core.netdev_max_backlog", new GlobalKnob(1000, 1, 1 << 24)),
+            Map.entry("net.core.netdev_max_backlog", new GlobalKnob(1000, 1, 65_536)),
             Map.entry("net.ipv4.neigh.default.gc_thresh3", new GlobalKnob(1024, 1, Integer.MAX_VALUE)),
             Map.entry("net.ipv4.udp_rmem_packets", new GlobalKnob(256, 1, Integer.MAX_VALUE))));
 
@@ -133,6 +133,10 @@ public final class Knobs {
 
     /** Settings of device {@code dev}, created from {@code default} on first use (as a new in_device). */
     public DevConf dev(String dev) {
+        DevConf known = devices.get(dev);
+        if (known != null) {
+            return known;
+        }
         return devices.computeIfAbsent(dev, d -> {
             DevConf c = defaults.copy();
             c.forwarding = ipForward ? 1 : 0;

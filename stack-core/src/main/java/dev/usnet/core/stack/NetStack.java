@@ -69,7 +69,11 @@ public final class NetStack {
     private int nextIfindex = 1;
     private final EthernetFrame eth = new EthernetFrame();
 
-    private final Queue<Packet> backlog = PlatformDependent.newMpscQueue();
+    /** Capacity of the receive backlog; net.core.netdev_max_backlog limits it further. */
+    public static final int BACKLOG_CAPACITY = 65_536;
+
+    // A preallocated ring: enqueueing allocates nothing, unlike a chunked unbounded queue.
+    private final Queue<Packet> backlog = PlatformDependent.newFixedMpscQueue(BACKLOG_CAPACITY);
     private final AtomicInteger backlogLen = new AtomicInteger();
     private final AtomicBoolean backlogScheduled = new AtomicBoolean();
     private final Runnable backlogTask = this::processBacklog;
@@ -114,7 +118,8 @@ public final class NetStack {
     }
 
     public DevConf conf(Device dev) {
-        return knobs.dev(dev.name());
+        DevConf c = dev.conf();
+        return c != null ? c : knobs.dev(dev.name());
     }
 
     public DropCounters drops() {
@@ -202,6 +207,9 @@ public final class NetStack {
             return;
         }
         byName.remove(dev.name());
+        if (dev.master() instanceof dev.usnet.core.bridge.Bridge br) {
+            br.removePort(dev);
+        }
         IntObjectHashMap<Device> m = new IntObjectHashMap<>();
         m.putAll(byIndex);
         m.remove(dev.ifindex());
@@ -249,7 +257,12 @@ public final class NetStack {
         }
         p.setDev(dev);
         backlogLen.incrementAndGet();
-        backlog.offer(p);
+        if (!backlog.offer(p)) {
+            backlogLen.decrementAndGet();
+            dev.stats().rxDrop();
+            drop(p, DropReason.BACKLOG_FULL);
+            return;
+        }
         if (backlogScheduled.compareAndSet(false, true)) {
             scheduler.execute(backlogTask);
         }
