@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Builds the JMH uber-jar and runs the usnet micro-benchmarks.
+#
+#   perf-tests/run-jmh.sh                          # all benchmarks, quick default config (below)
+#   perf-tests/run-jmh.sh Ipv4ForwardBench -p ipLen=1500 -p shared=false
+#   perf-tests/run-jmh.sh -f 1 -wi 1 -w 200ms -i 1 -r 200ms -prof gc   # smoke run
+#   SKIP_BUILD=1 perf-tests/run-jmh.sh -l          # list benchmarks without rebuilding
+#
+# With no arguments it runs: -f 1 -wi 3 -w 1s -i 5 -r 1s -prof gc -rf json -rff perf-tests/target/jmh.json
+# Any arguments are passed to JMH unchanged and replace that default entirely.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+cd "$root"
+
+if [[ -f /work/env.sh && -z "${JAVA_HOME:-}" ]]; then
+    # shellcheck disable=SC1091
+    . /work/env.sh
+fi
+java_bin="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+
+if [[ -z "${SKIP_BUILD:-}" ]]; then
+    mvn -q -B -DskipTests package -pl perf-tests -am
+fi
+
+jar="perf-tests/target/benchmarks.jar"
+if [[ ! -f "$jar" ]]; then
+    echo "run-jmh.sh: $jar not found (build failed?)" >&2
+    exit 1
+fi
+
+if [[ $# -eq 0 ]]; then
+    set -- -f 1 -wi 3 -w 1s -i 5 -r 1s -prof gc -rf json -rff perf-tests/target/jmh.json
+fi
+
+exec "$java_bin" --enable-native-access=ALL-UNNAMED -Dio.netty.leakDetection.level=disabled \
+    -jar "$jar" "$@"
