@@ -50,6 +50,9 @@ public final class Packet {
     private int gsoType;
     private int gsoSize;
     private int cowBytes;
+    private int optRr;
+    private int optTs;
+    private int optFlags;
 
     private Packet(Recycler.Handle<Packet> handle) {
         this.handle = handle;
@@ -170,7 +173,30 @@ public final class Packet {
         return cowBytes;
     }
 
+    /** IPCB(skb)->opt: offsets (from the IP header) of a record-route and a timestamp option compiled on input. */
+    public int optRr() {
+        return optRr;
+    }
+
+    public int optTs() {
+        return optTs;
+    }
+
+    /** {@link dev.usnet.core.ipv4.IpOptions} RR_NEEDADDR / TS_NEEDADDR / TS_NEEDTIME bits. */
+    public int optFlags() {
+        return optFlags;
+    }
+
+    public void setIpOptions(int rr, int ts, int flags) {
+        optRr = rr;
+        optTs = ts;
+        optFlags = flags;
+    }
+
     public void resetHop() {
+        optRr = 0;
+        optTs = 0;
+        optFlags = 0;
         cowBytes = 0;
         ipFlags = 0;
         network = -1;
@@ -332,6 +358,9 @@ public final class Packet {
         csumOffset = o.csumOffset;
         gsoType = o.gsoType;
         gsoSize = o.gsoSize;
+        optRr = o.optRr;
+        optTs = o.optTs;
+        optFlags = o.optFlags;
     }
 
     /** Releases the data reference and returns this holder to the pool. Must be the last use. */
@@ -351,6 +380,9 @@ public final class Packet {
         gsoType = 0;
         gsoSize = 0;
         cowBytes = 0;
+        optRr = 0;
+        optTs = 0;
+        optFlags = 0;
         if (b != null) {
             b.release();
         }

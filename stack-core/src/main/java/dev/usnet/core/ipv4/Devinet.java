@@ -99,6 +99,19 @@ public final class Devinet {
         return local.containsKey(a);
     }
 
+    /** True when {@code a} is the broadcast address of a subnet on {@code dev} (a broadcast route there). */
+    public boolean isBroadcastOn(Device dev, int a) {
+        if (a == Ipv4Addr.LIMITED_BROADCAST) {
+            return true;
+        }
+        for (IfAddr ifa : snapshot) {
+            if (ifa.dev() == dev && ifa.broadcast() == a) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** A subnet broadcast address of one of our addresses (RTN_BROADCAST). */
     public boolean isBroadcast(int a) {
         return a == Ipv4Addr.LIMITED_BROADCAST || broadcasts.containsKey(a);

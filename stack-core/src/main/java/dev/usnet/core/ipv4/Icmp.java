@@ -37,8 +37,9 @@ public final class Icmp {
     private final IcmpPacket icmp = new IcmpPacket();
     private final Ipv4Packet ip = new Ipv4Packet();
     private final Ipv4Packet inner = new Ipv4Packet();
-    private final IcmpRateLimiter limiter = new IcmpRateLimiter();
+    private final InetPeers peers = new InetPeers();
     private final IntObjectHashMap<PingListener> pings = new IntObjectHashMap<>();
+    private final byte[] echoedOptions = new byte[40];
     private volatile ErrorListener errorListener;
 
     public Icmp(NetStack stack) {
@@ -115,9 +116,15 @@ public final class Icmp {
             stack.mib().inc(Mib.IpOutNoRoutes);
             return;
         }
-        Packet r = IpOutput.allocate(len);
+        int echoed = echoOptions(req);
+        int optLen = echoed & 0xff;
+        Packet r = IpOutput.allocate(optLen, len);
         ByteBuf b = r.buf();
         int t = r.transport();
+        if (optLen > 0) {
+            b.setBytes(r.network() + Ipv4Packet.MIN_HEADER_LEN, echoedOptions, 0, optLen);
+            IpOptions.build(b, r.network(), echoed, src, stack.msSinceMidnight());
+        }
         b.setBytes(t, req.buf(), off, len);
         b.setByte(t + IcmpPacket.TYPE, IcmpPacket.ECHO_REPLY);
         b.setByte(t + IcmpPacket.CODE, 0);
@@ -161,10 +168,23 @@ public final class Icmp {
     /** ip_rt_send_redirect: a host redirect to {@code gateway}, rate limited per destination. */
     public void sendRedirect(Packet p, int gateway) {
         ip.wrap(p.buf(), p.network());
-        if (!limiter.redirectAllow(ip.src(), stack.now())) {
+        if (!peers.redirectAllow(ip.src(), stack.jiffies(), stack.knobs().hz())) {
             return;
         }
         send(p, IcmpPacket.REDIRECT, IcmpPacket.CODE_REDIR_HOST, gateway);
+    }
+
+    /**
+     * ip_error: a routing failure (no route, unreachable or prohibit route) answered with destination
+     * unreachable {@code code}, at most one per second per source with bursts of five, from the same peer
+     * state the ICMP limits use.
+     */
+    public void sendRouteError(Packet p, int code) {
+        ip.wrap(p.buf(), p.network());
+        if (!peers.ipErrorAllow(ip.src(), stack.jiffies(), stack.knobs().hz())) {
+            return;
+        }
+        send(p, IcmpPacket.DEST_UNREACH, code, 0);
     }
 
     /**
@@ -210,12 +230,18 @@ public final class Icmp {
         }
         int saddr = stack.devinet().isLocal(odst) ? odst : stack.ipOutput().sourceFor(rt, osrc);
         int tos = IcmpPacket.isError(type) ? ((inner.tos() & 0x1e) | 0xc0) : inner.tos();
-        int room = Math.min(MAX_ERROR_LEN, rt.dev().mtu()) - Ipv4Packet.MIN_HEADER_LEN - IcmpPacket.HEADER_LEN;
+        int echoed = echoOptions(offending);
+        int optLen = echoed & 0xff;
+        int room = Math.min(MAX_ERROR_LEN, rt.dev().mtu()) - Ipv4Packet.MIN_HEADER_LEN - optLen - IcmpPacket.HEADER_LEN;
         int avail = offending.start() + offending.length() - ipOff;
         int quote = Math.min(avail, room);
-        Packet e = IpOutput.allocate(IcmpPacket.HEADER_LEN + quote);
+        Packet e = IpOutput.allocate(optLen, IcmpPacket.HEADER_LEN + quote);
         ByteBuf b = e.buf();
         int t = e.transport();
+        if (optLen > 0) {
+            b.setBytes(e.network() + Ipv4Packet.MIN_HEADER_LEN, echoedOptions, 0, optLen);
+            IpOptions.build(b, e.network(), echoed, saddr, stack.msSinceMidnight());
+        }
         b.setByte(t + IcmpPacket.TYPE, type);
         b.setByte(t + IcmpPacket.CODE, code);
         b.setShort(t + IcmpPacket.CHECKSUM, 0);
@@ -233,6 +259,14 @@ public final class Icmp {
         stack.ipOutput().sendLocal(e, rt, saddr, osrc, Ipv4Packet.PROTO_ICMP, tos, stack.knobs().defaultTtl(), false);
     }
 
+    /** ip_options_echo of the packet's compiled options into {@link #echoedOptions}; see IpOptions.echo. */
+    private int echoOptions(Packet p) {
+        if (p.optRr() == 0 && p.optTs() == 0) {
+            return 0;
+        }
+        return IpOptions.echo(p, p.buf(), p.network(), echoedOptions, stack.devinet()::isLocal);
+    }
+
     /** icmpv4_xrlim_allow + icmp_global_allow. */
     private boolean rateAllows(int type, int code, int dst, Route rt) {
         if (type > 18) {
@@ -247,12 +281,13 @@ public final class Icmp {
         if (((1 << type) & stack.knobs().icmpRatemask()) == 0) {
             return true;
         }
-        long now = stack.now();
-        if (!limiter.globalAllow(now, stack.knobs().icmpMsgsPerSec(), stack.knobs().icmpMsgsBurst())) {
+        if (!peers.globalAllow(stack.now(), stack.knobs().icmpMsgsPerSec(), stack.knobs().icmpMsgsBurst())) {
             stack.mib().inc(Mib.IcmpOutRateLimitGlobal);
             return false;
         }
-        if (!limiter.peerAllow(dst, now, stack.knobs().icmpRatelimitMs() * 1_000_000L)) {
+        int hz = stack.knobs().hz();
+        long timeoutJ = (long) stack.knobs().icmpRatelimitMs() * hz / 1000;
+        if (!peers.xrlimAllow(dst, stack.jiffies(), hz, timeoutJ)) {
             stack.mib().inc(Mib.IcmpOutRateLimitHost);
             return false;
         }

@@ -55,7 +55,7 @@ public final class IpForward {
         stack.mib().inc(Mib.IpForwDatagrams);
         if (editable && ip.headerLength() > Ipv4Packet.MIN_HEADER_LEN) {
             int src = rt.prefSrc() != 0 ? rt.prefSrc() : stack.devinet().selectSource(rt.dev(), rt.nextHop(dst));
-            if (IpOptions.forward(p.buf(), p.network(), src, msSinceMidnight())) {
+            if (IpOptions.forward(p, p.buf(), p.network(), src)) {
                 ip.fillChecksum();
             }
         }
@@ -73,9 +73,5 @@ public final class IpForward {
             return p.gsoSize() + hdrs > mtu;
         }
         return true;
-    }
-
-    private long msSinceMidnight() {
-        return (stack.now() / 1_000_000L) % 86_400_000L;
     }
 }

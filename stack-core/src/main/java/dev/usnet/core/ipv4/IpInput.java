@@ -111,12 +111,15 @@ public final class IpInput {
             stack.drop(p, DropReason.IP_BROADCAST_FORWARD);
             return;
         }
+        if (!fromLoopback && stack.devinet().isLocal(src)) {
+            // Our own address arriving from outside: a martian source (fib_validate_source, accept_local 0).
+            stack.drop(p, DropReason.IP_INVALID_SOURCE);
+            return;
+        }
+        if (ip.headerLength() > Ipv4Packet.MIN_HEADER_LEN && !compileOptions(p, src, dst)) {
+            return;
+        }
         if (stack.devinet().isLocal(dst)) {
-            if (!fromLoopback && stack.devinet().isLocal(src) && stack.devinet().local(src).dev() != dev) {
-                // Our own address arriving from outside: a martian source (fib_validate_source).
-                stack.drop(p, DropReason.IP_INVALID_SOURCE);
-                return;
-            }
             localDeliver(p);
             return;
         }
@@ -134,7 +137,7 @@ public final class IpInput {
         Route rt = stack.routes().lookup(dst);
         if (rt == null) {
             stack.mib().inc(Mib.IpExtInNoRoutes);
-            stack.icmp().send(p, IcmpPacket.DEST_UNREACH, IcmpPacket.CODE_NET_UNREACH, 0);
+            stack.icmp().sendRouteError(p, IcmpPacket.CODE_NET_UNREACH);
             stack.drop(p, DropReason.IP_NOROUTE);
             return;
         }
@@ -146,12 +149,12 @@ public final class IpInput {
             }
             case UNREACHABLE -> {
                 stack.mib().inc(Mib.IpInAddrErrors);
-                stack.icmp().send(p, IcmpPacket.DEST_UNREACH, IcmpPacket.CODE_HOST_UNREACH, 0);
+                stack.icmp().sendRouteError(p, IcmpPacket.CODE_HOST_UNREACH);
                 stack.drop(p, DropReason.IP_NOROUTE);
                 return;
             }
             case PROHIBIT -> {
-                stack.icmp().send(p, IcmpPacket.DEST_UNREACH, 13, 0);
+                stack.icmp().sendRouteError(p, 13);
                 stack.drop(p, DropReason.IP_NOROUTE);
                 return;
             }
@@ -170,6 +173,33 @@ public final class IpInput {
             p.setIpFlags(p.ipFlags() | Packet.IPSKB_DOREDIRECT);
         }
         stack.ipForward().forward(p, rt);
+    }
+
+    /**
+     * ip_rcv_options: make the header private (skb_cow) and let the options record this hop: the address we
+     * are known by on the way in (fib_compute_spec_dst), the time. Returns false when the packet was dropped.
+     */
+    private boolean compileOptions(Packet p, int src, int dst) {
+        var policy = stack.knobs().cowPolicy();
+        if (policy == dev.usnet.core.buf.CowPolicy.SKIP_TTL) {
+            policy = dev.usnet.core.buf.CowPolicy.HEAD_COPY;
+        }
+        p.makeWritable(p.transport() - p.start(), policy, stack.cow());
+        int specDst;
+        if (stack.devinet().isLocal(dst)) {
+            specDst = dst;
+        } else {
+            Route back = src != 0 ? stack.routes().lookup(src) : null;
+            if (back != null && back.prefSrc() != 0) {
+                specDst = back.prefSrc();
+            } else if (back != null && back.dev() != null) {
+                specDst = stack.devinet().selectSource(back.dev(), back.gateway());
+            } else {
+                specDst = stack.devinet().selectSource(p.dev(), src);
+            }
+        }
+        IpOptions.compileInput(p, p.buf(), p.network(), specDst, stack.msSinceMidnight(), stack.devinet()::isLocal);
+        return true;
     }
 
     /** rp_filter: strict (1) wants the reverse route out of the ingress device; loose (2) any route. */

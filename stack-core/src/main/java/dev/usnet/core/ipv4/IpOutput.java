@@ -37,11 +37,17 @@ public final class IpOutput {
      * transport() the L4 header, and the frame already has its full length.
      */
     public static Packet allocate(int l4Len) {
-        Packet p = Packet.allocate(Buffers.HEADROOM, L2 + Ipv4Packet.MIN_HEADER_LEN + l4Len);
+        return allocate(0, l4Len);
+    }
+
+    /** As {@link #allocate(int)} with room for {@code optLen} bytes of IP options (a multiple of 4). */
+    public static Packet allocate(int optLen, int l4Len) {
+        int hl = Ipv4Packet.MIN_HEADER_LEN + optLen;
+        Packet p = Packet.allocate(Buffers.HEADROOM, L2 + hl + l4Len);
         int s = p.start();
-        p.buf().writerIndex(s + L2 + Ipv4Packet.MIN_HEADER_LEN + l4Len);
+        p.buf().writerIndex(s + L2 + hl + l4Len);
         p.setNetwork(s + L2);
-        p.setTransport(s + L2 + Ipv4Packet.MIN_HEADER_LEN);
+        p.setTransport(s + L2 + hl);
         return p;
     }
 
@@ -79,8 +85,8 @@ public final class IpOutput {
             return false;
         }
         int totalLen = p.start() + p.length() - p.network();
-        Ipv4Packet.writeHeader(p.buf(), p.network(), tos, totalLen, nextId(), df ? Ipv4Packet.FLAG_DF : 0, ttl,
-                proto, src, dst);
+        Ipv4Packet.writeHeader(p.buf(), p.network(), p.transport() - p.network(), tos, totalLen, nextId(),
+                df ? Ipv4Packet.FLAG_DF : 0, ttl, proto, src, dst);
         stack.mib().inc(Mib.IpOutRequests);
         if (rt.type() == RouteType.LOCAL) {
             stack.neigh().output(stack.loopback(), dst, p);
@@ -125,6 +131,8 @@ public final class IpOutput {
         int dataOff = ipOff + hlen;
         int frag = ip.fragField();
         int offset = (frag & Ipv4Packet.OFFSET_MASK) * 8;
+        // Linux blanks uncopied options only when the input starts the datagram (first_frag is offset == 0).
+        boolean blankLater = offset == 0 && hlen > Ipv4Packet.MIN_HEADER_LEN;
         boolean notLastFrag = (frag & Ipv4Packet.FLAG_MF) != 0;
         if (mtu - hlen < 8) {
             stack.mib().inc(Mib.IpFragFails);
@@ -161,7 +169,7 @@ public final class IpOutput {
             }
             fh.setFragField(field);
             fh.setTotalLength(hlen + len);
-            if (!first && hlen > Ipv4Packet.MIN_HEADER_LEN) {
+            if (!first && blankLater) {
                 // Later fragments carry only the options marked "copied".
                 IpOptions.blankUncopied(fb, s + L2);
             }

@@ -72,6 +72,7 @@ public final class Knobs {
             Map.entry("net.ipv4.ipfrag_high_thresh", new GlobalKnob(4 * 1024 * 1024, 0, Integer.MAX_VALUE)),
             Map.entry("net.ipv4.ip_no_pmtu_disc", new GlobalKnob(0, 0, 3)),
             Map.entry("net.core.netdev_max_backlog", new GlobalKnob(1000, 1, 65_536)),
+            Map.entry("usnet.hz", new GlobalKnob(1000, 100, 1000)),
             Map.entry("net.ipv4.neigh.default.gc_thresh3", new GlobalKnob(1024, 1, Integer.MAX_VALUE)),
             Map.entry("net.ipv4.udp_rmem_packets", new GlobalKnob(256, 1, Integer.MAX_VALUE))));
 
@@ -89,6 +90,7 @@ public final class Knobs {
     private volatile int icmpMsgsPerSec = 1000;
     private volatile int icmpMsgsBurst = 50;
     private volatile int backlogMax = 1000;
+    private volatile int hz = 1000;
 
     public boolean ipForward() {
         return ipForward;
@@ -120,6 +122,11 @@ public final class Knobs {
 
     public int backlogMax() {
         return backlogMax;
+    }
+
+    /** usnet.hz: the jiffy rate of timers that count in jiffies in Linux (inet_peer limits; CONFIG_HZ). */
+    public int hz() {
+        return hz;
     }
 
     public long getLong(String key) {
@@ -209,6 +216,7 @@ public final class Knobs {
             case "net.ipv4.icmp_msgs_per_sec" -> icmpMsgsPerSec = (int) n;
             case "net.ipv4.icmp_msgs_burst" -> icmpMsgsBurst = (int) n;
             case "net.core.netdev_max_backlog" -> backlogMax = (int) n;
+            case "usnet.hz" -> hz = (int) n;
             default -> { }
         }
     }

@@ -8,7 +8,9 @@ import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.stats.Mib;
 import dev.usnet.core.wire.EthernetFrame;
+import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.core.wire.Ipv4Packet;
+import dev.usnet.core.wire.MacAddr;
 import io.netty.util.collection.LongObjectHashMap;
 import java.util.ArrayList;
 import java.util.List;
@@ -148,6 +150,13 @@ public final class NeighTable {
     public void output(Device dev, int nextHop, Packet p) {
         if (dev instanceof Loopback) {
             EthernetFrame.write(p.buf(), p.start(), 0L, 0L, EthernetFrame.ETH_P_IP);
+            dev.transmit(p);
+            return;
+        }
+        if (Ipv4Addr.isMulticast(nextHop) || stack.devinet().isBroadcastOn(dev, nextHop)) {
+            // arp_constructor: broadcast and multicast next hops are NOARP, mapped without asking.
+            long mac = Ipv4Addr.isMulticast(nextHop) ? 0x0100_5e00_0000L | (nextHop & 0x7f_ffff) : MacAddr.BROADCAST;
+            EthernetFrame.write(p.buf(), p.start(), mac, dev.mac(), EthernetFrame.ETH_P_IP);
             dev.transmit(p);
             return;
         }

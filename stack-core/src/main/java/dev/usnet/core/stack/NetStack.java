@@ -108,6 +108,20 @@ public final class NetStack {
         return scheduler.nanoTime();
     }
 
+    /**
+     * Milliseconds since midnight UTC, as IP timestamp options carry (inet_current_timestamp): wall clock in
+     * real time, the virtual clock in virtual time.
+     */
+    public long msSinceMidnight() {
+        long ms = scheduler.isVirtual() ? scheduler.nanoTime() / 1_000_000L : System.currentTimeMillis();
+        return ms % 86_400_000L;
+    }
+
+    /** Now in jiffies of usnet.hz, for the limits Linux counts in jiffies. */
+    public long jiffies() {
+        return scheduler.nanoTime() / (1_000_000_000L / knobs.hz());
+    }
+
     /** This namespace's seeded random source (deterministic in virtual time). Use on its thread only. */
     public SplittableRandom random() {
         return random;

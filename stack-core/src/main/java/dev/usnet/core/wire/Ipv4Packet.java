@@ -184,7 +184,16 @@ public final class Ipv4Packet {
     /** Writes a 20-byte header without options and fills its checksum. */
     public static void writeHeader(ByteBuf buf, int off, int tos, int totalLen, int id, int frag, int ttl,
                                    int protocol, int src, int dst) {
-        buf.setByte(off + VER_IHL, 0x45);
+        writeHeader(buf, off, MIN_HEADER_LEN, tos, totalLen, id, frag, ttl, protocol, src, dst);
+    }
+
+    /**
+     * Writes the fixed part of a header of {@code headerLen} bytes (options already in place after it) and
+     * fills the checksum over the whole header.
+     */
+    public static void writeHeader(ByteBuf buf, int off, int headerLen, int tos, int totalLen, int id, int frag,
+                                   int ttl, int protocol, int src, int dst) {
+        buf.setByte(off + VER_IHL, 0x40 | (headerLen / 4));
         buf.setByte(off + TOS, tos);
         buf.setShort(off + TOTAL_LEN, totalLen);
         buf.setShort(off + ID, id);
@@ -194,6 +203,6 @@ public final class Ipv4Packet {
         buf.setShort(off + CHECKSUM, 0);
         buf.setInt(off + SRC, src);
         buf.setInt(off + DST, dst);
-        buf.setShort(off + CHECKSUM, Checksum.compute(buf, off, MIN_HEADER_LEN));
+        buf.setShort(off + CHECKSUM, Checksum.compute(buf, off, headerLen));
     }
 }

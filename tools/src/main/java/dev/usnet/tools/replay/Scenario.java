@@ -17,7 +17,7 @@ import java.util.Map;
  * configuration. Loading validates every key and names the file and key path of the first problem.
  */
 public record Scenario(String name, String device, Bridge bridge, Router router, List<Port> ports, double settleS,
-                       Map<String, String> linuxSysctl) {
+                       double trailingAdvanceS, Map<String, String> linuxSysctl) {
 
     /** Bridge settings. */
     public record Bridge(long mac, double ageingTimeS, boolean stp, boolean multicastSnooping, Integer fdbMaxLearned) {}
@@ -185,8 +185,19 @@ public record Scenario(String name, String device, Bridge bridge, Router router,
                 router = new Router(strings(r, "routes", "router."), neigh, sysctl(r, "sysctl", "router."));
             }
             double settle = number(root, "settle_s", "", 1.0);
+            // The oracle waited out advance_s steps after the last frame before settling; they are in no pcap.
+            double trailing = 0;
+            JsonNode steps = root.path("steps");
+            for (int i = 0; i < steps.size(); i++) {
+                JsonNode st = steps.get(i);
+                if (st.has("advance_s")) {
+                    trailing += number(st, "advance_s", "steps[" + i + "].", 0);
+                } else {
+                    trailing = 0;
+                }
+            }
             Map<String, String> linux = sysctl(root.path("linux"), "sysctl", "linux.");
-            return new Scenario(name, device, bridge, router, ports, settle, linux);
+            return new Scenario(name, device, bridge, router, ports, settle, trailing, linux);
         }
     }
 }
