@@ -14,9 +14,9 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 cd "$root"
 
-if [[ -f /work/env.sh && -z "${JAVA_HOME:-}" ]]; then
+if [[ -z "${JAVA_HOME:-}" && -x /usr/lib/jvm/temurin-25-jdk-amd64/bin/java ]]; then
     # shellcheck disable=SC1091
-    . /work/env.sh
+    export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
 fi
 java_bin="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 

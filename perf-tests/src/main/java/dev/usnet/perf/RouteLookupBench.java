@@ -32,7 +32,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @State(Scope.Thread)
-@Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "-Dio.netty.leakDetection.level=disabled",
+@Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-Dio.netty.leakDetection.level=disabled",
         "-Djmh.executor=CUSTOM", "-Djmh.executor.class=dev.usnet.perf.FastThreadLocalExecutor"})
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)

@@ -2,6 +2,7 @@ package dev.usnet.tools;
 
 import dev.usnet.tools.demo.DemoCommand;
 import dev.usnet.tools.replay.ReplayCommand;
+import io.netty.util.concurrent.FastThreadLocalThread;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -38,12 +39,17 @@ public final class Usnet implements Runnable {
         return cl.execute(args);
     }
 
-    public static void main(String[] args) {
+    public static void main(String[] args) throws InterruptedException {
         PrintWriter out = new PrintWriter(System.out, true);
         PrintWriter err = new PrintWriter(System.err, true);
-        int code = execute(args, out, err);
+        int[] code = {1};
+        // Netty recycles buffer and packet holders only on its FastThreadLocalThreads; virtual-time work is
+        // driven from this thread, so it must be one to allocate nothing per packet.
+        Thread t = new FastThreadLocalThread(() -> code[0] = execute(args, out, err), "usnet-main");
+        t.start();
+        t.join();
         out.flush();
         err.flush();
-        System.exit(code);
+        System.exit(code[0]);
     }
 }

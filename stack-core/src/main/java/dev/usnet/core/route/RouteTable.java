@@ -20,9 +20,16 @@ public final class RouteTable {
     private volatile Snapshot snapshot = Snapshot.EMPTY;
     private volatile boolean dirty;
 
-    private record Snapshot(int[] starts, Route[] routes) {
-        static final Snapshot EMPTY = new Snapshot(new int[] {Integer.MIN_VALUE}, new Route[] {null});
+    /**
+     * The flat form. {@code index}, present for large tables, maps the top 16 address bits to the last range
+     * starting at or before that /16, so a lookup searches only the few ranges inside one /16.
+     */
+    private record Snapshot(int[] starts, Route[] routes, int[] index) {
+        static final Snapshot EMPTY = new Snapshot(new int[] {Integer.MIN_VALUE}, new Route[] {null}, null);
     }
+
+    /** Below this many ranges a plain binary search over the whole array is as fast as the index. */
+    private static final int INDEX_THRESHOLD = 2048;
 
     private static long key(int prefix, int len) {
         return ((long) (prefix & Ipv4Addr.mask(len)) << 8) | len;
@@ -90,8 +97,17 @@ public final class RouteTable {
         Snapshot s = snapshot;
         int[] starts = s.starts;
         int key = dst ^ Integer.MIN_VALUE;
-        int lo = 0;
-        int hi = starts.length - 1;
+        int lo;
+        int hi;
+        int[] index = s.index;
+        if (index != null) {
+            int bucket = dst >>> 16;
+            lo = index[bucket];
+            hi = index[bucket + 1];
+        } else {
+            lo = 0;
+            hi = starts.length - 1;
+        }
         // Largest i with starts[i] <= key; starts[0] is the minimum, so one always exists.
         while (lo < hi) {
             int mid = (lo + hi + 1) >>> 1;
@@ -153,7 +169,22 @@ public final class RouteTable {
         for (int i = 0; i < n; i++) {
             starts[i] = (int) bStart[i] ^ Integer.MIN_VALUE;
         }
-        snapshot = new Snapshot(starts, Arrays.copyOf(bRoute, n));
+        int[] index = null;
+        if (n >= INDEX_THRESHOLD) {
+            // index[b] = last range starting at or before b << 16; index[65536] = the last range.
+            index = new int[65537];
+            int r = 0;
+            for (int b = 0; b < 65536; b++) {
+                long at = (long) b << 16;
+                while (r + 1 < n && bStart[r + 1] <= at) {
+                    r++;
+                }
+                index[b] = r;
+            }
+            index[65536] = n - 1;
+            // A bucket's answer lies between its own entry and the next bucket's.
+        }
+        snapshot = new Snapshot(starts, Arrays.copyOf(bRoute, n), index);
         dirty = false;
     }
 

@@ -71,6 +71,23 @@ class RouteTableTest {
     }
 
     @Test
+    void indexedLookupOfAHundredThousandPrefixesMatchesBruteForce() {
+        Random rnd = new Random(100_000);
+        RouteTable t = new RouteTable();
+        for (int i = 0; i < 100_000; i++) {
+            t.add(new Route(rnd.nextInt(), 8 + rnd.nextInt(25), RouteType.UNICAST, 0, null, 0, 0, false));
+        }
+        t.add(new Route(0, 0, RouteType.UNICAST, 0, null, 0, 0, false));
+        for (int k = 0; k < 3000; k++) {
+            int probe = rnd.nextInt();
+            Route slow = t.lookupSlow(probe);
+            Route fast = t.lookup(probe);
+            assertEquals(slow.prefixLen(), fast.prefixLen(), Ipv4Addr.format(probe));
+            assertEquals(slow.prefix(), fast.prefix(), Ipv4Addr.format(probe));
+        }
+    }
+
+    @Test
     void addNewRefusesAnExistingPrefix() {
         RouteTable t = new RouteTable();
         t.addNew(r("198.18.0.0", 24));

@@ -288,9 +288,12 @@ public final class Demo {
                     return;
                 }
                 int seq = (int) (sentTotal++ & 0xffff);
-                outstanding.put(seq, s.now());
+                // Only requests sent while measuring are timed; late replies to warm-up pings are ignored.
                 if (measuring) {
+                    outstanding.put(seq, s.now());
                     sent++;
+                } else {
+                    outstanding.remove(seq);
                 }
                 s.icmp().sendEcho(dst, id, seq, payload, 0, 56, 0);
                 tick(running);
