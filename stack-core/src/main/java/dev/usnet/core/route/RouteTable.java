@@ -29,7 +29,7 @@ public final class RouteTable {
     }
 
     /** Below this many ranges a plain binary search over the whole array is as fast as the index. */
-    private static final int INDEX_THRESHOLD = 2048;
+    private static final int INDEX_THRESHOLD = 512;
 
     private static long key(int prefix, int len) {
         return ((long) (prefix & Ipv4Addr.mask(len)) << 8) | len;
