@@ -207,6 +207,10 @@ public abstract class Device {
             }
             return;
         }
+        if (p.isGso() && !gsoOffload && GsoSegmentation.segment(this, p)) {
+            // Never hand a super-frame to a device that did not enable GSO: its segments went out instead.
+            return;
+        }
         if (p.csumState() == ChecksumState.PARTIAL && !txChecksumOffload) {
             completeChecksum(p);
         }
