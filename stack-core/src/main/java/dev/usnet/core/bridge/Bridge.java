@@ -33,7 +33,9 @@ public final class Bridge extends Device implements RxHandler {
     private volatile int fdbMaxLearned = DEFAULT_FDB_MAX_LEARNED;
     private volatile int groupFwdMask;
     private Timeout gcTimer;
+    private static final int ETH_P_IPV6 = 0x86dd;
     private final EthernetFrame eth = new EthernetFrame();
+    private final dev.usnet.core.wire.Ipv4Packet ip = new dev.usnet.core.wire.Ipv4Packet();
 
     public Bridge(String name, long mac) {
         super("bridge", name, mac);
@@ -189,6 +191,11 @@ public final class Bridge extends Device implements RxHandler {
             s.drop(p, DropReason.DEV_DOWN);
             return true;
         }
+        DropReason nf = netfilterPreRouting(p, s);
+        if (nf != null) {
+            s.drop(p, nf);
+            return true;
+        }
         learn(src, port, s);
         long now = s.now();
         if (MacAddr.isMulticast(dst)) {
@@ -215,6 +222,35 @@ public final class Bridge extends Device implements RxHandler {
         }
         flood(p, port, Kind.UNICAST, isUp() && isPromisc());
         return true;
+    }
+
+    /**
+     * br_nf_pre_routing with bridge-nf-call-iptables/ip6tables on: an untagged IPv4 frame must carry a valid
+     * header (br_validate_ipv4) and is trimmed to its total length; IPv6 likewise by version and payload
+     * length. Returns why to drop, or null.
+     */
+    private DropReason netfilterPreRouting(Packet p, NetStack s) {
+        int type = eth.outerType();
+        var knobs = s.knobs();
+        int l3 = p.start() + EthernetFrame.HEADER_LEN;
+        int avail = p.length() - EthernetFrame.HEADER_LEN;
+        if (type == EthernetFrame.ETH_P_IP && knobs.bridgeNfCallIptables()) {
+            DropReason bad = ip.check(p.buf(), l3, avail);
+            if (bad != null) {
+                return bad;
+            }
+            p.trim(EthernetFrame.HEADER_LEN + ip.totalLength());
+        } else if (type == ETH_P_IPV6 && knobs.bridgeNfCallIp6tables()) {
+            if (avail < 40 || (p.buf().getUnsignedByte(l3) >>> 4) != 6) {
+                return DropReason.IP_VERSION;
+            }
+            int total = 40 + p.buf().getUnsignedShort(l3 + 4);
+            if (total > avail) {
+                return DropReason.IP_TRUNCATED;
+            }
+            p.trim(EthernetFrame.HEADER_LEN + total);
+        }
+        return null;
     }
 
     private void learn(long src, BridgePort port, NetStack s) {

@@ -73,6 +73,8 @@ public final class Knobs {
             Map.entry("net.ipv4.ip_no_pmtu_disc", new GlobalKnob(0, 0, 3)),
             Map.entry("net.core.netdev_max_backlog", new GlobalKnob(1000, 1, 65_536)),
             Map.entry("usnet.hz", new GlobalKnob(1000, 100, 1000)),
+            Map.entry("net.bridge.bridge-nf-call-iptables", new GlobalKnob(0, 0, 1)),
+            Map.entry("net.bridge.bridge-nf-call-ip6tables", new GlobalKnob(0, 0, 1)),
             Map.entry("net.ipv4.neigh.default.gc_thresh3", new GlobalKnob(1024, 1, Integer.MAX_VALUE)),
             Map.entry("net.ipv4.udp_rmem_packets", new GlobalKnob(256, 1, Integer.MAX_VALUE))));
 
@@ -91,6 +93,8 @@ public final class Knobs {
     private volatile int icmpMsgsBurst = 50;
     private volatile int backlogMax = 1000;
     private volatile int hz = 1000;
+    private volatile boolean brNfIptables;
+    private volatile boolean brNfIp6tables;
 
     public boolean ipForward() {
         return ipForward;
@@ -122,6 +126,19 @@ public final class Knobs {
 
     public int backlogMax() {
         return backlogMax;
+    }
+
+    /**
+     * net.bridge.bridge-nf-call-iptables: br_netfilter is loaded and bridged IPv4 passes the IP hooks, which
+     * validate the header (bad ones are dropped) and trim link-layer padding — as on a Docker host.
+     */
+    public boolean bridgeNfCallIptables() {
+        return brNfIptables;
+    }
+
+    /** net.bridge.bridge-nf-call-ip6tables: the same for IPv6 (version and payload length checked, padding trimmed). */
+    public boolean bridgeNfCallIp6tables() {
+        return brNfIp6tables;
     }
 
     /** usnet.hz: the jiffy rate of timers that count in jiffies in Linux (inet_peer limits; CONFIG_HZ). */
@@ -217,6 +234,8 @@ public final class Knobs {
             case "net.ipv4.icmp_msgs_burst" -> icmpMsgsBurst = (int) n;
             case "net.core.netdev_max_backlog" -> backlogMax = (int) n;
             case "usnet.hz" -> hz = (int) n;
+            case "net.bridge.bridge-nf-call-iptables" -> brNfIptables = n != 0;
+            case "net.bridge.bridge-nf-call-ip6tables" -> brNfIp6tables = n != 0;
             default -> { }
         }
     }

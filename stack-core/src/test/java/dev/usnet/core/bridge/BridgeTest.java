@@ -169,6 +169,29 @@ class BridgeTest {
     }
 
     @Test
+    void bridgeNetfilterValidatesAndTrimsIpv4OnlyWhenEnabled() {
+        try (Rig r = new Rig()) {
+            byte[] ok = Frames.udp(A, B, "198.18.9.1", "198.18.9.2", 64, 2, 1, false);
+            byte[] padded = java.util.Arrays.copyOf(ok, 60);
+            byte[] bad = ok.clone();
+            bad[24] ^= 0x11;
+            r.p1.send(padded);
+            r.p1.send(bad);
+            r.net.settle();
+            assertEquals(60, r.p2.received.get(0).data().length, "off (Linux without br_netfilter): frames pass as they are");
+            assertEquals(2, r.p2.received.size());
+            r.clear();
+            r.ns.knobs().set("net.bridge.bridge-nf-call-iptables", "1");
+            r.p1.send(padded);
+            r.p1.send(bad);
+            r.net.settle();
+            assertEquals(1, r.p2.received.size(), "the bad header is dropped");
+            assertEquals(ok.length, r.p2.received.get(0).data().length, "padding trimmed to the IP total length");
+            assertEquals(1, r.ns.drops().get(DropReason.IP_CSUM));
+        }
+    }
+
+    @Test
     void framesToTheBridgeOrPortMacGoUpNotOut() {
         try (Rig r = new Rig()) {
             r.send(r.p1, A, r.br.mac(), 60);

@@ -69,6 +69,9 @@ public final class DeviceUnderTest implements AutoCloseable {
         }
         if (sc.device().equals("bridge")) {
             Scenario.Bridge b = sc.bridge();
+            for (var e : b.sysctl().entrySet()) {
+                setKnob(e.getKey(), e.getValue(), "bridge.sysctl");
+            }
             Bridge br = new Bridge("br0", b.mac());
             dut.register(br);
             br.setAgeingNanos((long) (b.ageingTimeS() * 1e9));

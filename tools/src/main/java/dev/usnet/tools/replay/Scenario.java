@@ -20,7 +20,8 @@ public record Scenario(String name, String device, Bridge bridge, Router router,
                        double trailingAdvanceS, Map<String, String> linuxSysctl) {
 
     /** Bridge settings. */
-    public record Bridge(long mac, double ageingTimeS, boolean stp, boolean multicastSnooping, Integer fdbMaxLearned) {}
+    public record Bridge(long mac, double ageingTimeS, boolean stp, boolean multicastSnooping, Integer fdbMaxLearned,
+                         Map<String, String> sysctl) {}
 
     /** Router settings: routes in ip-route syntax, permanent neighbours, namespace sysctls. */
     public record Router(List<String> routes, List<Neighbor> neighbors, Map<String, String> sysctl) {}
@@ -168,7 +169,7 @@ public record Scenario(String name, String device, Bridge bridge, Router router,
                     throw bad("bridge.multicast_snooping", "multicast snooping is not implemented; use false");
                 }
                 Integer max = b.has("fdb_max_learned") ? (int) number(b, "fdb_max_learned", "bridge.", 0) : null;
-                bridge = new Bridge(mac(b, "mac", "bridge."), ageing, false, false, max);
+                bridge = new Bridge(mac(b, "mac", "bridge."), ageing, false, false, max, sysctl(b, "sysctl", "bridge."));
             } else {
                 JsonNode r = root.path("router");
                 List<Neighbor> neigh = new ArrayList<>();
