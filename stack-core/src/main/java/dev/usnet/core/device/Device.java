@@ -19,7 +19,7 @@ public abstract class Device {
     private final String kind;
     private volatile String name;
     private int ifindex;
-    private NetStack stack;
+    private volatile NetStack stack;
     private long mac;
     private volatile int mtu = 1500;
     private volatile boolean up;
