@@ -243,6 +243,53 @@ public final class Tun implements AutoCloseable {
         return create(o);
     }
 
+    /**
+     * Runs {@code task} on a short-lived platform thread that first entered kernel network namespace
+     * {@code netns} (/var/run/netns/NAME). What the task opens there (a pcap handle, a socket) stays bound to that
+     * namespace and may be used from any thread afterwards.
+     */
+    public static <T> T callInNetns(String netns, java.util.concurrent.Callable<T> task) throws TunException {
+        AtomicReference<Object> result = new AtomicReference<>();
+        Thread t = Thread.ofPlatform().name("usnet-netns-" + netns).daemon(true).unstarted(() -> {
+            try {
+                int nsfd = openNetns(netns);
+                try {
+                    if (Native.setns(nsfd, CLONE_NEWNET) < 0) {
+                        throw fail("setns", netns, Native.lastErrno());
+                    }
+                } finally {
+                    Native.close(nsfd);
+                }
+                result.set(new Object[] {task.call()});
+            } catch (Throwable e) {
+                result.set(e);
+            }
+        });
+        t.start();
+        try {
+            t.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while entering netns " + netns, e);
+        }
+        Object r = result.get();
+        if (r instanceof Object[] box) {
+            @SuppressWarnings("unchecked")
+            T v = (T) box[0];
+            return v;
+        }
+        if (r instanceof TunException e) {
+            throw e;
+        }
+        if (r instanceof RuntimeException e) {
+            throw e;
+        }
+        if (r instanceof Error e) {
+            throw e;
+        }
+        throw new IllegalStateException("netns task failed: " + r, (Throwable) r);
+    }
+
     private static Tun createAndMove(Options o) throws TunException {
         int nsfd = openNetns(o.netns());
         try {
