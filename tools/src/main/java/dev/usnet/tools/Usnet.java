@@ -2,6 +2,7 @@ package dev.usnet.tools;
 
 import dev.usnet.tools.demo.DemoCommand;
 import dev.usnet.tools.replay.ReplayCommand;
+import dev.usnet.tools.topology.RunCommand;
 import io.netty.util.concurrent.FastThreadLocalThread;
 import java.io.PrintWriter;
 import picocli.CommandLine;
@@ -10,7 +11,7 @@ import picocli.CommandLine.Command;
 /** The {@code usnet} command line. */
 @Command(name = "usnet", mixinStandardHelpOptions = true, version = "usnet 0.1.0",
         description = "Userspace network stack emulator: namespaces, veth, bridges, routers, checked against Linux.",
-        subcommands = {DemoCommand.class, ReplayCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {DemoCommand.class, RunCommand.class, ReplayCommand.class, CommandLine.HelpCommand.class})
 public final class Usnet implements Runnable {
     /** Exit code for bad input: an invalid file, key or option. */
     public static final int EXIT_USAGE = 2;

@@ -1,0 +1,366 @@
+package dev.usnet.tools.topology;
+
+import dev.usnet.core.device.Device;
+import dev.usnet.core.pcap.PcapTap;
+import dev.usnet.core.pcap.PcapWriter;
+import dev.usnet.core.stack.NetStack;
+import dev.usnet.core.stats.LatencyPaths;
+import dev.usnet.core.time.RealTimeScheduler;
+import dev.usnet.core.time.Scheduler;
+import dev.usnet.ns.NetNamespace;
+import dev.usnet.tools.UsageException;
+import dev.usnet.tools.topology.TopologySpec.Capture;
+import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
+import dev.usnet.tools.topology.TopologySpec.KernelNs;
+import dev.usnet.tools.topology.TopologySpec.Ns;
+import dev.usnet.tools.topology.TopologySpec.Pcap;
+import dev.usnet.tools.topology.TopologySpec.Tap;
+import io.netty.channel.IoEventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.local.LocalIoHandler;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.HdrHistogram.Histogram;
+
+/**
+ * A topology running in real time: namespaces on a small group of Netty event loops (one loop per namespace,
+ * round-robin), kernel namespaces and TAP kernel ends set up with {@code ip}, captures, apps, and latency
+ * histograms written on demand, periodically and at the end. {@link #stop()} undoes everything it did, in
+ * reverse, and is safe to call from a shutdown hook.
+ */
+public final class Daemon implements AutoCloseable {
+    /** Where output goes and how many event loops carry the namespaces. */
+    public record Options(Path outDir, int threads) {}
+
+    /** What reaches outside usnet: TAP devices, pcap ports, and the kernel's own networking. */
+    public record Providers(TapProvider tap, PcapProvider pcap, KernelNet kernel) {
+        /** The providers of this build (TAP and pcap not available yet; {@code ip} for the kernel). */
+        public static Providers forThisBuild() {
+            return new Providers(TapProvider.forThisBuild(), PcapProvider.forThisBuild(), KernelNet.iproute2());
+        }
+    }
+
+    /** What a run did, for the exit report. */
+    public record Summary(List<String> apps, List<Path> histograms, Map<Path, Long> captures, int usnetNamespaces,
+                          List<String> kernelNamespacesDeleted, List<String> errors) {}
+
+    private record OpenedTap(TapProvider.TapRequest req, TopologySpec.KernelSide side) {}
+
+    private final TopologySpec spec;
+    private final Options options;
+    private final Providers providers;
+    private final List<String> kernelCreated = new ArrayList<>();
+    private final List<OpenedTap> taps = new ArrayList<>();
+    private final Map<Path, PcapWriter> captureFiles = new LinkedHashMap<>();
+    private final List<Runnable> untap = new ArrayList<>();
+    private final List<Path> histogramFiles = new ArrayList<>();
+    private IoEventLoopGroup group;
+    private Topology topology;
+    private List<NetStack> stacks = List.of();
+    private Apps apps;
+    private ScheduledExecutorService ticker;
+    private Summary summary;
+
+    private Daemon(TopologySpec spec, Options options, Providers providers) {
+        this.spec = spec;
+        this.options = options;
+        this.providers = providers;
+    }
+
+    /**
+     * Builds and starts {@code spec}. Refuses before any side effect when the build cannot provide a device
+     * kind the file uses or a kernel namespace to create already exists. On a failure half-way, undoes what
+     * it did and rethrows.
+     */
+    public static Daemon start(TopologySpec spec, Options options, Providers providers) {
+        Daemon d = new Daemon(spec, options, providers);
+        d.preflight();
+        try {
+            d.bringUp();
+        } catch (RuntimeException | Error e) {
+            for (String err : d.stop().errors()) {
+                e.addSuppressed(new IllegalStateException(err));
+            }
+            throw e;
+        }
+        return d;
+    }
+
+    public Topology topology() {
+        return topology;
+    }
+
+    public Apps apps() {
+        return apps;
+    }
+
+    public Path outDir() {
+        return options.outDir;
+    }
+
+    private void preflight() {
+        boolean hasTap = false;
+        boolean hasPcap = false;
+        List<String> declared = spec.kernelNamespaces().stream().map(KernelNs::name).toList();
+        for (Ns ns : spec.namespaces()) {
+            for (DeviceSpec d : ns.devices()) {
+                if (d instanceof Tap t) {
+                    hasTap = true;
+                    String k = t.kernel().namespace();
+                    if (k != null && !declared.contains(k) && !providers.kernel().namespaceExists(k)) {
+                        throw new UsageException(t.kernel().where().error("kernel namespace " + k
+                                + " does not exist; list it under kernel.namespaces for usnet to create it"));
+                    }
+                }
+                hasPcap |= d instanceof Pcap;
+            }
+        }
+        if (hasTap) {
+            providers.tap().requireAvailable();
+        }
+        if (hasPcap) {
+            providers.pcap().requireAvailable();
+        }
+        for (KernelNs k : spec.kernelNamespaces()) {
+            if (providers.kernel().namespaceExists(k.name())) {
+                throw new UsageException(k.where().error("kernel namespace " + k.name() + " already exists; usnet only"
+                        + " deletes what it created, so remove it first (ip netns del " + k.name() + ") or pick another name"));
+            }
+        }
+    }
+
+    private void bringUp() {
+        for (KernelNs k : spec.kernelNamespaces()) {
+            providers.kernel().addNamespace(k.name());
+            kernelCreated.add(k.name());
+        }
+        int threads = Math.max(1, options.threads);
+        group = new MultiThreadIoEventLoopGroup(threads, LocalIoHandler.newFactory());
+        Map<String, Scheduler> byNs = new HashMap<>();
+        topology = TopologyBuilder.build(spec, n -> byNs.computeIfAbsent(n, x -> new RealTimeScheduler(group.next())),
+                new TopologyBuilder.ExternalDevices() {
+                    @Override
+                    public Device tap(String ns, Tap t, long mac, NetStack stack) {
+                        var req = new TapProvider.TapRequest(t.link().name(), t.kernel().ifname(), t.kernel().namespace(),
+                                t.vnetHdr(), mac);
+                        Device dev = providers.tap().openTap(req, stack);
+                        taps.add(new OpenedTap(req, t.kernel()));
+                        return dev;
+                    }
+
+                    @Override
+                    public Device pcap(String ns, Pcap p, long mac, NetStack stack) {
+                        return providers.pcap().openPcap(new PcapProvider.PcapRequest(p.link().name(), p.iface(), p.promisc(), mac),
+                                stack);
+                    }
+                });
+        stacks = topology.namespaces().stream().map(NetNamespace::stack).toList();
+        for (OpenedTap t : taps) {
+            providers.tap().configureKernelSide(t.req(), t.side(), providers.kernel());
+        }
+        openCaptures();
+        apps = Apps.of(topology);
+        apps.start();
+        double iv = spec.output().histogramIntervalSeconds();
+        if (iv > 0 && hasHistograms()) {
+            ticker = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "usnet-histograms");
+                t.setDaemon(true);
+                return t;
+            });
+            long ms = Math.max(100, Math.round(iv * 1000));
+            ticker.scheduleAtFixedRate(this::writeHistogramsQuietly, ms, ms, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void openCaptures() {
+        long epoch = System.currentTimeMillis() * 1_000_000L - System.nanoTime();
+        for (Ns ns : spec.namespaces()) {
+            for (Capture c : ns.captures()) {
+                Path f = options.outDir.resolve(c.file());
+                PcapWriter w;
+                try {
+                    if (f.getParent() != null) {
+                        Files.createDirectories(f.getParent());
+                    }
+                    w = new PcapWriter(f);
+                } catch (IOException e) {
+                    throw new UsageException(c.where().error("cannot write capture " + f + ": " + e.getMessage()), e);
+                }
+                captureFiles.put(f, w);
+                Device dev = topology.device(ns.name(), c.device());
+                PcapTap tap = new PcapTap(w, c.direction(), epoch, c.maxFrames());
+                dev.addTap(tap);
+                untap.add(() -> dev.removeTap(tap));
+            }
+        }
+    }
+
+    private boolean hasHistograms() {
+        return spec.namespaces().stream().anyMatch(Ns::histograms);
+    }
+
+    private void writeHistogramsQuietly() {
+        try {
+            writeHistograms();
+        } catch (RuntimeException e) {
+            System.err.println("usnet: writing histograms: " + e.getMessage());
+        }
+    }
+
+    /**
+     * Writes the latency histograms of every namespace with {@code histograms: true} (forwarding paths and
+     * its pings' round-trip times) as .hgrm percentile files, replacing earlier ones atomically. Returns the
+     * files written.
+     */
+    public synchronized List<Path> writeHistograms() {
+        List<Path> written = new ArrayList<>();
+        if (topology == null || !hasHistograms()) {
+            return written;
+        }
+        for (Ns ns : spec.namespaces()) {
+            if (!ns.histograms()) {
+                continue;
+            }
+            NetStack s = stacks.stream().filter(x -> x.name().equals(ns.name())).findFirst().orElse(null);
+            if (s == null) {
+                continue;
+            }
+            for (LatencyPaths.Path p : s.latency().all()) {
+                written.add(writeHgrm(ns.name() + "." + p.name().replace("->", "-to-"), p.snapshot()));
+            }
+            if (apps != null) {
+                for (Apps.App a : apps.list()) {
+                    if (a.namespace().equals(ns.name()) && a.histogram() != null) {
+                        written.add(writeHgrm(a.histogramName(), a.histogram()));
+                    }
+                }
+            }
+        }
+        for (Path p : written) {
+            if (!histogramFiles.contains(p)) {
+                histogramFiles.add(p);
+            }
+        }
+        return written;
+    }
+
+    private Path writeHgrm(String base, Histogram h) {
+        Path f = options.outDir.resolve(base.replaceAll("[^A-Za-z0-9_.-]", "_") + ".hgrm");
+        Path tmp = f.resolveSibling(f.getFileName() + ".tmp");
+        try {
+            Files.createDirectories(options.outDir);
+            try (PrintStream ps = new PrintStream(Files.newOutputStream(tmp))) {
+                // Values are nanoseconds; the file reports microseconds.
+                h.outputPercentileDistribution(ps, 1000.0);
+            }
+            Files.move(tmp, f, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw new UsageException("cannot write " + f + ": " + e.getMessage(), e);
+        }
+        return f;
+    }
+
+    /**
+     * Stops apps, writes the final histograms, closes captures, deletes every usnet namespace and then every
+     * kernel namespace this run created. Idempotent; problems are collected into the summary, not thrown, so
+     * that cleanup always runs to the end.
+     */
+    public synchronized Summary stop() {
+        if (summary != null) {
+            return summary;
+        }
+        List<String> errors = new ArrayList<>();
+        if (ticker != null) {
+            ticker.shutdownNow();
+        }
+        List<String> appLines = new ArrayList<>();
+        if (apps != null) {
+            try {
+                apps.stop();
+            } catch (RuntimeException e) {
+                errors.add("stopping apps: " + e.getMessage());
+            }
+            // Let what is in flight arrive before counting and tearing down.
+            sleep(100);
+            for (Apps.App a : apps.list()) {
+                appLines.add(a.summary());
+            }
+        }
+        try {
+            writeHistograms();
+        } catch (RuntimeException e) {
+            errors.add(e.getMessage());
+        }
+        for (Runnable r : untap) {
+            r.run();
+        }
+        int usnetNs = stacks.size();
+        if (topology != null) {
+            try {
+                topology.close();
+            } catch (RuntimeException e) {
+                errors.add("deleting usnet namespaces: " + e);
+            }
+        }
+        if (group != null) {
+            try {
+                group.shutdownGracefully(50, 2000, TimeUnit.MILLISECONDS).await(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        for (NetStack s : stacks) {
+            // Frames handed over while the loops wound down: nothing runs them any more.
+            if (s.backlogLength() > 0) {
+                s.close();
+            }
+        }
+        Map<Path, Long> caps = new LinkedHashMap<>();
+        for (var e : captureFiles.entrySet()) {
+            try {
+                e.getValue().close();
+                caps.put(e.getKey(), e.getValue().frames());
+            } catch (IOException ex) {
+                errors.add("closing capture " + e.getKey() + ": " + ex.getMessage());
+            }
+        }
+        List<String> deleted = new ArrayList<>();
+        for (int i = kernelCreated.size() - 1; i >= 0; i--) {
+            String k = kernelCreated.get(i);
+            try {
+                providers.kernel().deleteNamespace(k);
+                deleted.add(k);
+            } catch (RuntimeException e) {
+                errors.add("deleting kernel namespace " + k + ": " + e.getMessage() + " (delete it with: ip netns del " + k + ")");
+            }
+        }
+        summary = new Summary(appLines, List.copyOf(histogramFiles), caps, usnetNs, deleted, errors);
+        return summary;
+    }
+
+    /** {@link #stop()}, for try-with-resources. */
+    @Override
+    public void close() {
+        stop();
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,46 @@
+package dev.usnet.tools.topology;
+
+import dev.usnet.core.device.Device;
+import dev.usnet.core.stack.NetStack;
+import dev.usnet.tools.UsageException;
+
+/**
+ * Opens live NICs for {@code kind: pcap} (capture and inject through libpcap). The real implementation lives
+ * on top of tap-bridge's pcap4j port; this build's {@link #forThisBuild()} has none and says so.
+ */
+public interface PcapProvider {
+    /**
+     * @param usnetName the device's name inside its usnet namespace
+     * @param iface     the machine's interface to capture on and inject into
+     * @param promisc   open the interface in promiscuous mode
+     * @param mac       the usnet side's MAC
+     */
+    record PcapRequest(String usnetName, String iface, boolean promisc, long mac) {}
+
+    /** Throws a {@link UsageException} saying why pcap ports cannot be opened; called before any side effect. */
+    void requireAvailable();
+
+    /**
+     * Opens {@code req.iface()} and returns the usnet device named {@code req.usnetName()}, not yet registered:
+     * the caller registers it in {@code stack}. Captured frames go to {@code stack.netifRx(dev, packet)};
+     * transmitted frames are injected. {@link Device#delete()} must close the pcap handle.
+     */
+    Device openPcap(PcapRequest req, NetStack stack);
+
+    /** The provider of this build: none yet. */
+    static PcapProvider forThisBuild() {
+        return new PcapProvider() {
+            @Override
+            public void requireAvailable() {
+                throw new UsageException("pcap NIC ports are not available in this build (kind: pcap needs tap-bridge's"
+                        + " pcap port); 'usnet run --check' still validates the file");
+            }
+
+            @Override
+            public Device openPcap(PcapRequest req, NetStack stack) {
+                requireAvailable();
+                return null;
+            }
+        };
+    }
+}

@@ -1,0 +1,168 @@
+package dev.usnet.tools.topology;
+
+import dev.usnet.tools.UsageException;
+import dev.usnet.tools.Usnet;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code usnet run [--check] [--duration S] FILE}: the userspace router daemon, built from a topology file. */
+@Command(name = "run", mixinStandardHelpOptions = true,
+        description = {"Build the topology in FILE (YAML; see docs/topology.md) in real time and run it",
+                "until SIGINT or SIGTERM: usnet namespaces, veth, bridges, routers, TAPs into kernel",
+                "namespaces, captures, apps. At exit it writes latency histograms, closes captures",
+                "and deletes every namespace and device it made. SIGUSR1 writes the histograms at",
+                "once. With --check it only validates FILE (no privileges needed)."})
+public final class RunCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "FILE", description = "topology file")
+    Path file;
+
+    @Option(names = "--check", description = "validate FILE and exit: 0 when it would build, 2 with every problem")
+    boolean check;
+
+    @Option(names = "--duration", paramLabel = "S", description = "stop by itself after S seconds (default: run until a signal)")
+    Double duration;
+
+    @Option(names = "--out", paramLabel = "DIR", description = "output directory for captures and histograms"
+            + " (default: the file's output.dir, else usnet-out/<name>)")
+    Path out;
+
+    @Option(names = "--threads", paramLabel = "N", description = "event loops carrying the namespaces (default: min(namespaces, 4))")
+    Integer threads;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        PrintWriter o = spec.commandLine().getOut();
+        PrintWriter e = spec.commandLine().getErr();
+        if (duration != null && !(duration > 0 && duration <= 31_536_000)) {
+            throw new UsageException("--duration must be a positive number of seconds, got " + duration);
+        }
+        if (threads != null && (threads < 1 || threads > 256)) {
+            throw new UsageException("--threads must be 1..256, got " + threads);
+        }
+        TopologySpec t;
+        try {
+            t = TopologyFile.load(file);
+            TopologyBuilder.check(t);
+        } catch (TopologyException ex) {
+            for (String s : ex.errors()) {
+                e.println("usnet: " + s);
+            }
+            e.println("usnet: " + file + ": " + ex.errors().size() + " problem" + (ex.errors().size() == 1 ? "" : "s"));
+            return Usnet.EXIT_USAGE;
+        }
+        if (check) {
+            o.printf("%s: ok (%s, %s, %s%s)%n", file, count(t.namespaces().size(), "namespace"), count(t.deviceCount(), "device"),
+                    count(t.kernelNamespaces().size(), "kernel namespace"), t.needsPrivileges() ? "; running it needs root" : "");
+            return 0;
+        }
+        Path dir = out != null ? out : t.output().dir() != null ? Path.of(t.output().dir()) : Path.of("usnet-out", t.name());
+        int n = threads != null ? threads : Math.min(t.namespaces().size(), 4);
+        CountDownLatch stop = new CountDownLatch(1);
+        CountDownLatch finished = new CountDownLatch(1);
+        AtomicBoolean signalled = new AtomicBoolean();
+        AtomicInteger exit = new AtomicInteger(1);
+        // SIGINT and SIGTERM start the JVM's shutdown: the hook stops the run, waits for the cleanup below and
+        // ends the process with its status (0: a stop on request is a normal end for a daemon). It is in place
+        // before anything is created, so a signal during start-up still cleans up.
+        Thread hook = new Thread(() -> {
+            signalled.set(true);
+            stop.countDown();
+            boolean done = false;
+            try {
+                done = finished.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException ignored) {
+                Thread.currentThread().interrupt();
+            }
+            o.flush();
+            e.flush();
+            Runtime.getRuntime().halt(done ? exit.get() : 1);
+        }, "usnet-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        Daemon d = null;
+        Object usr1 = null;
+        try {
+            try {
+                d = Daemon.start(t, new Daemon.Options(dir, n), Daemon.Providers.forThisBuild());
+            } catch (TopologyException ex) {
+                for (String s : ex.errors()) {
+                    e.println("usnet: " + s);
+                }
+                exit.set(Usnet.EXIT_USAGE);
+                return exit.get();
+            } catch (UsageException ex) {
+                e.println("usnet: " + ex.getMessage());
+                for (Throwable x : ex.getSuppressed()) {
+                    e.println("usnet: while undoing: " + x.getMessage());
+                }
+                exit.set(Usnet.EXIT_USAGE);
+                return exit.get();
+            }
+            Daemon daemon = d;
+            usr1 = Signals.onUsr1(() -> {
+                var files = daemon.writeHistograms();
+                o.println("usnet: SIGUSR1: wrote " + files.size() + " histograms to " + dir);
+            });
+            o.printf("usnet: ready (%s, %s)%n", count(d.topology().namespaces().size(), "namespace"),
+                    count(d.topology().deviceCount(), "device"));
+            o.flush();
+            if (duration != null) {
+                stop.await(Math.round(duration * 1000), TimeUnit.MILLISECONDS);
+            } else {
+                stop.await();
+            }
+            if (signalled.get()) {
+                o.println("usnet: stopping on signal");
+            }
+            report(d.stop(), dir, o, e);
+            exit.set(0);
+            return 0;
+        } finally {
+            if (d != null) {
+                d.stop();
+            }
+            Signals.restoreUsr1(usr1);
+            finished.countDown();
+            if (!signalled.get()) {
+                try {
+                    Runtime.getRuntime().removeShutdownHook(hook);
+                } catch (IllegalStateException ignored) {
+                    // Already shutting down: the hook is running and ends the process.
+                }
+            }
+        }
+    }
+
+    private static String count(int n, String what) {
+        return n + " " + what + (n == 1 ? "" : "s");
+    }
+
+    private static void report(Daemon.Summary s, Path dir, PrintWriter o, PrintWriter e) {
+        for (String a : s.apps()) {
+            o.println("usnet: " + a);
+        }
+        if (!s.histograms().isEmpty()) {
+            o.println("usnet: wrote " + s.histograms().size() + " histograms to " + dir);
+        }
+        s.captures().forEach((f, frames) -> o.println("usnet: capture " + f + ": " + frames + " frames"));
+        o.println("usnet: deleted " + count(s.usnetNamespaces(), "usnet namespace")
+                + (s.kernelNamespacesDeleted().isEmpty() ? "" : " and kernel namespaces " + String.join(", ", s.kernelNamespacesDeleted())));
+        for (String err : s.errors()) {
+            e.println("usnet: " + err);
+        }
+        o.flush();
+        e.flush();
+    }
+}

@@ -1,0 +1,313 @@
+package dev.usnet.tools.topology;
+
+import dev.usnet.core.bridge.Bridge;
+import dev.usnet.core.buf.Packet;
+import dev.usnet.core.device.Device;
+import dev.usnet.core.route.Route;
+import dev.usnet.core.route.RouteType;
+import dev.usnet.core.stack.NetStack;
+import dev.usnet.core.time.Scheduler;
+import dev.usnet.core.time.VirtualScheduler;
+import dev.usnet.ns.NamespaceRegistry;
+import dev.usnet.ns.NetNamespace;
+import dev.usnet.tools.IpRouteSyntax;
+import dev.usnet.tools.topology.TopologySpec.Addr;
+import dev.usnet.tools.topology.TopologySpec.BridgeDev;
+import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
+import dev.usnet.tools.topology.TopologySpec.KernelNs;
+import dev.usnet.tools.topology.TopologySpec.Knob;
+import dev.usnet.tools.topology.TopologySpec.Link;
+import dev.usnet.tools.topology.TopologySpec.Loopback;
+import dev.usnet.tools.topology.TopologySpec.Neigh;
+import dev.usnet.tools.topology.TopologySpec.Ns;
+import dev.usnet.tools.topology.TopologySpec.Pcap;
+import dev.usnet.tools.topology.TopologySpec.Ref;
+import dev.usnet.tools.topology.TopologySpec.Tap;
+import dev.usnet.tools.topology.TopologySpec.Text;
+import dev.usnet.tools.topology.TopologySpec.Veth;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * Builds a {@link TopologySpec} into live usnet namespaces, in the order {@code ip} commands would: devices,
+ * their MAC/MTU/offloads, bridge ports, addresses, up, knobs, routes, neighbours. Whatever the core refuses
+ * (a route to a gateway that is not connected, a knob out of range, an address added twice) is reported
+ * with the line it came from. {@link #check} does the same build in virtual time with stand-ins for TAP and
+ * pcap devices: no privileges, no side effects.
+ */
+public final class TopologyBuilder {
+    /** Makes the devices that reach outside usnet (TAP, pcap). */
+    public interface ExternalDevices {
+        Device tap(String ns, Tap spec, long mac, NetStack stack);
+
+        Device pcap(String ns, Pcap spec, long mac, NetStack stack);
+
+        /** Stand-ins that only drop what they are given: for {@code --check} and tests. */
+        static ExternalDevices placeholders() {
+            return new ExternalDevices() {
+                @Override
+                public Device tap(String ns, Tap spec, long mac, NetStack stack) {
+                    return new Placeholder("tap", spec.link().name(), mac);
+                }
+
+                @Override
+                public Device pcap(String ns, Pcap spec, long mac, NetStack stack) {
+                    return new Placeholder("pcap", spec.link().name(), mac);
+                }
+            };
+        }
+    }
+
+    /** A device that drops everything it transmits: the stand-in for a TAP or pcap port while checking. */
+    static class Placeholder extends Device {
+        Placeholder(String kind, String name, long mac) {
+            super(kind, name, mac);
+        }
+
+        @Override
+        protected void xmit(Packet p) {
+            p.release();
+        }
+    }
+
+    private final TopologySpec spec;
+    private final Problems problems = new Problems();
+
+    private TopologyBuilder(TopologySpec spec) {
+        this.spec = spec;
+    }
+
+    /**
+     * Validates everything a build would check, in virtual time with stand-in devices; throws a
+     * {@link TopologyException} listing every problem. No files, no kernel changes.
+     */
+    public static void check(TopologySpec spec) {
+        VirtualScheduler vs = new VirtualScheduler();
+        Topology t = build(spec, n -> vs, ExternalDevices.placeholders());
+        t.close();
+    }
+
+    /** Builds the topology; on any problem, removes what it built and throws a {@link TopologyException}. */
+    public static Topology build(TopologySpec spec, Function<String, Scheduler> schedulers, ExternalDevices ext) {
+        TopologyBuilder b = new TopologyBuilder(spec);
+        b.checkKernelSides();
+        NamespaceRegistry reg = new NamespaceRegistry(schedulers, spec.seed());
+        try {
+            b.build(reg, ext);
+        } catch (RuntimeException e) {
+            reg.close();
+            throw e;
+        }
+        if (!b.problems.isEmpty()) {
+            reg.close();
+            b.problems.throwIfAny();
+        }
+        return new Topology(spec, reg);
+    }
+
+    private void build(NamespaceRegistry reg, ExternalDevices ext) {
+        Map<String, NetNamespace> nss = new LinkedHashMap<>();
+        for (Ns ns : spec.namespaces()) {
+            nss.put(ns.name(), reg.create(ns.name()));
+        }
+        // 1. Devices.
+        for (Ns ns : spec.namespaces()) {
+            NetStack s = nss.get(ns.name()).stack();
+            for (DeviceSpec d : ns.devices()) {
+                Link l = d.link();
+                long mac = l.mac() != null ? l.mac() : NamespaceRegistry.macFor(ns.name() + "/" + l.name());
+                try {
+                    switch (d) {
+                        case Veth v when !v.peerSide() -> reg.createVeth(nss.get(ns.name()), l.name(), nss.get(v.peerNamespace()),
+                                v.peer().name());
+                        case Veth v -> { }
+                        case BridgeDev br -> s.register(new Bridge(l.name(), mac));
+                        case Tap t -> s.register(ext.tap(ns.name(), t, mac, s));
+                        case Pcap p -> s.register(ext.pcap(ns.name(), p, mac, s));
+                        case Loopback lo -> { }
+                    }
+                } catch (RuntimeException e) {
+                    problems.add(l.where(), d.kind() + " " + l.name() + ": " + e.getMessage());
+                }
+            }
+        }
+        if (!problems.isEmpty()) {
+            return;
+        }
+        // 2. Link settings before enslaving (a port's MAC is learned as local when it joins).
+        for (Ns ns : spec.namespaces()) {
+            NetStack s = nss.get(ns.name()).stack();
+            for (DeviceSpec d : ns.devices()) {
+                Link l = d.link();
+                Device dev = s.device(l.name());
+                try {
+                    if (l.mac() != null) {
+                        dev.setMac(l.mac());
+                    }
+                    if (l.mtu() != null) {
+                        dev.setMtu(l.mtu());
+                    }
+                    if (l.txChecksumming() != null) {
+                        dev.setTxChecksumOffload(l.txChecksumming());
+                    }
+                } catch (RuntimeException e) {
+                    problems.add(l.where(), e.getMessage());
+                }
+            }
+        }
+        // 3. Bridges and their ports.
+        for (Ns ns : spec.namespaces()) {
+            NetStack s = nss.get(ns.name()).stack();
+            for (DeviceSpec d : ns.devices()) {
+                if (d instanceof BridgeDev b) {
+                    Bridge br = (Bridge) s.device(b.link().name());
+                    if (b.ageingTimeSeconds() != null) {
+                        br.setAgeingNanos(Math.round(b.ageingTimeSeconds() * 1e9));
+                    }
+                    if (b.fdbMaxLearned() != null) {
+                        br.setFdbMaxLearned(b.fdbMaxLearned());
+                    }
+                    if (b.groupFwdMask() != null) {
+                        br.setGroupFwdMask(b.groupFwdMask());
+                    }
+                    for (Ref r : b.ports()) {
+                        try {
+                            br.addPort(s.requireDevice(r.name()));
+                        } catch (RuntimeException e) {
+                            problems.add(r.where(), e.getMessage());
+                        }
+                    }
+                }
+            }
+        }
+        // 4. Addresses, then up.
+        for (Ns ns : spec.namespaces()) {
+            NetStack s = nss.get(ns.name()).stack();
+            for (DeviceSpec d : ns.devices()) {
+                Device dev = s.device(d.link().name());
+                for (Addr a : d.link().addresses()) {
+                    try {
+                        s.devinet().add(dev, a.ip(), a.prefixLen());
+                    } catch (RuntimeException e) {
+                        problems.add(a.where(), e.getMessage());
+                    }
+                }
+                dev.setUp(d.link().up());
+            }
+        }
+        // 5. Knobs, in file order (conf.all before conf.<dev> means what it means in sysctl.conf).
+        for (Ns ns : spec.namespaces()) {
+            NetStack s = nss.get(ns.name()).stack();
+            for (Knob k : ns.knobs()) {
+                try {
+                    s.knobs().set(k.key(), k.value());
+                } catch (RuntimeException e) {
+                    problems.add(k.where(), e.getMessage());
+                }
+            }
+        }
+        // 6. Routes (after addresses: a gateway must be on a connected network), then neighbours.
+        for (Ns ns : spec.namespaces()) {
+            NetStack s = nss.get(ns.name()).stack();
+            for (Text r : ns.routes()) {
+                try {
+                    s.routes().addNew(IpRouteSyntax.parse(r.text(), s));
+                } catch (RuntimeException e) {
+                    problems.add(r.where(), routeMessage(r.text(), e));
+                }
+            }
+            for (Neigh n : ns.neighbours()) {
+                try {
+                    s.neigh().addPermanent(s.requireDevice(n.dev()), n.ip(), n.mac());
+                } catch (RuntimeException e) {
+                    problems.add(n.where(), e.getMessage());
+                }
+            }
+        }
+    }
+
+    private static String routeMessage(String text, RuntimeException e) {
+        String m = String.valueOf(e.getMessage());
+        return m.startsWith("route '") ? m : "route '" + text + "': " + m;
+    }
+
+    /**
+     * The kernel ends of TAPs: their addresses and routes are checked as the kernel would take them, in a
+     * scratch stack per kernel namespace. Namespaces this file creates start empty, so a gateway must be on
+     * one of the TAPs' networks there; in other namespaces only the syntax can be checked.
+     */
+    private void checkKernelSides() {
+        Set<String> declared = spec.kernelNamespaces().stream().map(KernelNs::name).collect(Collectors.toSet());
+        Map<String, List<Tap>> byNs = new LinkedHashMap<>();
+        for (Ns ns : spec.namespaces()) {
+            for (DeviceSpec d : ns.devices()) {
+                if (d instanceof Tap t) {
+                    String k = t.kernel().namespace();
+                    byNs.computeIfAbsent(k == null ? "" : k, x -> new ArrayList<>()).add(t);
+                }
+            }
+        }
+        VirtualScheduler vs = new VirtualScheduler();
+        for (var e : byNs.entrySet()) {
+            boolean known = declared.contains(e.getKey());
+            NetStack s = new NetStack("kernel:" + e.getKey(), vs, 1);
+            try {
+                for (Tap t : e.getValue()) {
+                    Device dev = new Placeholder("tap", t.kernel().ifname(), 2);
+                    s.register(dev);
+                    dev.setUp(true);
+                    for (Addr a : t.kernel().addresses()) {
+                        try {
+                            s.devinet().add(dev, a.ip(), a.prefixLen());
+                        } catch (RuntimeException ex) {
+                            problems.add(a.where(), ex.getMessage());
+                        }
+                    }
+                    if (!known) {
+                        // Unknown surroundings: any gateway may be reachable.
+                        s.routes().add(new Route(0, 0, RouteType.UNICAST, 0, dev, 0, Integer.MAX_VALUE, true));
+                    }
+                }
+                for (Tap t : e.getValue()) {
+                    for (Text r : t.kernel().routes()) {
+                        String text = TapProvider.kernelRoute(r.text(), t.kernel().ifname());
+                        try {
+                            if (!known) {
+                                for (String tok : devTokens(text)) {
+                                    if (s.device(tok) == null) {
+                                        s.register(new Placeholder("kernel", tok, 2));
+                                    }
+                                }
+                            }
+                            Route rt = IpRouteSyntax.parse(text, s);
+                            if (known) {
+                                s.routes().addNew(rt);
+                            }
+                        } catch (RuntimeException ex) {
+                            String where = known ? " in kernel namespace " + e.getKey() + " (which usnet creates empty)" : "";
+                            problems.add(r.where(), routeMessage(r.text(), ex) + where);
+                        }
+                    }
+                }
+            } finally {
+                s.close();
+            }
+        }
+    }
+
+    private static List<String> devTokens(String route) {
+        List<String> l = new ArrayList<>();
+        String[] t = route.split("\\s+");
+        for (int i = 0; i + 1 < t.length; i++) {
+            if (t[i].equals("dev")) {
+                l.add(t[i + 1]);
+            }
+        }
+        return l;
+    }
+}

@@ -1,0 +1,636 @@
+package dev.usnet.tools.topology;
+
+import dev.usnet.core.pcap.PcapTap;
+import dev.usnet.core.wire.Ipv4Addr;
+import dev.usnet.core.wire.MacAddr;
+import dev.usnet.tools.topology.TopologySpec.Addr;
+import dev.usnet.tools.topology.TopologySpec.App;
+import dev.usnet.tools.topology.TopologySpec.BridgeDev;
+import dev.usnet.tools.topology.TopologySpec.Capture;
+import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
+import dev.usnet.tools.topology.TopologySpec.KernelNs;
+import dev.usnet.tools.topology.TopologySpec.KernelSide;
+import dev.usnet.tools.topology.TopologySpec.Knob;
+import dev.usnet.tools.topology.TopologySpec.Link;
+import dev.usnet.tools.topology.TopologySpec.Loopback;
+import dev.usnet.tools.topology.TopologySpec.Neigh;
+import dev.usnet.tools.topology.TopologySpec.Ns;
+import dev.usnet.tools.topology.TopologySpec.Pcap;
+import dev.usnet.tools.topology.TopologySpec.Ping;
+import dev.usnet.tools.topology.TopologySpec.Ref;
+import dev.usnet.tools.topology.TopologySpec.Tap;
+import dev.usnet.tools.topology.TopologySpec.Text;
+import dev.usnet.tools.topology.TopologySpec.UdpSend;
+import dev.usnet.tools.topology.TopologySpec.UdpSink;
+import dev.usnet.tools.topology.TopologySpec.Veth;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.snakeyaml.engine.v2.api.LoadSettings;
+import org.snakeyaml.engine.v2.api.lowlevel.Compose;
+import org.snakeyaml.engine.v2.exceptions.Mark;
+import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
+import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
+import org.snakeyaml.engine.v2.nodes.Node;
+
+/**
+ * Reads a topology file (YAML; format in docs/topology.md) into a {@link TopologySpec}. Every problem is
+ * reported as {@code file:line: key.path: message}, all of them at once; structural checks across the file
+ * (references, duplicates) are made here too. What only a built stack can judge (routes, knob values) is
+ * left to {@link TopologyBuilder}.
+ */
+public final class TopologyFile {
+    static final Set<String> TOP_KEYS = Set.of("version", "name", "seed", "output", "kernel", "namespaces");
+    static final Set<String> OUTPUT_KEYS = Set.of("dir", "histogram_interval");
+    static final Set<String> KERNEL_KEYS = Set.of("namespaces");
+    static final Set<String> NS_KEYS = Set.of("knobs", "devices", "routes", "neighbours", "captures", "histograms", "apps");
+    static final Set<String> LINK_KEYS = Set.of("name", "kind", "mac", "mtu", "up", "addresses", "tx_checksumming");
+    static final Map<String, Set<String>> KIND_KEYS = kindKeys();
+    static final Set<String> PEER_KEYS = Set.of("namespace", "name", "mac", "mtu", "up", "addresses", "tx_checksumming");
+    static final Set<String> TAP_KERNEL_KEYS = Set.of("namespace", "name", "mac", "mtu", "up", "addresses", "routes");
+    static final Set<String> CAPTURE_KEYS = Set.of("device", "direction", "file", "max_frames");
+    static final Map<String, Set<String>> APP_KEYS = Map.of(
+            "ping", Set.of("kind", "to", "interval", "size"),
+            "udp-send", Set.of("kind", "to", "port", "rate", "size"),
+            "udp-sink", Set.of("kind", "port"));
+
+    /** Linux IFNAMSIZ - 1. */
+    static final int IFNAME_MAX = 15;
+
+    private static Map<String, Set<String>> kindKeys() {
+        Map<String, Set<String>> m = new LinkedHashMap<>();
+        m.put("veth", Set.of("peer"));
+        m.put("bridge", Set.of("ports", "ageing_time", "fdb_max_learned", "group_fwd_mask"));
+        m.put("tap", Set.of("vnet_hdr", "kernel"));
+        m.put("pcap", Set.of("interface", "promisc"));
+        m.put("loopback", Set.of());
+        return m;
+    }
+
+    private final String file;
+    private final Problems problems = new Problems();
+
+    private TopologyFile(String file) {
+        this.file = file;
+    }
+
+    /** Reads and checks {@code path}; the file is named in errors as the user gave it. */
+    public static TopologySpec load(Path path) {
+        String text;
+        try {
+            text = Files.readString(path, StandardCharsets.UTF_8);
+        } catch (NoSuchFileException e) {
+            throw new TopologyException(List.of(path + ": no such file"));
+        } catch (IOException e) {
+            throw new TopologyException(List.of(path + ": cannot read: " + e.getMessage()));
+        }
+        return parse(path.toString(), text);
+    }
+
+    /** Parses topology text; {@code file} names it in errors. Throws {@link TopologyException} with every problem. */
+    public static TopologySpec parse(String file, String text) {
+        TopologyFile f = new TopologyFile(file);
+        TopologySpec spec = f.read(text);
+        f.problems.throwIfAny();
+        TopologyChecks.check(spec, f.problems);
+        f.problems.throwIfAny();
+        return spec;
+    }
+
+    private TopologySpec read(String text) {
+        LoadSettings settings = LoadSettings.builder().setLabel(file).setUseMarks(true).setAllowDuplicateKeys(true)
+                .setMaxAliasesForCollections(50).build();
+        Optional<Node> root;
+        try {
+            root = new Compose(settings).composeString(text);
+        } catch (MarkedYamlEngineException e) {
+            int line = e.getProblemMark().or(e::getContextMark).map(Mark::getLine).orElse(-1) + 1;
+            String ctx = e.getContext() == null ? "" : e.getContext() + ": ";
+            problems.addRaw(file + ":" + line + ": YAML syntax: " + ctx + e.getProblem());
+            return null;
+        } catch (YamlEngineException e) {
+            problems.addRaw(file + ": YAML: " + e.getMessage());
+            return null;
+        }
+        if (root.isEmpty()) {
+            problems.addRaw(file + ":1: the file is empty (expected at least 'namespaces:')");
+            return null;
+        }
+        YamlMap top = YamlMap.of(problems, file, root.get(), "");
+        if (top == null) {
+            return null;
+        }
+        top.allow(TOP_KEYS);
+        Long version = top.integer("version", 1, 1);
+        String name = top.string("name");
+        Long seed = top.integer("seed", Long.MIN_VALUE, Long.MAX_VALUE);
+        TopologySpec.Output output = new TopologySpec.Output(null, 0);
+        YamlMap out = top.map("output");
+        if (out != null) {
+            out.allow(OUTPUT_KEYS);
+            Double iv = out.number("histogram_interval", 0, 86_400);
+            output = new TopologySpec.Output(out.string("dir"), iv == null ? 0 : iv);
+        }
+        List<KernelNs> kernel = new ArrayList<>();
+        YamlMap k = top.map("kernel");
+        if (k != null) {
+            k.allow(KERNEL_KEYS);
+            for (YamlMap.Item it : k.list("namespaces")) {
+                String n = k.scalar(it.node(), it.where(), "a kernel namespace name");
+                if (n != null) {
+                    if (!n.matches("[A-Za-z0-9_.-]{1,64}") || n.equals(".") || n.equals("..")) {
+                        problems.add(it.where(), "invalid namespace name \"" + n + "\" (letters, digits, '_', '.', '-'; at most 64)");
+                    } else {
+                        kernel.add(new KernelNs(n, it.where()));
+                    }
+                }
+            }
+        }
+        List<Ns> namespaces = new ArrayList<>();
+        if (top.require("namespaces")) {
+            YamlMap nsMap = top.map("namespaces");
+            if (nsMap != null) {
+                Map<String, List<DeviceSpec>> peers = new LinkedHashMap<>();
+                List<NsDraft> drafts = new ArrayList<>();
+                for (var e : nsMap.entries()) {
+                    NsDraft d = readNamespace(e.getKey(), e.getValue(), peers);
+                    if (d != null) {
+                        drafts.add(d);
+                    }
+                }
+                if (drafts.isEmpty() && problems.isEmpty()) {
+                    problems.add(nsMap.where(), "declares no namespace");
+                }
+                for (NsDraft d : drafts) {
+                    d.devices.addAll(peers.getOrDefault(d.name, List.of()));
+                    namespaces.add(d.build());
+                }
+            }
+        }
+        String nm = name != null ? name : stem(file);
+        return new TopologySpec(file, nm, seed == null ? 1 : seed, output, List.copyOf(kernel), List.copyOf(namespaces));
+    }
+
+    static String stem(String file) {
+        String f = Path.of(file).getFileName().toString();
+        int dot = f.lastIndexOf('.');
+        return dot > 0 ? f.substring(0, dot) : f;
+    }
+
+    private final class NsDraft {
+        final String name;
+        final Where where;
+        final List<Knob> knobs = new ArrayList<>();
+        final List<DeviceSpec> devices = new ArrayList<>();
+        final List<Text> routes = new ArrayList<>();
+        final List<Neigh> neighbours = new ArrayList<>();
+        final List<Capture> captures = new ArrayList<>();
+        final List<App> apps = new ArrayList<>();
+        boolean histograms;
+
+        NsDraft(String name, Where where) {
+            this.name = name;
+            this.where = where;
+        }
+
+        Ns build() {
+            return new Ns(name, where, List.copyOf(knobs), List.copyOf(devices), List.copyOf(routes), List.copyOf(neighbours),
+                    List.copyOf(captures), histograms, List.copyOf(apps));
+        }
+    }
+
+    private NsDraft readNamespace(String name, YamlMap.Item item, Map<String, List<DeviceSpec>> peers) {
+        if (!name.matches("[A-Za-z0-9_.-]{1,64}")) {
+            problems.add(item.where(), "invalid namespace name (letters, digits, '_', '.', '-'; at most 64)");
+            return null;
+        }
+        YamlMap m = YamlMap.of(problems, file, item.node(), item.where().path());
+        if (m == null) {
+            return null;
+        }
+        m.allow(NS_KEYS);
+        NsDraft d = new NsDraft(name, item.where());
+        YamlMap knobs = m.map("knobs");
+        if (knobs != null) {
+            for (var e : knobs.entries()) {
+                YamlMap.Item v = e.getValue();
+                String s = knobs.scalar(v.node(), v.where(), "a value (a number or a word)");
+                if (s != null) {
+                    String val = switch (s.trim().toLowerCase(Locale.ROOT)) {
+                        case "true", "yes", "on" -> "1";
+                        case "false", "no", "off" -> "0";
+                        default -> s.trim();
+                    };
+                    d.knobs.add(new Knob(e.getKey(), val, v.where()));
+                }
+            }
+        }
+        for (YamlMap.Item it : m.list("devices")) {
+            DeviceSpec dev = readDevice(name, it, peers);
+            if (dev != null) {
+                d.devices.add(dev);
+            }
+        }
+        for (YamlMap.Item it : m.list("routes")) {
+            String s = m.scalar(it.node(), it.where(), "a route in 'ip route' syntax, like \"default via 198.18.0.1\"");
+            if (s != null) {
+                d.routes.add(new Text(s.trim(), it.where()));
+            }
+        }
+        for (YamlMap.Item it : m.list("neighbours")) {
+            String s = m.scalar(it.node(), it.where(), "a neighbour like \"198.18.0.2 lladdr 02:00:00:00:00:02 dev eth0\"");
+            if (s != null) {
+                Neigh n = parseNeigh(s, it.where());
+                if (n != null) {
+                    d.neighbours.add(n);
+                }
+            }
+        }
+        for (YamlMap.Item it : m.list("captures")) {
+            Capture c = readCapture(name, it);
+            if (c != null) {
+                d.captures.add(c);
+            }
+        }
+        Boolean h = m.bool("histograms");
+        d.histograms = h != null && h;
+        for (YamlMap.Item it : m.list("apps")) {
+            App a = readApp(it);
+            if (a != null) {
+                d.apps.add(a);
+            }
+        }
+        return d;
+    }
+
+    private DeviceSpec readDevice(String ns, YamlMap.Item it, Map<String, List<DeviceSpec>> peers) {
+        YamlMap m = YamlMap.of(problems, file, it.node(), it.where().path());
+        if (m == null) {
+            return null;
+        }
+        String kind = null;
+        if (m.require("kind")) {
+            kind = m.choice("kind", KIND_KEYS.keySet().toArray(new String[0]));
+        }
+        if (kind == null) {
+            m.allow(allKeys());
+            return null;
+        }
+        Set<String> allowed = new java.util.HashSet<>(LINK_KEYS);
+        allowed.addAll(KIND_KEYS.get(kind));
+        Map<String, String> elsewhere = new LinkedHashMap<>();
+        for (var e : KIND_KEYS.entrySet()) {
+            for (String key : e.getValue()) {
+                if (!allowed.contains(key)) {
+                    elsewhere.put(key, "applies to kind " + e.getKey() + ", not " + kind);
+                }
+            }
+        }
+        m.allow(allowed, elsewhere);
+        Link link = readLink(m, kind.equals("loopback") ? "lo" : null);
+        if (link == null) {
+            return null;
+        }
+        return switch (kind) {
+            case "veth" -> readVeth(ns, m, link, peers);
+            case "bridge" -> {
+                List<Ref> ports = new ArrayList<>();
+                for (YamlMap.Item p : m.list("ports")) {
+                    String s = m.scalar(p.node(), p.where(), "a device name");
+                    if (s != null) {
+                        ports.add(new Ref(s, p.where()));
+                    }
+                }
+                Double ageing = m.number("ageing_time", 0, 1_000_000);
+                Long max = m.integer("fdb_max_learned", 0, Integer.MAX_VALUE);
+                Long mask = m.integer("group_fwd_mask", 0, 0xffff);
+                if (mask != null && (mask & 7) != 0) {
+                    problems.add(m.where("group_fwd_mask"), "bits 0-2 (STP, PAUSE, LACP) cannot be forwarded");
+                }
+                yield new BridgeDev(link, List.copyOf(ports), ageing, max == null ? null : max.intValue(),
+                        mask == null ? null : mask.intValue());
+            }
+            case "tap" -> {
+                Boolean vnet = m.bool("vnet_hdr");
+                KernelSide ks = readKernelSide(m, link);
+                yield ks == null ? null : new Tap(link, vnet != null && vnet, ks);
+            }
+            case "pcap" -> {
+                String iface = null;
+                if (m.require("interface")) {
+                    iface = m.string("interface");
+                    if (iface != null && !validIfname(iface)) {
+                        problems.add(m.where("interface"), "not an interface name: \"" + iface + "\"");
+                        iface = null;
+                    }
+                }
+                Boolean promisc = m.bool("promisc");
+                yield iface == null ? null : new Pcap(link, iface, promisc == null || promisc);
+            }
+            case "loopback" -> {
+                if (!link.name().equals("lo")) {
+                    problems.add(m.where("name"), "a loopback device is the namespace's 'lo'; got \"" + link.name() + "\"");
+                    yield null;
+                }
+                yield new Loopback(link);
+            }
+            default -> null;
+        };
+    }
+
+    private static Set<String> allKeys() {
+        Set<String> s = new java.util.HashSet<>(LINK_KEYS);
+        KIND_KEYS.values().forEach(s::addAll);
+        return s;
+    }
+
+    static boolean validIfname(String n) {
+        return !n.isEmpty() && n.length() <= IFNAME_MAX && !n.equals(".") && !n.equals("..")
+                && n.chars().noneMatch(c -> c == '/' || c == ':' || Character.isWhitespace(c) || c < 0x21 || c > 0x7e);
+    }
+
+    /** The settings every kind shares; {@code fixedName} for kinds whose name is implied (lo). */
+    private Link readLink(YamlMap m, String fixedName) {
+        String name = fixedName;
+        if (fixedName == null || m.has("name")) {
+            if (!m.require("name")) {
+                return null;
+            }
+            name = m.string("name");
+            if (name == null) {
+                return null;
+            }
+            if (!validIfname(name)) {
+                problems.add(m.where("name"), "not a device name: \"" + name + "\" (1.." + IFNAME_MAX
+                        + " printable characters, no '/', ':' or spaces)");
+                return null;
+            }
+        }
+        Long mac = mac(m, "mac");
+        Long mtu = m.integer("mtu", 68, 65535);
+        Boolean up = m.bool("up");
+        List<Addr> addrs = addresses(m, "addresses");
+        Boolean csum = m.bool("tx_checksumming");
+        return new Link(name, m.where(), mac, mtu == null ? null : mtu.intValue(), up == null || up, addrs, csum);
+    }
+
+    private Long mac(YamlMap m, String key) {
+        String s = m.string(key);
+        if (s == null) {
+            return null;
+        }
+        try {
+            long v = MacAddr.parse(s);
+            if (!MacAddr.isValidUnicast(v)) {
+                problems.add(m.where(key), "expected a unicast MAC (not multicast, not all zeros), got \"" + s + "\"");
+                return null;
+            }
+            return v;
+        } catch (IllegalArgumentException e) {
+            problems.add(m.where(key), "expected a MAC address like 02:00:00:00:00:01, got \"" + s + "\"");
+            return null;
+        }
+    }
+
+    private List<Addr> addresses(YamlMap m, String key) {
+        List<Addr> l = new ArrayList<>();
+        for (YamlMap.Item it : m.list(key)) {
+            String s = m.scalar(it.node(), it.where(), "an address with prefix length like 198.18.0.1/24");
+            if (s == null) {
+                continue;
+            }
+            Addr a = cidr(s.trim(), it.where());
+            if (a != null) {
+                l.add(a);
+            }
+        }
+        return List.copyOf(l);
+    }
+
+    private Addr cidr(String s, Where w) {
+        int slash = s.indexOf('/');
+        try {
+            if (slash < 0) {
+                throw new IllegalArgumentException();
+            }
+            int ip = Ipv4Addr.parse(s.substring(0, slash));
+            String lenText = s.substring(slash + 1);
+            if (!lenText.matches("[0-9]{1,2}")) {
+                throw new IllegalArgumentException();
+            }
+            int len = Integer.parseInt(lenText);
+            if (len > 32) {
+                throw new IllegalArgumentException();
+            }
+            return new Addr(ip, len, s, w);
+        } catch (IllegalArgumentException e) {
+            problems.add(w, "expected an IPv4 address with prefix length like 198.18.0.1/24, got \"" + s + "\"");
+            return null;
+        }
+    }
+
+    private DeviceSpec readVeth(String ns, YamlMap m, Link link, Map<String, List<DeviceSpec>> peers) {
+        if (!m.require("peer")) {
+            return null;
+        }
+        YamlMap p = m.map("peer");
+        if (p == null) {
+            return null;
+        }
+        p.allow(PEER_KEYS);
+        String peerNs = ns;
+        if (p.has("namespace")) {
+            peerNs = p.string("namespace");
+            if (peerNs == null) {
+                return null;
+            }
+        }
+        Link peer = readLink(p, null);
+        if (peer == null) {
+            return null;
+        }
+        Veth v = new Veth(link, peerNs, peer, false);
+        // The peer end appears in its namespace's device list, so references and duplicates treat it like
+        // any other device there.
+        peers.computeIfAbsent(peerNs, x -> new ArrayList<>()).add(new Veth(peer, ns, link, true));
+        return v;
+    }
+
+    private KernelSide readKernelSide(YamlMap m, Link link) {
+        if (!m.has("kernel")) {
+            return new KernelSide(null, link.name(), null, null, true, List.of(), List.of(), m.where());
+        }
+        YamlMap k = m.map("kernel");
+        if (k == null) {
+            return null;
+        }
+        k.allow(TAP_KERNEL_KEYS);
+        String ns = k.string("namespace");
+        if (ns != null && (!ns.matches("[A-Za-z0-9_.-]{1,64}") || ns.equals(".") || ns.equals(".."))) {
+            problems.add(k.where("namespace"), "invalid kernel namespace name \"" + ns + "\"");
+        }
+        String ifname = link.name();
+        if (k.has("name")) {
+            ifname = k.string("name");
+            if (ifname == null) {
+                return null;
+            }
+            if (!validIfname(ifname)) {
+                problems.add(k.where("name"), "not an interface name: \"" + ifname + "\" (1.." + IFNAME_MAX
+                        + " printable characters, no '/', ':' or spaces)");
+            }
+        }
+        Long mac = mac(k, "mac");
+        Long mtu = k.integer("mtu", 68, 65535);
+        Boolean up = k.bool("up");
+        List<Addr> addrs = addresses(k, "addresses");
+        List<Text> routes = new ArrayList<>();
+        for (YamlMap.Item it : k.list("routes")) {
+            String s = k.scalar(it.node(), it.where(), "a route in 'ip route' syntax, like \"default via 198.18.1.1\"");
+            if (s != null) {
+                routes.add(new Text(s.trim(), it.where()));
+            }
+        }
+        return new KernelSide(ns, ifname, mac, mtu == null ? null : mtu.intValue(), up == null || up, addrs,
+                List.copyOf(routes), k.where());
+    }
+
+    /** {@code IP lladdr MAC dev DEV [nud permanent]}, the {@code ip neigh replace} arguments. */
+    private Neigh parseNeigh(String s, Where w) {
+        String[] t = s.trim().split("\\s+");
+        int i = 0;
+        if (t[0].equals("to")) {
+            i++;
+        }
+        if (i >= t.length) {
+            problems.add(w, "expected \"IP lladdr MAC dev DEV\", got \"" + s + "\"");
+            return null;
+        }
+        int ip;
+        try {
+            ip = Ipv4Addr.parse(t[i++]);
+        } catch (IllegalArgumentException e) {
+            problems.add(w, "neighbour \"" + s + "\": " + e.getMessage());
+            return null;
+        }
+        Long mac = null;
+        String dev = null;
+        while (i < t.length) {
+            String key = t[i++];
+            if (i >= t.length) {
+                problems.add(w, "neighbour \"" + s + "\": '" + key + "' needs a value");
+                return null;
+            }
+            String v = t[i++];
+            switch (key) {
+                case "lladdr" -> {
+                    try {
+                        mac = MacAddr.parse(v);
+                    } catch (IllegalArgumentException e) {
+                        problems.add(w, "neighbour \"" + s + "\": " + e.getMessage());
+                        return null;
+                    }
+                }
+                case "dev" -> dev = v;
+                case "nud" -> {
+                    if (!v.equals("permanent")) {
+                        problems.add(w, "neighbour \"" + s + "\": only 'nud permanent' entries can be declared");
+                        return null;
+                    }
+                }
+                default -> {
+                    problems.add(w, "neighbour \"" + s + "\": unknown keyword '" + key + "' (expected lladdr, dev, nud)");
+                    return null;
+                }
+            }
+        }
+        if (mac == null || dev == null) {
+            problems.add(w, "neighbour \"" + s + "\": needs both 'lladdr MAC' and 'dev DEV'");
+            return null;
+        }
+        return new Neigh(ip, mac, dev, w);
+    }
+
+    private Capture readCapture(String ns, YamlMap.Item it) {
+        YamlMap m = YamlMap.of(problems, file, it.node(), it.where().path());
+        if (m == null) {
+            return null;
+        }
+        m.allow(CAPTURE_KEYS);
+        if (!m.require("device")) {
+            return null;
+        }
+        String dev = m.string("device");
+        String dir = m.has("direction") ? m.choice("direction", "in", "out", "inout") : "inout";
+        String f = m.has("file") ? m.string("file") : null;
+        Long max = m.integer("max_frames", 1, Long.MAX_VALUE);
+        if (dev == null || dir == null || m.has("file") && f == null) {
+            return null;
+        }
+        if (f == null) {
+            f = ns + "-" + dev + ".pcap";
+        }
+        return new Capture(dev, PcapTap.Direction.valueOf(dir.toUpperCase(Locale.ROOT)), f, max == null ? Long.MAX_VALUE : max,
+                m.where());
+    }
+
+    private App readApp(YamlMap.Item it) {
+        YamlMap m = YamlMap.of(problems, file, it.node(), it.where().path());
+        if (m == null) {
+            return null;
+        }
+        String kind = null;
+        if (m.require("kind")) {
+            kind = m.choice("kind", "ping", "udp-send", "udp-sink");
+        }
+        if (kind == null) {
+            return null;
+        }
+        m.allow(APP_KEYS.get(kind));
+        switch (kind) {
+            case "ping" -> {
+                Integer to = ip(m, "to");
+                Double iv = m.number("interval", 0.001, 3600);
+                Long size = m.integer("size", 0, 65_507);
+                return to == null ? null : new Ping(to, iv == null ? 1.0 : iv, size == null ? 56 : size.intValue(), m.where());
+            }
+            case "udp-send" -> {
+                Integer to = ip(m, "to");
+                Long port = m.require("port") ? m.integer("port", 1, 65535) : null;
+                Long rate = m.integer("rate", 1, 1_000_000);
+                Long size = m.integer("size", 0, 65_507);
+                return to == null || port == null ? null
+                        : new UdpSend(to, port.intValue(), rate == null ? 10 : rate.intValue(), size == null ? 64 : size.intValue(), m.where());
+            }
+            default -> {
+                Long port = m.require("port") ? m.integer("port", 1, 65535) : null;
+                return port == null ? null : new UdpSink(port.intValue(), m.where());
+            }
+        }
+    }
+
+    private Integer ip(YamlMap m, String key) {
+        if (!m.require(key)) {
+            return null;
+        }
+        String s = m.string(key);
+        if (s == null) {
+            return null;
+        }
+        try {
+            return Ipv4Addr.parse(s);
+        } catch (IllegalArgumentException e) {
+            problems.add(m.where(key), "expected an IPv4 address like 198.18.0.2, got \"" + s + "\"");
+            return null;
+        }
+    }
+}

@@ -1,0 +1,164 @@
+package dev.usnet.tools.topology;
+
+import dev.usnet.core.pcap.PcapTap;
+import java.util.List;
+
+/**
+ * A parsed topology file (see docs/topology.md): what to build, with where each part was declared so that
+ * later errors can still name the line. Optional settings are null when the file leaves them out.
+ */
+public record TopologySpec(String file, String name, long seed, Output output, List<KernelNs> kernelNamespaces,
+                           List<Ns> namespaces) {
+
+    /** Where captures and histograms go, and how often histograms are rewritten (0: at exit and SIGUSR1 only). */
+    public record Output(String dir, double histogramIntervalSeconds) {}
+
+    /** A Linux network namespace usnet creates at start ({@code ip netns add}) and deletes at exit. */
+    public record KernelNs(String name, Where where) {}
+
+    /** One usnet namespace (struct net): its knobs, devices, routes, neighbours, captures, histograms, apps. */
+    public record Ns(String name, Where where, List<Knob> knobs, List<DeviceSpec> devices, List<Text> routes,
+                     List<Neigh> neighbours, List<Capture> captures, boolean histograms, List<App> apps) {
+
+        /** The device declared (or created as a veth peer) here under {@code name}, or null. */
+        public DeviceSpec device(String devName) {
+            for (DeviceSpec d : devices) {
+                if (d.link().name().equals(devName)) {
+                    return d;
+                }
+            }
+            return null;
+        }
+    }
+
+    /** A sysctl-style knob: {@code net.ipv4.ip_forward: 1}. */
+    public record Knob(String key, String value, Where where) {}
+
+    /** A line of text with its place: a route in {@code ip route} syntax. */
+    public record Text(String text, Where where) {}
+
+    /** An address with its prefix length, as {@code ip addr add 198.18.0.1/24} takes it. */
+    public record Addr(int ip, int prefixLen, String text, Where where) {}
+
+    /** A reference to a device by name (a bridge port). */
+    public record Ref(String name, Where where) {}
+
+    /** What every device kind can set: name, MAC, MTU, up, IPv4 addresses, the tx-checksumming offload. */
+    public record Link(String name, Where where, Long mac, Integer mtu, boolean up, List<Addr> addresses,
+                       Boolean txChecksumming) {}
+
+    /** A device of one kind; {@link #link()} holds the common settings. */
+    public sealed interface DeviceSpec permits Veth, BridgeDev, Tap, Pcap, Loopback {
+        Link link();
+
+        String kind();
+    }
+
+    /**
+     * A veth pair ({@code ip link add NAME type veth peer name PEER netns PEERNS}). The peer end is created
+     * in {@code peerNamespace} with its own settings; {@link #peerSide()} is true for that end's entry,
+     * which the parser adds to the peer namespace's device list.
+     */
+    public record Veth(Link link, String peerNamespace, Link peer, boolean peerSide) implements DeviceSpec {
+        @Override
+        public String kind() {
+            return "veth";
+        }
+    }
+
+    /** A learning bridge with its ports (devices of the same namespace). Ageing in seconds. */
+    public record BridgeDev(Link link, List<Ref> ports, Double ageingTimeSeconds, Integer fdbMaxLearned,
+                            Integer groupFwdMask) implements DeviceSpec {
+        @Override
+        public String kind() {
+            return "bridge";
+        }
+    }
+
+    /**
+     * A TAP device: usnet holds the file descriptor, the kernel sees a network interface {@code ifname} in
+     * the kernel namespace {@code kernel.namespace} (null: the namespace usnet itself runs in).
+     */
+    public record Tap(Link link, boolean vnetHdr, KernelSide kernel) implements DeviceSpec {
+        @Override
+        public String kind() {
+            return "tap";
+        }
+    }
+
+    /** The kernel's end of a TAP, configured with {@code ip} when usnet starts. */
+    public record KernelSide(String namespace, String ifname, Long mac, Integer mtu, boolean up, List<Addr> addresses,
+                             List<Text> routes, Where where) {}
+
+    /** A live NIC reached through pcap (capture and inject). */
+    public record Pcap(Link link, String iface, boolean promisc) implements DeviceSpec {
+        @Override
+        public String kind() {
+            return "pcap";
+        }
+    }
+
+    /** The namespace's existing {@code lo}, to give it addresses. */
+    public record Loopback(Link link) implements DeviceSpec {
+        @Override
+        public String kind() {
+            return "loopback";
+        }
+    }
+
+    /** A static neighbour: {@code ip neigh replace IP lladdr MAC dev DEV nud permanent}. */
+    public record Neigh(int ip, long mac, String dev, Where where) {}
+
+    /** A pcap capture of one device, like {@code tcpdump -i DEV -Q DIR -w FILE}. */
+    public record Capture(String device, PcapTap.Direction direction, String file, long maxFrames, Where where) {}
+
+    /** A small traffic source or sink running inside a namespace. */
+    public sealed interface App permits Ping, UdpSend, UdpSink {
+        Where where();
+    }
+
+    /** Echo requests to {@code to} every {@code intervalSeconds}, RTTs in a histogram. */
+    public record Ping(int to, double intervalSeconds, int size, Where where) implements App {}
+
+    /** UDP datagrams to {@code to:port} at {@code rate} per second. */
+    public record UdpSend(int to, int port, int rate, int size, Where where) implements App {}
+
+    /** A UDP socket on {@code port} that counts what arrives. */
+    public record UdpSink(int port, Where where) implements App {}
+
+    public Ns namespace(String n) {
+        for (Ns ns : namespaces) {
+            if (ns.name().equals(n)) {
+                return ns;
+            }
+        }
+        return null;
+    }
+
+    /** Devices usnet creates (every veth end, bridges, TAPs, pcap ports; not the loopbacks). */
+    public int deviceCount() {
+        int n = 0;
+        for (Ns ns : namespaces) {
+            for (DeviceSpec d : ns.devices()) {
+                if (!(d instanceof Loopback)) {
+                    n++;
+                }
+            }
+        }
+        return n;
+    }
+
+    public boolean needsPrivileges() {
+        if (!kernelNamespaces.isEmpty()) {
+            return true;
+        }
+        for (Ns ns : namespaces) {
+            for (DeviceSpec d : ns.devices()) {
+                if (d instanceof Tap || d instanceof Pcap) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,19 @@
+package dev.usnet.tools.topology;
+
+/** A place in a topology file: the file as the user named it, a 1-based line, and the key path there. */
+public record Where(String file, int line, String path) {
+    /** {@code file:line: path: message}, the shape of every topology error. */
+    public String error(String message) {
+        return file + ":" + line + ": " + (path.isEmpty() ? "" : path + ": ") + message;
+    }
+
+    /** The same line with a longer key path. */
+    public Where child(String key) {
+        return new Where(file, line, path.isEmpty() ? key : path + "." + key);
+    }
+
+    @Override
+    public String toString() {
+        return file + ":" + line;
+    }
+}

@@ -1,0 +1,135 @@
+package dev.usnet.tools.topology;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.usnet.core.pcap.PcapReader;
+import dev.usnet.tools.Usnet;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** {@code usnet run} from the command line: --check on the shipped examples, a timed run of the in-JVM one. */
+class RunCommandTest {
+
+    record Result(int code, String out, String err) {}
+
+    static Result run(String... args) {
+        StringWriter so = new StringWriter();
+        StringWriter se = new StringWriter();
+        int code = Usnet.execute(args, new PrintWriter(so, true), new PrintWriter(se, true));
+        return new Result(code, so.toString(), se.toString());
+    }
+
+    /** The repository's examples/ directory, found from the module directory tests run in. */
+    static Path examples() {
+        Path p = Path.of("").toAbsolutePath();
+        while (p != null) {
+            if (Files.isRegularFile(p.resolve("examples/in-jvm-containers.yaml"))) {
+                return p.resolve("examples");
+            }
+            p = p.getParent();
+        }
+        throw new AssertionError("examples/ not found above " + Path.of("").toAbsolutePath());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"in-jvm-containers.yaml", "bridge-two-kernels.yaml", "router-two-kernels.yaml"})
+    void everyShippedExampleValidatesWithoutPrivileges(String name) {
+        Result r = run("run", "--check", examples().resolve(name).toString());
+        assertEquals(0, r.code, r.out + r.err);
+        assertTrue(r.out.contains(name + ": ok ("), r.out);
+        assertEquals("", r.err);
+    }
+
+    @Test
+    void theCompleteExampleInTheDocsValidates(@TempDir Path tmp) throws IOException {
+        String doc = Files.readString(examples().resolveSibling("docs/topology.md"));
+        int start = doc.indexOf("```yaml\n") + "```yaml\n".length();
+        Path f = tmp.resolve("full-example.yaml");
+        Files.writeString(f, doc.substring(start, doc.indexOf("```", start)));
+        Result r = run("run", "--check", f.toString());
+        assertEquals(0, r.code, r.out + r.err);
+        assertTrue(r.out.contains("ok (4 namespaces, 9 devices, 1 kernel namespace; running it needs root)"), r.out);
+    }
+
+    @Test
+    void checkReportsEveryProblemWithExit2(@TempDir Path tmp) throws IOException {
+        Path f = tmp.resolve("bad.yaml");
+        Files.writeString(f, """
+                namespaces:
+                  host:
+                    devices:
+                      - name: eth0
+                        kind: veth
+                        mtu: big
+                        peer: {name: eth1}
+                    routes:
+                      - default via 198.18.0.1
+                """);
+        Result r = run("run", "--check", f.toString());
+        assertEquals(Usnet.EXIT_USAGE, r.code, r.out + r.err);
+        assertTrue(r.err.contains("usnet: " + f + ":6: namespaces.host.devices[0].mtu: expected an integer 68..65535, got \"big\""),
+                r.err);
+        assertTrue(r.err.contains(f + ": 1 problem"), r.err);
+        // With the MTU fixed, the build finds the route problem.
+        Files.writeString(f, Files.readString(f).replace("mtu: big", "mtu: 9000"));
+        r = run("run", "--check", f.toString());
+        assertEquals(Usnet.EXIT_USAGE, r.code, r.out + r.err);
+        assertTrue(r.err.contains(f + ":9: namespaces.host.routes[0]: route 'default via 198.18.0.1': gateway"), r.err);
+        r = run("run", "--check", tmp.resolve("missing.yaml").toString());
+        assertEquals(Usnet.EXIT_USAGE, r.code);
+        assertTrue(r.err.contains("missing.yaml: no such file"), r.err);
+    }
+
+    @Test
+    void aTapTopologyIsRefusedBeforeAnySideEffect(@TempDir Path tmp) {
+        Result r = run("run", "--duration", "1", "--out", tmp.resolve("out").toString(),
+                examples().resolve("router-two-kernels.yaml").toString());
+        assertEquals(Usnet.EXIT_USAGE, r.code, r.out + r.err);
+        assertTrue(r.err.contains("TAP support is not available in this build"), r.err);
+        assertFalse(r.out.contains("ready"), r.out);
+        assertFalse(Files.exists(tmp.resolve("out")));
+    }
+
+    @Test
+    void runForADurationBuildsTheInJvmExampleAndForwards(@TempDir Path tmp) throws IOException {
+        Path out = tmp.resolve("out");
+        Result r = run("run", "--duration", "1.5", "--out", out.toString(), examples().resolve("in-jvm-containers.yaml").toString());
+        assertEquals(0, r.code, r.out + r.err);
+        assertTrue(r.out.contains("usnet: ready (4 namespaces, 7 devices)"), r.out);
+        // Over the bridge, and over bridge + router, replies come back; the UDP stream arrives.
+        assertTrue(received(r.out, "ping 198\\.18\\.0\\.12") > 0, r.out);
+        assertTrue(received(r.out, "ping 198\\.18\\.1\\.13") > 0, r.out);
+        Matcher m = Pattern.compile("udp-sink :5001: (\\d+) received").matcher(r.out);
+        assertTrue(m.find() && Long.parseLong(m.group(1)) > 0, r.out);
+        assertTrue(r.out.contains("usnet: deleted 4 usnet namespaces"), r.out);
+        // Histograms of the host's forwarding paths and ctr1's pings; the bridge capture.
+        assertTrue(Files.isRegularFile(out.resolve("host.br0-to-hr3.hgrm")), list(out));
+        assertTrue(Files.isRegularFile(out.resolve("host.hb1-to-hb2.hgrm")), list(out));
+        assertTrue(Files.isRegularFile(out.resolve("ctr1.ping-198.18.1.13.hgrm")), list(out));
+        assertTrue(Files.readString(out.resolve("host.br0-to-hr3.hgrm")).contains("Percentile"));
+        assertFalse(PcapReader.readAll(out.resolve("host-br0.pcap")).isEmpty());
+        assertEquals("", r.err);
+    }
+
+    private static long received(String out, String what) {
+        Matcher m = Pattern.compile(what + ": (\\d+) sent, (\\d+) received").matcher(out);
+        return m.find() ? Long.parseLong(m.group(2)) : -1;
+    }
+
+    private static String list(Path dir) throws IOException {
+        try (var s = Files.list(dir)) {
+            return s.map(p -> p.getFileName().toString()).sorted().toList().toString();
+        }
+    }
+}
