@@ -47,6 +47,16 @@ public final class PcapDevice extends Device {
      * {@code name} in {@code stack}. The device's MAC is the interface's unless {@code mac} is non-zero.
      */
     public static PcapDevice open(NetStack stack, String name, String netns, String ifname, long mac) throws TunException {
+        PcapDevice d = create(name, netns, ifname, mac);
+        stack.register(d);
+        return d;
+    }
+
+    /**
+     * Opens the interface without registering the device anywhere; frames captured before the device joins a
+     * namespace are dropped.
+     */
+    public static PcapDevice create(String name, String netns, String ifname, long mac) throws TunException {
         PcapHandle[] h;
         try {
             h = netns == null ? openHandles(ifname) : Tun.callInNetns(netns, () -> openHandles(ifname));
@@ -59,7 +69,6 @@ public final class PcapDevice extends Device {
             m = macOf(ifname, netns);
         }
         PcapDevice d = new PcapDevice(name, m, ifname, h[0], h[1]);
-        stack.register(d);
         d.reader.start();
         return d;
     }

@@ -146,7 +146,9 @@ public final class Daemon implements AutoCloseable {
             kernelCreated.add(k.name());
         }
         int threads = Math.max(1, options.threads);
-        group = new MultiThreadIoEventLoopGroup(threads, LocalIoHandler.newFactory());
+        // Epoll loops when available: TAP devices must run on them; everything else runs on any loop.
+        group = new MultiThreadIoEventLoopGroup(threads, io.netty.channel.epoll.Epoll.isAvailable()
+                ? io.netty.channel.epoll.EpollIoHandler.newFactory() : LocalIoHandler.newFactory());
         Map<String, Scheduler> byNs = new HashMap<>();
         topology = TopologyBuilder.build(spec, n -> byNs.computeIfAbsent(n, x -> new RealTimeScheduler(group.next())),
                 new TopologyBuilder.ExternalDevices() {
