@@ -39,6 +39,11 @@ public final class RunCommand implements Callable<Integer> {
             + " (default: the file's output.dir, else usnet-out/<name>)")
     Path out;
 
+    @Option(names = "--capture", paramLabel = "NS/DEV[:DIR]=FILE",
+            description = "also capture device DEV of usnet namespace NS (direction in, out or inout, default inout) to FILE,"
+                    + " relative to the output directory; repeatable")
+    java.util.List<String> captures = new java.util.ArrayList<>();
+
     @Option(names = "--threads", paramLabel = "N", description = "event loops carrying the namespaces (default: min(namespaces, 4))")
     Integer threads;
 
@@ -54,7 +59,7 @@ public final class RunCommand implements Callable<Integer> {
         }
         TopologySpec t;
         try {
-            t = TopologyFile.load(file);
+            t = TopologyFile.load(file).withCaptures(captures);
             TopologyBuilder.check(t);
         } catch (TopologyException ex) {
             for (String s : ex.errors()) {

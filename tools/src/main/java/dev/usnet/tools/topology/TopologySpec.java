@@ -10,6 +10,59 @@ import java.util.List;
 public record TopologySpec(String file, String name, long seed, Output output, List<KernelNs> kernelNamespaces,
                            List<Ns> namespaces) {
 
+    /**
+     * This topology with extra captures, given on the command line as {@code NS/DEV[:in|out|inout]=FILE}.
+     * Errors name the argument.
+     */
+    public TopologySpec withCaptures(List<String> args) {
+        if (args.isEmpty()) {
+            return this;
+        }
+        List<Ns> out = new java.util.ArrayList<>(namespaces);
+        for (String a : args) {
+            Where w = new Where("--capture", 0, a);
+            int eq = a.indexOf('=');
+            int slash = a.indexOf('/');
+            if (eq < 0 || slash < 0 || slash > eq) {
+                throw new dev.usnet.tools.UsageException("--capture " + a + ": expected NS/DEV[:in|out|inout]=FILE");
+            }
+            String ns = a.substring(0, slash);
+            String devPart = a.substring(slash + 1, eq);
+            String file = a.substring(eq + 1);
+            PcapTap.Direction dir = PcapTap.Direction.INOUT;
+            int colon = devPart.indexOf(':');
+            if (colon >= 0) {
+                String d = devPart.substring(colon + 1);
+                dir = switch (d) {
+                    case "in" -> PcapTap.Direction.IN;
+                    case "out" -> PcapTap.Direction.OUT;
+                    case "inout" -> PcapTap.Direction.INOUT;
+                    default -> throw new dev.usnet.tools.UsageException("--capture " + a + ": direction '" + d
+                            + "' is not in, out or inout");
+                };
+                devPart = devPart.substring(0, colon);
+            }
+            int idx = -1;
+            for (int i = 0; i < out.size(); i++) {
+                if (out.get(i).name().equals(ns)) {
+                    idx = i;
+                }
+            }
+            if (idx < 0) {
+                throw new dev.usnet.tools.UsageException("--capture " + a + ": no namespace '" + ns + "' in " + file());
+            }
+            Ns n = out.get(idx);
+            if (n.device(devPart) == null) {
+                throw new dev.usnet.tools.UsageException("--capture " + a + ": no device '" + devPart + "' in namespace " + ns);
+            }
+            List<Capture> caps = new java.util.ArrayList<>(n.captures());
+            caps.add(new Capture(devPart, dir, file, Long.MAX_VALUE, w));
+            out.set(idx, new Ns(n.name(), n.where(), n.knobs(), n.devices(), n.routes(), n.neighbours(), caps,
+                    n.histograms(), n.apps()));
+        }
+        return new TopologySpec(file, name, seed, output, kernelNamespaces, out);
+    }
+
     /** Where captures and histograms go, and how often histograms are rewritten (0: at exit and SIGUSR1 only). */
     public record Output(String dir, double histogramIntervalSeconds) {}
 

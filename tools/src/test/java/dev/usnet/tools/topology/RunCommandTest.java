@@ -92,13 +92,23 @@ class RunCommandTest {
     }
 
     @Test
-    void aTapTopologyIsRefusedBeforeAnySideEffect(@TempDir Path tmp) {
-        Result r = run("run", "--duration", "1", "--out", tmp.resolve("out").toString(),
-                examples().resolve("router-two-kernels.yaml").toString());
+    void capturesFromTheCommandLineAreWrittenAndBadOnesRefusedBeforeAnySideEffect(@TempDir Path tmp) throws IOException {
+        Path out = tmp.resolve("out");
+        Result r = run("run", "--duration", "1", "--out", out.toString(), "--capture", "host/br0=br0-cli.pcap",
+                "--capture", "host/hb1:in=hb1-in.pcap", examples().resolve("in-jvm-containers.yaml").toString());
+        assertEquals(0, r.code, r.out + r.err);
+        var all = dev.usnet.core.pcap.PcapReader.readAll(out.resolve("br0-cli.pcap"));
+        var in = dev.usnet.core.pcap.PcapReader.readAll(out.resolve("hb1-in.pcap"));
+        assertTrue(all.size() > 10, "the bridge device saw traffic: " + all.size());
+        assertTrue(in.size() > 10, "frames received on hb1: " + in.size());
+
+        Path out2 = tmp.resolve("out2");
+        r = run("run", "--duration", "1", "--out", out2.toString(), "--capture", "host/nosuch=x.pcap",
+                examples().resolve("in-jvm-containers.yaml").toString());
         assertEquals(Usnet.EXIT_USAGE, r.code, r.out + r.err);
-        assertTrue(r.err.contains("TAP support is not available in this build"), r.err);
+        assertTrue(r.err.contains("no device 'nosuch' in namespace host"), r.err);
         assertFalse(r.out.contains("ready"), r.out);
-        assertFalse(Files.exists(tmp.resolve("out")));
+        assertFalse(Files.exists(out2));
     }
 
     @Test
