@@ -99,20 +99,8 @@ public final class IpOptions {
         int rr = 0;
         int ts = 0;
         int flags = 0;
-        int i = 20;
-        while (i < hl) {
+        for (int i = 20, len; i < hl && (len = optionLength(b, ipOff, i, hl)) > 0; i += len) {
             int type = b.getUnsignedByte(ipOff + i);
-            if (type == IPOPT_END) {
-                break;
-            }
-            if (type == IPOPT_NOOP) {
-                i++;
-                continue;
-            }
-            int len = b.getUnsignedByte(ipOff + i + 1);
-            if (len < 2 || i + len > hl) {
-                break;
-            }
             int opt = ipOff + i;
             if (type == IPOPT_RR && rr == 0) {
                 rr = i;
@@ -157,7 +145,6 @@ public final class IpOptions {
                     b.setByte(opt + 3, oflw + 0x10);
                 }
             }
-            i += len;
         }
         p.setIpOptions(rr, ts, flags);
     }
@@ -266,29 +253,35 @@ public final class IpOptions {
         }
     }
 
+    /**
+     * The length of the option at {@code i} (from the IP header start): 1 for NOOP, its length byte otherwise,
+     * 0 at END or where the list is malformed, which ends every walk over an already validated list.
+     */
+    private static int optionLength(ByteBuf b, int ipOff, int i, int hl) {
+        int type = b.getUnsignedByte(ipOff + i);
+        if (type == IPOPT_END) {
+            return 0;
+        }
+        if (type == IPOPT_NOOP) {
+            return 1;
+        }
+        if (i + 1 >= hl) {
+            return 0;
+        }
+        int len = b.getUnsignedByte(ipOff + i + 1);
+        return len < 2 || i + len > hl ? 0 : len;
+    }
+
     /** ip_options_fragment: options without the copied bit become NOOPs in fragments after the first. */
     public static void blankUncopied(ByteBuf b, int ipOff) {
         int hl = (b.getUnsignedByte(ipOff) & 0xf) * 4;
-        int i = 20;
-        while (i < hl) {
+        for (int i = 20, len; i < hl && (len = optionLength(b, ipOff, i, hl)) > 0; i += len) {
             int type = b.getUnsignedByte(ipOff + i);
-            if (type == IPOPT_END) {
-                break;
-            }
-            if (type == IPOPT_NOOP) {
-                i++;
-                continue;
-            }
-            int len = b.getUnsignedByte(ipOff + i + 1);
-            if (len < 2 || i + len > hl) {
-                break;
-            }
-            if ((type & COPIED) == 0) {
+            if (type != IPOPT_NOOP && (type & COPIED) == 0) {
                 for (int k = 0; k < len; k++) {
                     b.setByte(ipOff + i + k, IPOPT_NOOP);
                 }
             }
-            i += len;
         }
     }
 }
