@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Scenario benchmark tap-throughput: iperf3 TCP throughput, ping RTT and usnet CPU, side by side, over
+#   kernel-veth, kernel-bridge, usnet-bridge-gso, usnet-bridge, usnet-router-gso, usnet-router
+# between two kernel network namespaces it creates (usnet-bench-<pid>-*, addresses in 198.18.0.0/15 only)
+# and deletes again (also on Ctrl-C).
+#
+#   perf-tests/tap-throughput.sh                                   # all six paths, 3 x 10 s each (~4 min)
+#   perf-tests/tap-throughput.sh --seconds 5 --reps 1 --paths kernel-bridge,usnet-bridge-gso
+#   perf-tests/tap-throughput.sh --loops 2                         # TAP B on a second event loop
+#   SKIP_BUILD=1 perf-tests/tap-throughput.sh ...                  # skip the Maven build
+#
+# Options: --seconds N (10), --reps N (3), --warmup S (2, untimed iperf3 first), --paths a,b,... (all), --json FILE (perf-tests/target/tap-throughput.json),
+#          --loops 1|2 (1: NetStack and both TAPs on one epoll loop), --pings N (200, at 10 ms).
+# Needs root (CAP_NET_ADMIN), /dev/net/tun, iproute2, iperf3, ping (iputils), timeout (coreutils).
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/.." && pwd)"
+cd "$root"
+
+if [[ -z "${JAVA_HOME:-}" && -x /usr/lib/jvm/temurin-25-jdk-amd64/bin/java ]]; then
+    export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
+fi
+java_bin="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+
+for tool in ip iperf3 ping timeout; do
+    if ! command -v "$tool" >/dev/null 2>&1; then
+        echo "tap-throughput.sh: '$tool' is not installed (apt-get install iproute2 iperf3 iputils-ping coreutils)" >&2
+        exit 2
+    fi
+done
+
+if [[ -z "${SKIP_BUILD:-}" ]]; then
+    mvn -q -B -DskipTests package -pl perf-tests -am
+fi
+
+jar="perf-tests/target/benchmarks.jar"
+if [[ ! -f "$jar" ]]; then
+    echo "tap-throughput.sh: $jar not found (build failed?)" >&2
+    exit 1
+fi
+
+exec "$java_bin" --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow \
+    -Dio.netty.leakDetection.level=disabled -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
+    -cp "$jar" dev.usnet.perf.tap.TapThroughput "$@"
