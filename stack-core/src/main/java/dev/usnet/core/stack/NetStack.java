@@ -31,7 +31,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
-import java.util.Random;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -371,10 +370,5 @@ public final class NetStack {
     /** A random integer in [0, bound) from this namespace's seeded source. */
     public long randomBelow(long bound) {
         return bound <= 0 ? 0 : random.nextLong(bound);
-    }
-
-    /** Not for the packet path: a java.util.Random view when an API wants one. */
-    public Random legacyRandom() {
-        return new Random(random.nextLong());
     }
 }
