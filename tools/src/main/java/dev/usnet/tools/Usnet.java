@@ -11,7 +11,8 @@ import picocli.CommandLine.Command;
 /** The {@code usnet} command line. */
 @Command(name = "usnet", mixinStandardHelpOptions = true, version = "usnet 0.1.0",
         description = "Userspace network stack emulator: namespaces, veth, bridges, routers, checked against Linux.",
-        subcommands = {DemoCommand.class, RunCommand.class, ReplayCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {DemoCommand.class, RunCommand.class, ReplayCommand.class, dev.usnet.tools.tcp.TcpCommand.class,
+                CommandLine.HelpCommand.class})
 public final class Usnet implements Runnable {
     /** Exit code for bad input: an invalid file, key or option. */
     public static final int EXIT_USAGE = 2;
