@@ -42,17 +42,12 @@ final class KernelNetns implements AutoCloseable {
 
     /** True when this process can create namespaces and TAP devices (root, /dev/net/tun, ip). */
     static boolean available() {
-        try {
-            return Files.exists(Path.of("/dev/net/tun")) && new ProcessBuilder("id", "-u").start().inputReader()
-                    .readLine().trim().equals("0") && run(5, "ip", "-V").ok();
-        } catch (IOException e) {
-            return false;
-        }
+        return Files.exists(Path.of("/dev/net/tun")) && dev.usnet.tap.HostCommand.isRoot() && run(5, "ip", "-V").ok();
     }
 
     /** True when {@code tool} is on the PATH. */
     static boolean has(String tool) {
-        return run(5, "sh", "-c", "command -v " + tool).ok();
+        return dev.usnet.tap.HostCommand.has(tool);
     }
 
     /** Creates a fresh namespace with {@code lo} up and IPv6 off (quiet links); returns its name. */
@@ -100,24 +95,8 @@ final class KernelNetns implements AutoCloseable {
     }
 
     static Result run(int timeoutSeconds, String... cmd) {
-        try {
-            Path out = Files.createTempFile("usnet-cmd", ".out");
-            try {
-                Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
-                if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-                    p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-                    return new Result(-1, "timed out after " + timeoutSeconds + " s: " + Files.readString(out));
-                }
-                return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8));
-            } finally {
-                Files.deleteIfExists(out);
-            }
-        } catch (IOException e) {
-            return new Result(-1, e.toString());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return new Result(-1, "interrupted");
-        }
+        dev.usnet.tap.HostCommand.Result r = dev.usnet.tap.HostCommand.run(timeoutSeconds, cmd);
+        return new Result(r.exit(), r.output());
     }
 
     /** Stops background commands and deletes every namespace created here, even after failures. */

@@ -128,29 +128,12 @@ final class BenchNetns implements AutoCloseable {
     }
 
     static Result run(int timeoutSeconds, String... cmd) {
-        try {
-            Path out = Files.createTempFile("usnet-bench", ".out");
-            try {
-                Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
-                if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-                    p.descendants().forEach(ProcessHandle::destroyForcibly);
-                    p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-                    return new Result(-1, "timed out after " + timeoutSeconds + " s: " + Files.readString(out));
-                }
-                return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8));
-            } finally {
-                Files.deleteIfExists(out);
-            }
-        } catch (IOException e) {
-            return new Result(-1, e.toString());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return new Result(-1, "interrupted");
-        }
+        dev.usnet.tap.HostCommand.Result r = dev.usnet.tap.HostCommand.run(timeoutSeconds, cmd);
+        return new Result(r.exit(), r.output());
     }
 
     static boolean has(String tool) {
-        return run(5, "sh", "-c", "command -v " + tool).ok();
+        return dev.usnet.tap.HostCommand.has(tool);
     }
 
     /** Kills every background process and deletes every namespace created here; safe to call twice. */

@@ -59,22 +59,10 @@ public interface KernelNet {
 
             private void run(List<String> cmd) {
                 String line = String.join(" ", cmd);
-                try {
-                    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-                    p.getOutputStream().close();
-                    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-                    if (!p.waitFor(10, TimeUnit.SECONDS)) {
-                        p.destroyForcibly();
-                        throw new UsageException(line + ": did not finish in 10 s");
-                    }
-                    if (p.exitValue() != 0) {
-                        throw new UsageException(line + ": " + (out.isEmpty() ? "exit status " + p.exitValue() : out));
-                    }
-                } catch (IOException e) {
-                    throw new UsageException(line + ": cannot run ip (is iproute2 installed?): " + e.getMessage(), e);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new UsageException(line + ": interrupted", e);
+                dev.usnet.tap.HostCommand.Result r = dev.usnet.tap.HostCommand.run(10, cmd.toArray(new String[0]));
+                String out = r.output().trim();
+                if (!r.ok()) {
+                    throw new UsageException(line + ": " + (out.isEmpty() ? "exit status " + r.exit() : out));
                 }
             }
         };

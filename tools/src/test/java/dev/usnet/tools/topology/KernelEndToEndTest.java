@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.usnet.core.device.Device;
+import dev.usnet.tap.HostCommand;
 import dev.usnet.tap.TapDevice;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -54,25 +55,14 @@ class KernelEndToEndTest {
     }
 
     private static boolean has(String tool) {
-        return run(5, "sh", "-c", "command -v " + tool).code == 0;
+        return HostCommand.has(tool);
     }
 
     private record Result(int code, String out) {}
 
     private static Result run(int timeoutS, String... cmd) {
-        try {
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-            if (!p.waitFor(timeoutS, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                return new Result(-1, "timed out: " + String.join(" ", cmd));
-            }
-            return new Result(p.exitValue(), new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
-        } catch (IOException e) {
-            return new Result(-1, e.toString());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return new Result(-1, e.toString());
-        }
+        HostCommand.Result r = HostCommand.run(timeoutS, cmd);
+        return new Result(r.exit(), r.output());
     }
 
     private static Result inNs(String ns, int timeoutS, String... cmd) {
@@ -82,7 +72,7 @@ class KernelEndToEndTest {
     }
 
     private void prerequisites() {
-        boolean root = "0".equals(run(5, "id", "-u").out.trim());
+        boolean root = HostCommand.isRoot();
         require(root && Files.exists(Path.of("/dev/net/tun")) && has("ip"), "root, /dev/net/tun and iproute2");
         require(has("ping") && has("iperf3"), "ping and iperf3 (apt-get install iputils-ping iperf3)");
     }
