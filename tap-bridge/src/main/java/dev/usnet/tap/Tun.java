@@ -449,6 +449,23 @@ public final class Tun implements AutoCloseable {
             return LAST.get()[0];
         }
 
+        /** A downcall that captures errno into {@code cap}; {@code a} is the call's arena for arguments. */
+        private interface Call {
+            long invoke(Arena a, MemorySegment cap) throws Throwable;
+        }
+
+        /** Runs one downcall in a confined arena and records its errno (creation-time only, never per frame). */
+        private static long call(Call c) {
+            try (Arena a = Arena.ofConfined()) {
+                MemorySegment cap = a.allocate(CAPTURE);
+                long rc = c.invoke(a, cap);
+                keep(cap, rc);
+                return rc;
+            } catch (Throwable t) {
+                throw rethrow(t);
+            }
+        }
+
         private static int keep(MemorySegment cap, long rc) {
             int e = rc < 0 ? (int) ERRNO.get(cap, 0L) : 0;
             LAST.get()[0] = e;
@@ -456,113 +473,43 @@ public final class Tun implements AutoCloseable {
         }
 
         static int open(String path, int flags) {
-            try (Arena a = Arena.ofConfined()) {
-                MemorySegment cap = a.allocate(CAPTURE);
-                int rc = (int) OPEN.invokeExact(cap, a.allocateFrom(path), flags, 0);
-                keep(cap, rc);
-                return rc;
-            } catch (Throwable t) {
-                throw rethrow(t);
-            }
+            return (int) call((a, cap) -> (int) OPEN.invokeExact(cap, a.allocateFrom(path), flags, 0));
         }
 
         static int ioctl(int fd, long req, MemorySegment arg) {
-            try (Arena a = Arena.ofConfined()) {
-                MemorySegment cap = a.allocate(CAPTURE);
-                int rc = (int) IOCTL_PTR.invokeExact(cap, fd, req, arg);
-                keep(cap, rc);
-                return rc;
-            } catch (Throwable t) {
-                throw rethrow(t);
-            }
+            return (int) call((a, cap) -> (int) IOCTL_PTR.invokeExact(cap, fd, req, arg));
         }
 
         static int ioctl(int fd, long req, long arg) {
-            try (Arena a = Arena.ofConfined()) {
-                MemorySegment cap = a.allocate(CAPTURE);
-                int rc = (int) IOCTL_LONG.invokeExact(cap, fd, req, arg);
-                keep(cap, rc);
-                return rc;
-            } catch (Throwable t) {
-                throw rethrow(t);
-            }
+            return (int) call((a, cap) -> (int) IOCTL_LONG.invokeExact(cap, fd, req, arg));
         }
 
         static int fcntl(int fd, int cmd, int arg) {
-            try (Arena a = Arena.ofConfined()) {
-                MemorySegment cap = a.allocate(CAPTURE);
-                int rc = (int) FCNTL.invokeExact(cap, fd, cmd, arg);
-                keep(cap, rc);
-                return rc;
-            } catch (Throwable t) {
-                throw rethrow(t);
-            }
+            return (int) call((a, cap) -> (int) FCNTL.invokeExact(cap, fd, cmd, arg));
         }
 
         static int close(int fd) {
-            try (Arena a = Arena.ofConfined()) {
-                MemorySegment cap = a.allocate(CAPTURE);
-                int rc = (int) CLOSE.invokeExact(cap, fd);
-                keep(cap, rc);
-                return rc;
-            } catch (Throwable t) {
-                throw rethrow(t);
-            }
+            return (int) call((a, cap) -> (int) CLOSE.invokeExact(cap, fd));
         }
 
         static int setns(int fd, int nstype) {
-            try (Arena a = Arena.ofConfined()) {
-                MemorySegment cap = a.allocate(CAPTURE);
-                int rc = (int) SETNS.invokeExact(cap, fd, nstype);
-                keep(cap, rc);
-                return rc;
-            } catch (Throwable t) {
-                throw rethrow(t);
-            }
+            return (int) call((a, cap) -> (int) SETNS.invokeExact(cap, fd, nstype));
         }
 
         static int unshare(int flags) {
-            try (Arena a = Arena.ofConfined()) {
-                MemorySegment cap = a.allocate(CAPTURE);
-                int rc = (int) UNSHARE.invokeExact(cap, flags);
-                keep(cap, rc);
-                return rc;
-            } catch (Throwable t) {
-                throw rethrow(t);
-            }
+            return (int) call((a, cap) -> (int) UNSHARE.invokeExact(cap, flags));
         }
 
         static int socket(int domain, int type, int protocol) {
-            try (Arena a = Arena.ofConfined()) {
-                MemorySegment cap = a.allocate(CAPTURE);
-                int rc = (int) SOCKET.invokeExact(cap, domain, type, protocol);
-                keep(cap, rc);
-                return rc;
-            } catch (Throwable t) {
-                throw rethrow(t);
-            }
+            return (int) call((a, cap) -> (int) SOCKET.invokeExact(cap, domain, type, protocol));
         }
 
         static long send(int fd, MemorySegment buf, long len) {
-            try (Arena a = Arena.ofConfined()) {
-                MemorySegment cap = a.allocate(CAPTURE);
-                long rc = (long) SEND.invokeExact(cap, fd, buf, len, 0);
-                keep(cap, rc);
-                return rc;
-            } catch (Throwable t) {
-                throw rethrow(t);
-            }
+            return call((a, cap) -> (long) SEND.invokeExact(cap, fd, buf, len, 0));
         }
 
         static long recv(int fd, MemorySegment buf, long len) {
-            try (Arena a = Arena.ofConfined()) {
-                MemorySegment cap = a.allocate(CAPTURE);
-                long rc = (long) RECV.invokeExact(cap, fd, buf, len, 0);
-                keep(cap, rc);
-                return rc;
-            } catch (Throwable t) {
-                throw rethrow(t);
-            }
+            return call((a, cap) -> (long) RECV.invokeExact(cap, fd, buf, len, 0));
         }
 
         /** Returns 0 on failure, with errno kept. */
