@@ -5,20 +5,13 @@ import dev.usnet.core.buf.Packet;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.time.VirtualScheduler;
 import dev.usnet.core.wire.EthernetFrame;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Per-frame cost of the learning bridge forwarding a known unicast frame from one port to another:
@@ -27,14 +20,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * fresh pooled packet (14 header bytes written, see {@link Frames#refill}); {@link PacketRefillBench} measures
  * that alone.
  */
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
 @State(Scope.Thread)
-@Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-Dio.netty.leakDetection.level=disabled",
-        "-Djmh.executor=CUSTOM", "-Djmh.executor.class=dev.usnet.perf.FastThreadLocalExecutor"})
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-public class BridgeForwardBench {
+public class BridgeForwardBench extends UsnetBench {
     static final long MAC_A = 0x02_00_00_00_0a_01L;
     static final long MAC_B = 0x02_00_00_00_0b_02L;
 

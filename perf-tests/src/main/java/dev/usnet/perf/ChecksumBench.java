@@ -6,20 +6,13 @@ import dev.usnet.core.buf.Buffers;
 import dev.usnet.core.wire.Checksum;
 import io.netty.buffer.ByteBuf;
 import java.util.SplittableRandom;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 import org.openjdk.jmh.infra.Blackhole;
 
 /**
@@ -27,14 +20,8 @@ import org.openjdk.jmh.infra.Blackhole;
  * (an IPv4 header), 1500 and 65536 bytes; {@link Incremental}: the RFC 1624 {@code update16} that patches the
  * header checksum on the TTL decrement.
  */
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
 @State(Scope.Thread)
-@Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-Dio.netty.leakDetection.level=disabled",
-        "-Djmh.executor=CUSTOM", "-Djmh.executor.class=dev.usnet.perf.FastThreadLocalExecutor"})
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-public class ChecksumBench {
+public class ChecksumBench extends UsnetBench {
     @Param({"20", "1500", "65536"})
     int len;
 
@@ -92,14 +79,8 @@ public class ChecksumBench {
     }
 
     /** The RFC 1624 incremental update alone (no size parameter). */
-    @BenchmarkMode(Mode.AverageTime)
-    @OutputTimeUnit(TimeUnit.NANOSECONDS)
     @State(Scope.Thread)
-    @Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-Dio.netty.leakDetection.level=disabled",
-            "-Djmh.executor=CUSTOM", "-Djmh.executor.class=dev.usnet.perf.FastThreadLocalExecutor"})
-    @Warmup(iterations = 3, time = 1)
-    @Measurement(iterations = 5, time = 1)
-    public static class Incremental {
+    public static class Incremental extends UsnetBench {
         private static final int WORDS = 1024;
         private final int[] oldWords = new int[WORDS];
         private final int[] newWords = new int[WORDS];

@@ -10,20 +10,13 @@ import dev.usnet.core.time.VirtualScheduler;
 import dev.usnet.core.wire.EthernetFrame;
 import dev.usnet.core.wire.Ipv4Addr;
 import io.netty.buffer.ByteBuf;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Per-packet IPv4 forwarding through a router namespace (ip_forward=1): {@code Device.receive} on the
@@ -39,14 +32,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@code cloneShared()} of the packet while it is forwarded, as TCP's retransmit queue does, and releases it
  * afterwards. {@link PacketRefillBench} measures the refill (and clone) alone, to subtract.
  */
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
 @State(Scope.Thread)
-@Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-Dio.netty.leakDetection.level=disabled",
-        "-Djmh.executor=CUSTOM", "-Djmh.executor.class=dev.usnet.perf.FastThreadLocalExecutor"})
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-public class Ipv4ForwardBench {
+public class Ipv4ForwardBench extends UsnetBench {
     static final long MAC_H1 = 0x02_00_00_00_aa_01L;
     static final long MAC_H2 = 0x02_00_00_00_bb_02L;
     static final long MAC_R1 = 0x02_00_00_00_01_01L;

@@ -6,19 +6,12 @@ import dev.usnet.core.buf.Packet;
 import dev.usnet.core.wire.EthernetFrame;
 import dev.usnet.core.wire.Ipv4Addr;
 import io.netty.buffer.ByteBuf;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * The baseline to subtract from {@link Ipv4ForwardBench} (same {@code ipLen}, same {@code shared}): the
@@ -27,14 +20,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@code ipLen=64}/{@code 1500}, {@code shared=false} rows are the near equivalent (same allocator path; the
  * bridge writes 14 header bytes instead of 42).
  */
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
 @State(Scope.Thread)
-@Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-Dio.netty.leakDetection.level=disabled",
-        "-Djmh.executor=CUSTOM", "-Djmh.executor.class=dev.usnet.perf.FastThreadLocalExecutor"})
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-public class PacketRefillBench {
+public class PacketRefillBench extends UsnetBench {
     @Param({"64", "1500", "65535"})
     int ipLen;
 

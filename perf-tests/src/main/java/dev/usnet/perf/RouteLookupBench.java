@@ -9,19 +9,12 @@ import dev.usnet.core.wire.Ipv4Addr;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Longest-prefix match: {@code RouteTable.lookup} over {@code prefixes} distinct random prefixes of length
@@ -29,14 +22,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * them uniformly from the address space, {@code covered} picks a random installed prefix and randomises its
  * host bits, so the answer is mostly a long, specific prefix.
  */
-@BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.NANOSECONDS)
 @State(Scope.Thread)
-@Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", "-Dio.netty.leakDetection.level=disabled",
-        "-Djmh.executor=CUSTOM", "-Djmh.executor.class=dev.usnet.perf.FastThreadLocalExecutor"})
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-public class RouteLookupBench {
+public class RouteLookupBench extends UsnetBench {
     /** Probe addresses (a power of two): 64 Ki ints = 256 KiB, so the probe stream itself mostly hits L2. */
     private static final int PROBES = 1 << 16;
 
