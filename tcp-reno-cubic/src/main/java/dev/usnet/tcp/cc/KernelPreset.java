@@ -36,12 +36,22 @@ public enum KernelPreset {
         throw new IllegalArgumentException("usnet.tcp.kernel: '" + s + "' is not one of 3.18, 3.19, 4.0, 4.3");
     }
 
+    /**
+     * The switches of this version. The CUBIC columns: 3.18 counts ACKs scaled by a delayed-ACK ratio and skips
+     * updates for HZ/32 while cwnd is unchanged; 3.19 counts packets and
+     * recomputes once per jiffy; 4.0 raises the cnt floor to 2; 4.3 shifts the epoch over idle time. All use the
+     * ms HyStart clock.
+     */
     public CcSwitches switches() {
         return switch (this) {
-            case V3_18 -> new CcSwitches(CcSwitches.AiMode.PER_ACK, false, true, CcSwitches.SsCap.SSTHRESH_PLUS_ONE, 1, false);
-            case V3_19 -> new CcSwitches(CcSwitches.AiMode.ACCUMULATE, true, true, CcSwitches.SsCap.SSTHRESH_PLUS_ONE, 1, false);
-            case V4_0 -> new CcSwitches(CcSwitches.AiMode.GENTLE, true, true, CcSwitches.SsCap.SSTHRESH_PLUS_ONE, 2, false);
-            case V4_3 -> new CcSwitches(CcSwitches.AiMode.GENTLE, true, false, CcSwitches.SsCap.SSTHRESH, 2, true);
+            case V3_18 -> new CcSwitches(CcSwitches.AiMode.PER_ACK, false, true, CcSwitches.SsCap.SSTHRESH_PLUS_ONE, 1, false,
+                    false, false, false);
+            case V3_19 -> new CcSwitches(CcSwitches.AiMode.ACCUMULATE, true, true, CcSwitches.SsCap.SSTHRESH_PLUS_ONE, 1, false,
+                    true, true, false);
+            case V4_0 -> new CcSwitches(CcSwitches.AiMode.GENTLE, true, true, CcSwitches.SsCap.SSTHRESH_PLUS_ONE, 2, false,
+                    true, true, false);
+            case V4_3 -> new CcSwitches(CcSwitches.AiMode.GENTLE, true, false, CcSwitches.SsCap.SSTHRESH, 2, true,
+                    true, true, false);
         };
     }
 }

@@ -72,4 +72,73 @@ class TcpCalculatorTest {
         assertEquals(Usnet.EXIT_USAGE, o.code);
         assertTrue(o.err.contains("'1-1'"), o.err);
     }
+
+    private static Out cubic(String kernel, int hz, long wmax, long cwnd, String delayMinMs, long atMs, String... extra) {
+        java.util.List<String> a = new java.util.ArrayList<>(java.util.List.of("tcp", "cubic", "--kernel", kernel,
+                "--hz", Integer.toString(hz), "--wmax", Long.toString(wmax), "--cwnd", Long.toString(cwnd),
+                "--delay-min-ms", delayMinMs, "--at-ms", Long.toString(atMs)));
+        a.addAll(java.util.List.of(extra));
+        return run(a.toArray(String[]::new));
+    }
+
+    @Test
+    void cubicSanityVector() {
+        Out o = cubic("4.0", 1000, 100, 70, "1", 500);
+        assertEquals(0, o.code, o.err);
+        assertEquals("4316 80 7", o.out);
+        assertEquals("4316 87 4", cubic("4.0", 1000, 100, 70, "1", 1000).out);
+        assertEquals("4316 87 4", cubic("4.3", 1000, 100, 70, "1", 1000).out);
+        assertEquals("4316 87 4", cubic("3.19", 1000, 100, 70, "1", 1000).out);
+        // 3.18: cnt divided by the initial delayed-ACK ratio of 2 packets per ACK.
+        assertEquals("4316 80 3", cubic("3.18", 1000, 100, 70, "1", 500).out);
+    }
+
+    @Test
+    void cubicPerHzAndDelayMin() {
+        // The same instant in jiffies of 1000, 250 and 100 Hz, with 1 ms of delay_min rounded up to one jiffy.
+        assertEquals("20033 7026 269", cubic("4.0", 1000, 10_000, 7000, "1", 50).out);
+        assertEquals("20033 7026 269", cubic("4.0", 250, 10_000, 7000, "1", 50).out);
+        assertEquals("20033 7030 233", cubic("4.0", 100, 10_000, 7000, "1", 50).out);
+        // No RTT sample yet vs a veth-like 50 µs one (1/8 ms at least: still no whole jiffy at HZ 1000).
+        assertEquals("4316 71 70", cubic("4.0", 1000, 100, 70, "0", 0).out);
+        assertEquals("4316 71 70", cubic("4.0", 1000, 100, 70, "0.05", 0).out);
+    }
+
+    @Test
+    void cubicFloorAndOverrides() {
+        // 20 s into the epoch the target runs far ahead: cnt is the floor, 1 before 4.0 and 2 from it.
+        assertEquals("4316 1675 1", cubic("3.19", 1000, 100, 70, "1", 20_000).out);
+        assertEquals("4316 1675 2", cubic("4.0", 1000, 100, 70, "1", 20_000).out);
+        assertEquals("4316 1675 1", cubic("4.0", 1000, 100, 70, "1", 20_000, "--set", "usnet.tcp.cubic_cnt_floor=1").out);
+        // Before the first loss: K 0 and the cnt cap of 20.
+        assertEquals("0 100 20", cubic("4.3", 1000, 0, 100, "1", 1000).out);
+    }
+
+    @Test
+    void cubicBadInputIsExit2WithAMessage() {
+        String[][] bad = {
+            {"5.0", "1000", "100", "70", "1", "500", "--kernel"},
+            {"4.0", "50", "100", "70", "1", "500", "--hz must be between 100 and 1000"},
+            {"4.0", "1000", "100", "0", "1", "500", "--cwnd must be between 1 and"},
+            {"4.0", "1000", "-1", "70", "1", "500", "--wmax must be between 0 and"},
+            {"4.0", "1000", "100", "70", "-1", "500", "--delay-min-ms must be between 0 and 120000"},
+            {"4.0", "1000", "100", "70", "abc", "500", "--delay-min-ms: 'abc' is not a number"},
+            {"4.0", "1000", "100", "70", "0.0001", "500", "finer than the 1 µs"},
+            {"4.0", "1000", "100", "70", "1", "-5", "--at-ms must be between 0 and"},
+        };
+        for (String[] b : bad) {
+            Out o = cubic(b[0], Integer.parseInt(b[1]), Long.parseLong(b[2]), Long.parseLong(b[3]), b[4], Long.parseLong(b[5]));
+            assertEquals(Usnet.EXIT_USAGE, o.code, String.join(" ", b));
+            assertTrue(o.err.contains(b[6]), o.err);
+        }
+        Out o = cubic("4.0", 1000, 100, 70, "1", 500, "--set", "usnet.tcp.cubic_cnt_floor=3");
+        assertEquals(Usnet.EXIT_USAGE, o.code);
+        assertTrue(o.err.contains("--set: usnet.tcp.cubic_cnt_floor: '3' is not one of 1, 2"), o.err);
+        o = cubic("4.0", 1000, 100, 70, "1", 500, "--set", "floor");
+        assertEquals(Usnet.EXIT_USAGE, o.code);
+        assertTrue(o.err.contains("'floor' is not KEY=VALUE"), o.err);
+        o = run("tcp", "cubic", "--kernel", "4.0", "--wmax", "100", "--cwnd", "x70", "--delay-min-ms", "1", "--at-ms", "5");
+        assertEquals(Usnet.EXIT_USAGE, o.code);
+        assertTrue(o.err.contains("--cwnd"), o.err);
+    }
 }
