@@ -36,7 +36,10 @@ public final class NamespaceRegistry implements AutoCloseable {
         if (byName.containsKey(name)) {
             throw new IllegalArgumentException("namespace " + name + " already exists");
         }
-        NetNamespace ns = new NetNamespace(name, new NetStack(name, schedulers.apply(name), seed));
+        NetStack stack = new NetStack(name, schedulers.apply(name), seed);
+        // Every namespace speaks TCP, as every Linux netns does.
+        dev.usnet.tcp.Tcp.install(stack);
+        NetNamespace ns = new NetNamespace(name, stack);
         byName.put(name, ns);
         return ns;
     }

@@ -53,6 +53,12 @@ public final class Packet {
     private int optRr;
     private int optTs;
     private int optFlags;
+    // TCP's per-segment control block (TCP_SKB_CB) and send stamp (skb_mstamp); copied to clones like skb->cb.
+    private long tcpSeq;
+    private long tcpEndSeq;
+    private int tcpSacked;
+    private long tcpTxNanos;
+    private int tcpPcount;
 
     private Packet(Recycler.Handle<Packet> handle) {
         this.handle = handle;
@@ -201,6 +207,48 @@ public final class Packet {
         ipFlags = 0;
         network = -1;
         transport = -1;
+    }
+
+    /** TCP_SKB_CB(skb)->seq: the first sequence number this segment covers. */
+    public long tcpSeq() {
+        return tcpSeq;
+    }
+
+    /** TCP_SKB_CB(skb)->end_seq: one past the last sequence number (SYN and FIN count one each). */
+    public long tcpEndSeq() {
+        return tcpEndSeq;
+    }
+
+    public void setTcpSeq(long seq, long endSeq) {
+        this.tcpSeq = seq;
+        this.tcpEndSeq = endSeq;
+    }
+
+    /** TCP_SKB_CB(skb)->sacked: the scoreboard bits (sacked, retransmitted, lost) of a sent segment. */
+    public int tcpSacked() {
+        return tcpSacked;
+    }
+
+    public void setTcpSacked(int bits) {
+        this.tcpSacked = bits;
+    }
+
+    /** skb_mstamp: when the segment was last sent, on the namespace clock. */
+    public long tcpTxNanos() {
+        return tcpTxNanos;
+    }
+
+    public void setTcpTxNanos(long t) {
+        this.tcpTxNanos = t;
+    }
+
+    /** tcp_skb_pcount: how many MSS-sized segments this (possibly GSO) segment counts as. */
+    public int tcpPcount() {
+        return tcpPcount;
+    }
+
+    public void setTcpPcount(int n) {
+        this.tcpPcount = n;
     }
 
     /** Set when a clone was ever made of this packet (skb->cloned). */
@@ -361,6 +409,11 @@ public final class Packet {
         optRr = o.optRr;
         optTs = o.optTs;
         optFlags = o.optFlags;
+        tcpSeq = o.tcpSeq;
+        tcpEndSeq = o.tcpEndSeq;
+        tcpSacked = o.tcpSacked;
+        tcpTxNanos = o.tcpTxNanos;
+        tcpPcount = o.tcpPcount;
     }
 
     /** Releases the data reference and returns this holder to the pool. Must be the last use. */
@@ -383,6 +436,11 @@ public final class Packet {
         optRr = 0;
         optTs = 0;
         optFlags = 0;
+        tcpSeq = 0;
+        tcpEndSeq = 0;
+        tcpSacked = 0;
+        tcpTxNanos = 0;
+        tcpPcount = 0;
         if (b != null) {
             b.release();
         }

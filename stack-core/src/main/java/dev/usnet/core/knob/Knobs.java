@@ -76,7 +76,78 @@ public final class Knobs {
             Map.entry("net.bridge.bridge-nf-call-iptables", new GlobalKnob(0, 0, 1)),
             Map.entry("net.bridge.bridge-nf-call-ip6tables", new GlobalKnob(0, 0, 1)),
             Map.entry("net.ipv4.neigh.default.gc_thresh3", new GlobalKnob(1024, 1, Integer.MAX_VALUE)),
-            Map.entry("net.ipv4.udp_rmem_packets", new GlobalKnob(256, 1, Integer.MAX_VALUE))));
+            Map.entry("net.ipv4.udp_rmem_packets", new GlobalKnob(256, 1, Integer.MAX_VALUE)),
+            Map.entry("net.ipv4.tcp_slow_start_after_idle", new GlobalKnob(1, 0, 1)),
+            Map.entry("net.ipv4.tcp_sack", new GlobalKnob(1, 0, 1)),
+            Map.entry("net.ipv4.tcp_timestamps", new GlobalKnob(1, 0, 1)),
+            Map.entry("net.ipv4.tcp_window_scaling", new GlobalKnob(1, 0, 1)),
+            Map.entry("net.ipv4.tcp_keepalive_time", new GlobalKnob(7200, 1, 32767)),
+            Map.entry("net.ipv4.tcp_keepalive_intvl", new GlobalKnob(75, 1, 32767)),
+            Map.entry("net.ipv4.tcp_keepalive_probes", new GlobalKnob(9, 1, 127)),
+            Map.entry("net.ipv4.tcp_max_syn_backlog", new GlobalKnob(4096, 1, Integer.MAX_VALUE)),
+            Map.entry("net.core.somaxconn", new GlobalKnob(4096, 0, 65535)),
+            Map.entry("net.ipv4.tcp_fin_timeout", new GlobalKnob(60, 1, Integer.MAX_VALUE)),
+            Map.entry("net.ipv4.tcp_syn_retries", new GlobalKnob(6, 1, 127)),
+            Map.entry("net.ipv4.tcp_synack_retries", new GlobalKnob(5, 1, 255)),
+            Map.entry("net.ipv4.tcp_retries2", new GlobalKnob(15, 1, 255)),
+            Map.entry("net.ipv4.tcp_reordering", new GlobalKnob(3, 1, 300)),
+            Map.entry("usnet.tcp.rto_min_ms", new GlobalKnob(200, 1, 120_000)),
+            Map.entry("usnet.tcp.init_cwnd", new GlobalKnob(10, 1, 1000)),
+            Map.entry("usnet.tcp.tso", new GlobalKnob(1, 0, 1))));
+
+    /** A knob whose value is a word or a list rather than a number; the validator normalizes or throws. */
+    private record StringKnob(String def, java.util.function.UnaryOperator<String> validator) {}
+
+    private static final Map<String, StringKnob> STRINGS = new ConcurrentHashMap<>();
+
+    static {
+        defineString("net.ipv4.tcp_congestion_control", "cubic", v -> {
+            if (!v.equals("reno") && !v.equals("cubic")) {
+                throw new IllegalArgumentException("net.ipv4.tcp_congestion_control: '" + v + "' is not one of reno, cubic");
+            }
+            return v;
+        });
+        defineString("usnet.tcp.kernel", "4.3", v -> switch (v) {
+            case "3.18", "3.19", "4.0", "4.3" -> v;
+            case "4.1", "4.2" -> "4.0";
+            default -> throw new IllegalArgumentException("usnet.tcp.kernel: '" + v + "' is not one of 3.18, 3.19, 4.0, 4.3");
+        });
+        defineString("net.ipv4.tcp_rmem", "4096 131072 6291456", v -> triple("net.ipv4.tcp_rmem", v));
+        defineString("net.ipv4.tcp_wmem", "4096 16384 4194304", v -> triple("net.ipv4.tcp_wmem", v));
+    }
+
+    /**
+     * Defines a string knob (a module above stack-core adds its own, e.g. TCP's per-switch overrides). Its
+     * validator returns the normalized value or throws IllegalArgumentException naming the key.
+     */
+    public static void defineString(String key, String def, java.util.function.UnaryOperator<String> validator) {
+        STRINGS.put(key, new StringKnob(validator.apply(def), validator));
+    }
+
+    private static String triple(String key, String v) {
+        String[] parts = v.trim().split("\\s+");
+        if (parts.length != 3) {
+            throw new IllegalArgumentException(key + ": expected three byte counts 'min default max', got '" + v + "'");
+        }
+        long[] n = new long[3];
+        for (int i = 0; i < 3; i++) {
+            n[i] = parseRange(key, parts[i], 1, Integer.MAX_VALUE);
+        }
+        if (n[0] > n[1] || n[1] > n[2]) {
+            throw new IllegalArgumentException(key + ": expected min <= default <= max, got '" + v + "'");
+        }
+        return n[0] + " " + n[1] + " " + n[2];
+    }
+
+    /** A list knob such as net.ipv4.tcp_rmem as numbers. */
+    public long[] getLongs(String key) {
+        String[] parts = get(key).split(" ");
+        long[] r = new long[parts.length];
+        for (int i = 0; i < parts.length; i++) {
+            r[i] = Long.parseLong(parts[i]);
+        }
+        return r;
+    }
 
     private final ConcurrentHashMap<String, String> explicit = new ConcurrentHashMap<>();
     private final DevConf all = new DevConf();
@@ -190,6 +261,11 @@ public final class Knobs {
             explicit.put(k, v);
             return;
         }
+        StringKnob sk = STRINGS.get(k);
+        if (sk != null) {
+            explicit.put(k, sk.validator.apply(v));
+            return;
+        }
         GlobalKnob g = GLOBAL.get(k);
         if (g != null) {
             long n = parseRange(k, v, g.min, g.max);
@@ -288,6 +364,10 @@ public final class Knobs {
         if (g != null) {
             return Long.toString(g.def);
         }
+        StringKnob sk = STRINGS.get(key);
+        if (sk != null) {
+            return sk.def;
+        }
         DevTarget t = parseDevKey(key);
         if (t == null) {
             throw new IllegalArgumentException("unknown knob '" + key + "'");
@@ -309,6 +389,7 @@ public final class Knobs {
     public static java.util.List<String> known() {
         java.util.List<String> l = new java.util.ArrayList<>(GLOBAL.keySet());
         l.add("usnet.forward.cow");
+        l.addAll(new TreeMap<>(STRINGS).keySet());
         Function<DevKnob, String> f = d -> "net.ipv4." + d.section + ".<dev>." + d.name;
         DEV_KNOBS.values().forEach(d -> l.add(f.apply(d)));
         return l;

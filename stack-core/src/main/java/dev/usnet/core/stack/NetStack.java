@@ -63,6 +63,7 @@ public final class NetStack {
     private final Icmp icmp;
     private final Udp udp;
     private final Loopback loopback;
+    private final Map<Class<?>, Object> services = new java.util.concurrent.ConcurrentHashMap<>();
     private final Map<String, Device> byName = new LinkedHashMap<>();
     private volatile IntObjectHashMap<Device> byIndex = new IntObjectHashMap<>();
     private int nextIfindex = 1;
@@ -97,6 +98,21 @@ public final class NetStack {
 
     public String name() {
         return name;
+    }
+
+    /**
+     * A per-namespace service installed by a module above stack-core (TCP installs itself here, as a
+     * protocol registers in struct net), or null.
+     */
+    public <T> T service(Class<T> type) {
+        return type.cast(services.get(type));
+    }
+
+    /** Installs a service; fails when one of that type is already installed. */
+    public <T> void installService(Class<T> type, T service) {
+        if (services.putIfAbsent(type, service) != null) {
+            throw new IllegalStateException(type.getSimpleName() + " already installed in namespace " + name);
+        }
     }
 
     public Scheduler scheduler() {
@@ -347,6 +363,16 @@ public final class NetStack {
 
     /** Deletes every device (veth peers in other namespaces go with them) and cancels this namespace's work. */
     public void close() {
+        // Services (TCP) first: their connections hold packets that must go back to the pool.
+        for (Object svc : services.values()) {
+            if (svc instanceof AutoCloseable c) {
+                try {
+                    c.close();
+                } catch (Exception e) {
+                    throw new IllegalStateException("closing " + svc + " of namespace " + name, e);
+                }
+            }
+        }
         for (Device d : devices()) {
             if (d != loopback) {
                 d.delete();

@@ -10,6 +10,11 @@ public enum Mib {
     IcmpInRedirects, IcmpOutMsgs, IcmpOutErrors, IcmpOutEchoReps, IcmpOutEchos, IcmpOutDestUnreachs,
     IcmpOutTimeExcds, IcmpOutRedirects, IcmpOutRateLimitHost, IcmpOutRateLimitGlobal,
     UdpInDatagrams, UdpNoPorts, UdpInErrors, UdpOutDatagrams, UdpRcvbufErrors, UdpInCsumErrors,
+    TcpActiveOpens, TcpPassiveOpens, TcpAttemptFails, TcpEstabResets, TcpInSegs, TcpOutSegs, TcpRetransSegs,
+    TcpInErrs, TcpOutRsts, TcpInCsumErrors,
+    TcpExtListenOverflows, TcpExtListenDrops, TcpExtTCPTimeouts, TcpExtTCPSackRecovery, TcpExtTCPRenoRecovery,
+    TcpExtTCPLossProbes, TcpExtTCPAbortOnTimeout, TcpExtTCPAbortOnData, TcpExtPAWSEstab, TcpExtTCPChallengeACK,
+    TcpExtDelayedACKs, TcpExtTCPOFOQueue, TcpExtTCPRcvQDrop, TcpExtTW, TcpExtTCPKeepAlive,
     ArpInRequests, ArpInReplies, ArpOutRequests, ArpOutReplies, ArpProxyReplies,
     NeighResolutionFailed, NeighTableOverflow
 }

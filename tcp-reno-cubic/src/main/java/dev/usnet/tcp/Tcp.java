@@ -1,0 +1,336 @@
+package dev.usnet.tcp;
+
+import dev.usnet.core.buf.ChecksumState;
+import dev.usnet.core.buf.Packet;
+import dev.usnet.core.ipv4.IpOutput;
+import dev.usnet.core.ipv4.L4Protocol;
+import dev.usnet.core.route.Route;
+import dev.usnet.core.stack.NetStack;
+import dev.usnet.core.stats.DropReason;
+import dev.usnet.core.stats.Mib;
+import dev.usnet.core.wire.Checksum;
+import dev.usnet.core.wire.Ipv4Addr;
+import dev.usnet.core.wire.Ipv4Packet;
+import dev.usnet.core.wire.TcpSegment;
+import dev.usnet.tcp.cc.CcSwitches;
+import dev.usnet.tcp.cc.CongestionControls;
+import dev.usnet.tcp.cc.CongestionOps;
+import dev.usnet.tcp.cc.KernelPreset;
+import io.netty.buffer.ByteBuf;
+import io.netty.util.collection.IntObjectHashMap;
+import io.netty.util.collection.LongObjectHashMap;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * TCP of one namespace (tcp_prot and the inet hash tables): demultiplexes segments to connections and
+ * listeners, answers segments for nobody with a reset (tcp_v4_send_reset), hands out ephemeral ports, and
+ * reads the namespace's TCP knobs. Install once per namespace with {@link #install}.
+ */
+public final class Tcp implements L4Protocol, AutoCloseable {
+    private final NetStack stack;
+    private final LongObjectHashMap<TcpSock> established = new LongObjectHashMap<>();
+    private final IntObjectHashMap<TcpListener> listeners = new IntObjectHashMap<>();
+    private final TcpSegment seg = new TcpSegment();
+    private final TcpOptions opts = new TcpOptions();
+    private final Ipv4Packet ip = new Ipv4Packet();
+    private int nextEphemeral;
+    private int currEstab;
+
+    /** "preset": the switch follows usnet.tcp.kernel; anything else overrides that one behaviour. */
+    public static final String FOLLOW_PRESET = "preset";
+
+    static {
+        for (String key : CcSwitches.KEYS) {
+            dev.usnet.core.knob.Knobs.defineString(key, FOLLOW_PRESET, v -> {
+                if (v.equals(FOLLOW_PRESET)) {
+                    return v;
+                }
+                // Validate against any preset; the value itself is kept as typed.
+                KernelPreset.V4_3.switches().withOverride(key, v);
+                return v;
+            });
+        }
+    }
+
+    private Tcp(NetStack stack) {
+        this.stack = stack;
+        this.nextEphemeral = 32768 + (int) stack.randomBelow(28232);
+    }
+
+    /** Installs TCP in {@code stack} (protocol 6) unless it is there already; returns it. */
+    public static synchronized Tcp install(NetStack stack) {
+        Tcp t = stack.service(Tcp.class);
+        if (t != null) {
+            return t;
+        }
+        t = new Tcp(stack);
+        stack.installService(Tcp.class, t);
+        stack.ipInput().registerProtocol(Ipv4Packet.PROTO_TCP, t);
+        return t;
+    }
+
+    /** The TCP of {@code stack}, installing it on first use. */
+    public static Tcp of(NetStack stack) {
+        Tcp t = stack.service(Tcp.class);
+        return t != null ? t : install(stack);
+    }
+
+    public NetStack stack() {
+        return stack;
+    }
+
+    // ------------------------------------------------------------------------------------------------------
+    // Sockets
+
+    /**
+     * connect(): an active open to {@code dst}:{@code dstPort} from an ephemeral port. Throws
+     * IllegalStateException when there is no route (ENETUNREACH). Call on the namespace thread.
+     */
+    public TcpSock connect(int dst, int dstPort, TcpSock.Callbacks cb) {
+        return connect(0, 0, dst, dstPort, cb);
+    }
+
+    /** connect() after bind(): {@code src} 0 picks the route's source address, {@code srcPort} 0 an ephemeral one. */
+    public TcpSock connect(int src, int srcPort, int dst, int dstPort, TcpSock.Callbacks cb) {
+        if (dstPort < 1 || dstPort > 65535) {
+            throw new IllegalArgumentException("TCP port " + dstPort + " out of range 1..65535");
+        }
+        Route rt = stack.ipOutput().routeOutput(dst);
+        if (rt == null) {
+            throw new IllegalStateException("connect to " + Ipv4Addr.format(dst) + ": network unreachable in namespace "
+                    + stack.name() + " (ENETUNREACH)");
+        }
+        int s = src != 0 ? src : stack.ipOutput().sourceFor(rt, dst);
+        int port = srcPort != 0 ? srcPort : ephemeralPort(s, dst, dstPort);
+        if (established.containsKey(key(dst, dstPort, port))) {
+            throw new IllegalStateException("TCP " + Ipv4Addr.format(s) + ":" + port + " -> " + Ipv4Addr.format(dst)
+                    + ":" + dstPort + " already exists (EADDRNOTAVAIL)");
+        }
+        TcpSock sk = newSock();
+        sk.setCallbacks(cb);
+        sk.laddr = s;
+        sk.lport = port;
+        sk.raddr = dst;
+        sk.rport = dstPort;
+        hash(sk);
+        sk.connect(rt, s, port, dst, dstPort);
+        return sk;
+    }
+
+    /**
+     * listen(): accepts connections to {@code port} on {@code addr} (0 = any local address) with an accept
+     * queue of {@code backlog} (capped by net.core.somaxconn, as Linux does).
+     */
+    public TcpListener listen(int addr, int port, int backlog, TcpListener.Acceptor acceptor) {
+        if (port < 1 || port > 65535) {
+            throw new IllegalArgumentException("TCP port " + port + " out of range 1..65535");
+        }
+        if (listeners.containsKey(port)) {
+            throw new IllegalStateException("TCP port " + port + " already has a listener in namespace " + stack.name()
+                    + " (EADDRINUSE)");
+        }
+        int cap = (int) Math.min(backlog, stack.knobs().getLong("net.core.somaxconn"));
+        TcpListener l = new TcpListener(this, addr, port, Math.max(cap, 0), acceptor);
+        listeners.put(port, l);
+        return l;
+    }
+
+    void unlisten(TcpListener l) {
+        if (listeners.get(l.port()) == l) {
+            listeners.remove(l.port());
+        }
+    }
+
+    TcpSock newSock() {
+        long[] wmem = stack.knobs().getLongs("net.ipv4.tcp_wmem");
+        long[] rmem = stack.knobs().getLongs("net.ipv4.tcp_rmem");
+        // usnet does not autotune buffers; sockets start where Linux's autotuning ends up for a bulk flow.
+        return new TcpSock(this, (int) wmem[2], (int) rmem[2]);
+    }
+
+    /** Every connection (not listeners), for {@code ss}. */
+    public List<TcpSock> sockets() {
+        List<TcpSock> l = new ArrayList<>(established.values());
+        l.sort((a, b) -> Integer.compare(a.lport, b.lport));
+        return l;
+    }
+
+    public List<TcpListener> listeners() {
+        return new ArrayList<>(listeners.values());
+    }
+
+    /** Connections in ESTABLISHED or CLOSE-WAIT (TcpCurrEstab). */
+    public int currEstab() {
+        return currEstab;
+    }
+
+    void currEstab(int delta) {
+        currEstab += delta;
+    }
+
+    private int ephemeralPort(int src, int dst, int dstPort) {
+        for (int i = 0; i < 28232; i++) {
+            int p = nextEphemeral;
+            nextEphemeral = nextEphemeral >= 60999 ? 32768 : nextEphemeral + 1;
+            if (!established.containsKey(key(dst, dstPort, p)) && !listeners.containsKey(p)) {
+                return p;
+            }
+        }
+        throw new IllegalStateException("no free ephemeral port 32768-60999 to " + Ipv4Addr.format(dst) + ":" + dstPort
+                + " (EADDRNOTAVAIL)");
+    }
+
+    static long key(int raddr, int rport, int lport) {
+        return (long) raddr << 32 | (long) rport << 16 | lport;
+    }
+
+    void hash(TcpSock s) {
+        s.key = key(s.raddr, s.rport, s.lport);
+        established.put(s.key, s);
+    }
+
+    void unhash(TcpSock s) {
+        if (established.get(s.key) == s) {
+            established.remove(s.key);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------------
+    // Per-namespace settings
+
+    /** The congestion-avoidance switches new connections get: usnet.tcp.kernel plus per-switch overrides. */
+    public CcSwitches ccSwitches() {
+        CcSwitches sw = KernelPreset.parse(stack.knobs().get("usnet.tcp.kernel")).switches();
+        for (String key : CcSwitches.KEYS) {
+            String v = stack.knobs().get(key);
+            if (!v.equals(FOLLOW_PRESET)) {
+                sw = sw.withOverride(key, v);
+            }
+        }
+        return sw;
+    }
+
+    CongestionOps newCongestionOps(String name) {
+        return CongestionControls.create(name != null ? name : stack.knobs().get("net.ipv4.tcp_congestion_control"));
+    }
+
+    long initCwnd() {
+        return stack.knobs().getLong("usnet.tcp.init_cwnd");
+    }
+
+    // ------------------------------------------------------------------------------------------------------
+    // Input
+
+    /** tcp_v4_rcv. Owns {@code p}. */
+    @Override
+    public void rcv(Packet p) {
+        ByteBuf b = p.buf();
+        ip.wrap(b, p.network());
+        int src = ip.src();
+        int dst = ip.dst();
+        int l4len = ip.totalLength() - ip.headerLength();
+        stack.mib().inc(Mib.TcpInSegs);
+        if (p.pktType() != Packet.PACKET_HOST) {
+            stack.drop(p, DropReason.TCP_NOT_HOST);
+            return;
+        }
+        if (seg.check(b, p.transport(), l4len) != null) {
+            stack.mib().inc(Mib.TcpInErrs);
+            stack.drop(p, DropReason.TCP_MALFORMED);
+            return;
+        }
+        if (p.csumState() == ChecksumState.NONE && !seg.checksumValid(src, dst)) {
+            stack.mib().inc(Mib.TcpInErrs);
+            stack.mib().inc(Mib.TcpInCsumErrors);
+            stack.drop(p, DropReason.TCP_CSUM);
+            return;
+        }
+        // Trim link-layer padding so the frame ends where the segment does.
+        p.trim(p.transport() + l4len - p.start());
+        int flags = seg.flags();
+        opts.parse(b, p.transport(), seg.headerLength(), (flags & TcpSegment.SYN) != 0);
+        TcpSock s = established.get(key(src, seg.srcPort(), seg.dstPort()));
+        if (s != null && s.laddr == dst) {
+            if (s.state == TcpState.TIME_WAIT && (flags & TcpSegment.SYN) != 0 && (flags & TcpSegment.ACK_FLAG) == 0) {
+                TcpListener l = listenerFor(dst, seg.dstPort());
+                if (l != null && TcpSock.after(seg.seq(), s.rcvNxtForTimeWait())) {
+                    // A new incarnation with a higher sequence number may reuse a TIME-WAIT pair (RFC 1122).
+                    s.finish(TcpError.NONE);
+                    l.rcvSyn(p, src, dst, seg, opts);
+                    return;
+                }
+            }
+            s.rcv(p, seg, opts);
+            return;
+        }
+        TcpListener l = listenerFor(dst, seg.dstPort());
+        if (l != null) {
+            l.rcv(p, src, dst, seg, opts);
+            return;
+        }
+        if ((flags & TcpSegment.RST) == 0) {
+            replyReset(src, dst, seg, l4len);
+        }
+        stack.drop(p, DropReason.TCP_NO_SOCKET);
+    }
+
+    private TcpListener listenerFor(int dst, int port) {
+        TcpListener l = listeners.get(port);
+        if (l != null && (l.addr() == 0 || l.addr() == dst)) {
+            return l;
+        }
+        return null;
+    }
+
+    /** tcp_v4_send_reset for a segment nobody wants: RST with its ACK as our sequence, or RST|ACK covering it. */
+    void replyReset(int src, int dst, TcpSegment s, int l4len) {
+        int flags = s.flags();
+        if ((flags & TcpSegment.ACK_FLAG) != 0) {
+            sendReset(dst, s.dstPort(), src, s.srcPort(), s.ack(), 0, TcpSegment.RST, null);
+        } else {
+            long len = l4len - s.headerLength() + ((flags & TcpSegment.SYN) != 0 ? 1 : 0)
+                    + ((flags & TcpSegment.FIN) != 0 ? 1 : 0);
+            sendReset(dst, s.dstPort(), src, s.srcPort(), 0, TcpSock.seqAdd(s.seq(), len),
+                    TcpSegment.RST | TcpSegment.ACK_FLAG, null);
+        }
+    }
+
+    /** A bare reset from {@code laddr}:{@code lport} to {@code raddr}:{@code rport}. */
+    void sendReset(int laddr, int lport, int raddr, int rport, long seq, long ack, int flags, Route rt) {
+        if (rt == null) {
+            rt = stack.ipOutput().routeOutput(raddr);
+            if (rt == null) {
+                return;
+            }
+        }
+        Packet p = IpOutput.allocate(TcpSegment.MIN_HEADER_LEN);
+        ByteBuf b = p.buf();
+        int t = p.transport();
+        b.setShort(t + TcpSegment.SRC_PORT, lport);
+        b.setShort(t + TcpSegment.DST_PORT, rport);
+        b.setInt(t + TcpSegment.SEQ, (int) seq);
+        b.setInt(t + TcpSegment.ACK, (int) ack);
+        b.setByte(t + TcpSegment.DATA_OFF, 5 << 4);
+        b.setByte(t + TcpSegment.FLAGS, flags);
+        b.setShort(t + TcpSegment.WINDOW, 0);
+        b.setShort(t + TcpSegment.CHECKSUM, 0);
+        b.setShort(t + TcpSegment.URGENT, 0);
+        long ph = Checksum.pseudoHeader(laddr, raddr, Ipv4Packet.PROTO_TCP, TcpSegment.MIN_HEADER_LEN);
+        b.setShort(t + TcpSegment.CHECKSUM, Checksum.finish(Checksum.add(b, t, TcpSegment.MIN_HEADER_LEN, ph)));
+        stack.mib().inc(Mib.TcpOutRsts);
+        stack.mib().inc(Mib.TcpOutSegs);
+        stack.ipOutput().sendLocal(p, rt, laddr, raddr, Ipv4Packet.PROTO_TCP, 0, stack.knobs().defaultTtl(), true);
+    }
+
+    /** Aborts every connection and listener (the namespace is going away). */
+    @Override
+    public void close() {
+        for (TcpSock s : new ArrayList<>(established.values())) {
+            s.destroy();
+        }
+        for (TcpListener l : new ArrayList<>(listeners.values())) {
+            l.close();
+        }
+    }
+}

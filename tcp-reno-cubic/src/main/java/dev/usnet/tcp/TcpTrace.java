@@ -1,0 +1,102 @@
+package dev.usnet.tcp;
+
+import dev.usnet.tcp.cc.CcSock;
+import java.io.IOException;
+import java.io.Writer;
+import java.util.Arrays;
+
+/**
+ * A connection's congestion trace: one row per ACK and per congestion event with time, snd_cwnd,
+ * snd_ssthresh, snd_cwnd_cnt, smoothed RTT, packets in flight and CA state. Rows go into growable primitive
+ * arrays (no object per row), written as CSV on demand. Same inputs in virtual time, same bytes.
+ */
+public final class TcpTrace {
+    private long[] data = new long[8 * 1024];
+    private String[] events = new String[1024];
+    private int rows;
+    private final int maxRows;
+
+    /** A trace keeping at most {@code maxRows} rows (later rows are dropped and counted). */
+    public TcpTrace(int maxRows) {
+        this.maxRows = maxRows;
+    }
+
+    public TcpTrace() {
+        this(10_000_000);
+    }
+
+    private static final int COLS = 7;
+
+    void record(long nowNanos, CcSock cc, long srttUs, long inflight, String event) {
+        if (rows >= maxRows) {
+            return;
+        }
+        int base = rows * COLS;
+        if (base + COLS > data.length) {
+            data = Arrays.copyOf(data, data.length * 2);
+        }
+        if (rows >= events.length) {
+            events = Arrays.copyOf(events, events.length * 2);
+        }
+        data[base] = nowNanos;
+        data[base + 1] = cc.sndCwnd;
+        data[base + 2] = cc.sndSsthresh;
+        data[base + 3] = cc.sndCwndCnt;
+        data[base + 4] = srttUs;
+        data[base + 5] = inflight;
+        data[base + 6] = cc.caState.ordinal();
+        events[rows] = event;
+        rows++;
+    }
+
+    public int rows() {
+        return rows;
+    }
+
+    public long timeNanos(int row) {
+        return data[row * COLS];
+    }
+
+    public long cwnd(int row) {
+        return data[row * COLS + 1];
+    }
+
+    public long ssthresh(int row) {
+        return data[row * COLS + 2];
+    }
+
+    public long sndCwndCnt(int row) {
+        return data[row * COLS + 3];
+    }
+
+    public long srttUs(int row) {
+        return data[row * COLS + 4];
+    }
+
+    public long inflight(int row) {
+        return data[row * COLS + 5];
+    }
+
+    public String event(int row) {
+        return events[row];
+    }
+
+    /** Writes {@code time_us,cwnd,ssthresh,snd_cwnd_cnt,srtt_us,inflight,ca_state,event} rows. */
+    public void writeCsv(Writer w) throws IOException {
+        w.write("time_us,cwnd,ssthresh,snd_cwnd_cnt,srtt_us,inflight,ca_state,event\n");
+        var states = dev.usnet.tcp.cc.CaState.values();
+        StringBuilder b = new StringBuilder(96);
+        for (int r = 0; r < rows; r++) {
+            int base = r * COLS;
+            b.setLength(0);
+            long t = data[base];
+            b.append(t / 1000).append('.').append(String.format("%03d", t % 1000)).append(',');
+            b.append(data[base + 1]).append(',');
+            long ss = data[base + 2];
+            b.append(ss >= 0x7fff_ffffL ? "inf" : Long.toString(ss)).append(',');
+            b.append(data[base + 3]).append(',').append(data[base + 4]).append(',').append(data[base + 5]).append(',');
+            b.append(states[(int) data[base + 6]].ssName()).append(',').append(events[r]).append('\n');
+            w.write(b.toString());
+        }
+    }
+}

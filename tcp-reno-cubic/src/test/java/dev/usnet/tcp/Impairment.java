@@ -1,0 +1,70 @@
+package dev.usnet.tcp;
+
+import dev.usnet.core.buf.Packet;
+import dev.usnet.core.device.Device;
+import dev.usnet.core.stack.NetStack;
+import dev.usnet.core.time.Scheduler;
+import dev.usnet.core.wire.EthernetFrame;
+import java.util.SplittableRandom;
+
+/**
+ * A deterministic impairment on a device's receive side for tests: fixed one-way delay, seeded loss,
+ * duplication and reordering (a reordered frame is held back by an extra delay), and an optional blackout.
+ * ARP passes untouched so neighbours resolve. Install on the receiving end of each direction.
+ */
+final class Impairment {
+    final SplittableRandom rnd;
+    long delayNanos;
+    double loss;
+    double dup;
+    double reorder;
+    long reorderExtraNanos = 300_000;
+    boolean blackout;
+    long dropped;
+    long duplicated;
+    long reordered;
+    long delivered;
+
+    private Impairment(long seed) {
+        this.rnd = new SplittableRandom(seed);
+    }
+
+    static Impairment on(NetStack stack, Device dev, long seed) {
+        Impairment im = new Impairment(seed);
+        Scheduler sched = stack.scheduler();
+        dev.setRxHandler((d, p) -> {
+            int type = p.buf().getUnsignedShort(p.start() + 12);
+            if (type == EthernetFrame.ETH_P_ARP) {
+                return false;
+            }
+            if (im.blackout || im.rnd.nextDouble() < im.loss) {
+                im.dropped++;
+                p.release();
+                return true;
+            }
+            if (im.rnd.nextDouble() < im.dup) {
+                im.duplicated++;
+                Packet c = p.cloneShared();
+                long extra = im.rnd.nextLong(im.reorderExtraNanos + 1);
+                sched.schedule(() -> im.deliver(stack, c), im.delayNanos + extra);
+            }
+            long delay = im.delayNanos;
+            if (im.rnd.nextDouble() < im.reorder) {
+                im.reordered++;
+                delay += im.reorderExtraNanos;
+            }
+            if (delay == 0) {
+                im.delivered++;
+                return false;
+            }
+            sched.schedule(() -> im.deliver(stack, p), delay);
+            return true;
+        });
+        return im;
+    }
+
+    private void deliver(NetStack stack, Packet p) {
+        delivered++;
+        stack.l2Receive(p);
+    }
+}
