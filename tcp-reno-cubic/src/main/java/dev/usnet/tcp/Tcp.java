@@ -219,6 +219,33 @@ public final class Tcp implements L4Protocol, AutoCloseable {
         return stack.knobs().getLong("usnet.tcp.init_cwnd");
     }
 
+    // Knobs read per segment, parsed once per knob change (Knobs.get builds strings).
+    private long knobsVersion = -1;
+    private boolean slowStartAfterIdle;
+    private long rtoMinNanos;
+
+    private void refreshHotKnobs() {
+        var k = stack.knobs();
+        long v = k.version();
+        if (v != knobsVersion) {
+            slowStartAfterIdle = k.getLong("net.ipv4.tcp_slow_start_after_idle") != 0;
+            rtoMinNanos = k.getLong("usnet.tcp.rto_min_ms") * 1_000_000L;
+            knobsVersion = v;
+        }
+    }
+
+    /** net.ipv4.tcp_slow_start_after_idle. */
+    boolean slowStartAfterIdle() {
+        refreshHotKnobs();
+        return slowStartAfterIdle;
+    }
+
+    /** The RTO floor (Linux's TCP_RTO_MIN, 200 ms; a per-route rto_min in Linux, usnet.tcp.rto_min_ms here). */
+    long rtoMinNanos() {
+        refreshHotKnobs();
+        return rtoMinNanos;
+    }
+
     // ------------------------------------------------------------------------------------------------------
     // Input
 

@@ -1495,7 +1495,7 @@ public final class TcpSock {
             if (packetsOut > sndCwndUsed) {
                 sndCwndUsed = packetsOut;
             }
-            if (stack.knobs().getLong("net.ipv4.tcp_slow_start_after_idle") != 0
+            if (tcp.slowStartAfterIdle()
                     && stack.now() - sndCwndStampNanos >= rtoNanos && cc.caState == CaState.OPEN) {
                 // tcp_cwnd_application_limited: shrink cwnd toward what the application used.
                 long winUsed = Math.max(sndCwndUsed, 2);
@@ -1554,7 +1554,7 @@ public final class TcpSock {
         if (packetsInFlight() == 0) {
             ops.cwndEvent(cc, CaEvent.TX_START);
         }
-        if (stack.knobs().getLong("net.ipv4.tcp_slow_start_after_idle") != 0 && packetsOut == 0
+        if (tcp.slowStartAfterIdle() && packetsOut == 0
                 && now - lastSendNanos > rtoNanos) {
             cwndRestart(now - lastSendNanos);
         }
@@ -2123,7 +2123,7 @@ public final class TcpSock {
             rttvarUs = (3 * rttvarUs + err) / 4;
             srttUs = (7 * srttUs + rttUs) / 8;
         }
-        long rtoMinUs = stack.knobs().getLong("usnet.tcp.rto_min_ms") * 1000;
+        long rtoMinUs = tcp.rtoMinNanos() / 1000;
         long rtoUs = srttUs + Math.max(4 * rttvarUs, rtoMinUs);
         rtoNanos = Math.min(rtoUs * 1000, TCP_RTO_MAX_NANOS);
         cc.srttUs = srttUs;

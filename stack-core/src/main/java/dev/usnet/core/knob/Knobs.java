@@ -150,6 +150,8 @@ public final class Knobs {
     }
 
     private final ConcurrentHashMap<String, String> explicit = new ConcurrentHashMap<>();
+    // Bumped on every successful set, so layers above can cache parsed values and reload only on change.
+    private volatile long version;
     private final DevConf all = new DevConf();
     private final DevConf defaults = new DevConf();
     private final ConcurrentHashMap<String, DevConf> devices = new ConcurrentHashMap<>();
@@ -252,8 +254,18 @@ public final class Knobs {
         }
     }
 
+    /** Counts changes: equal versions mean no knob changed in between. */
+    public long version() {
+        return version;
+    }
+
     /** Sets a knob; throws IllegalArgumentException naming the key and the accepted values. */
     public void set(String key, String value) {
+        setUnversioned(key, value);
+        version++;
+    }
+
+    private void setUnversioned(String key, String value) {
         String k = key.trim();
         String v = value.trim();
         if (k.equals("usnet.forward.cow")) {
