@@ -42,7 +42,10 @@ import org.HdrHistogram.Histogram;
 public final class Demo {
     /** What to run. */
     public record Options(Path out, double seconds, double warmupSeconds, int ratePps, int payload, int keepClones,
-                          Map<String, String> knobs) {}
+                          int tcpChunk, Map<String, String> knobs) {}
+
+    /** A TCP stream's result: bytes the receiver got while measuring and the sender as ss -ti shows it. */
+    public record TcpReport(String name, long bytes, String ss) {}
 
     /** One row of the report. */
     public record PathReport(String path, String via, long packets, long bytes, long cowCopies, long cowBytes,
@@ -53,7 +56,7 @@ public final class Demo {
 
     /** Everything the demo measured. */
     public record Report(List<PathReport> paths, List<PingReport> pings, long streamSent, long streamReceivedBridge,
-                         long streamReceivedRouted, Map<String, Long> hostDrops, Path outDir) {}
+                         long streamReceivedRouted, List<TcpReport> tcp, Map<String, Long> hostDrops, Path outDir) {}
 
     private static final int STREAM_PORT = 5001;
 
@@ -126,6 +129,22 @@ public final class Demo {
             }
             bridged.start();
             routed.start();
+            List<TcpStreamer> tcp = new ArrayList<>();
+            List<String> tcpNames = List.of("TCP ctr1->ctr2 via bridge", "TCP ctr1->ctr2 via routing");
+            if (o.tcpChunk > 0) {
+                tcp.add(new TcpStreamer(c1.stack(), c2.stack(), "198.18.0.12", 5002, o.tcpChunk));
+                tcp.add(new TcpStreamer(c1.stack(), c2.stack(), "198.18.1.12", 5003, o.tcpChunk));
+                for (TcpStreamer t : tcp) {
+                    onLoop(c2.stack(), () -> {
+                        t.listen();
+                        return null;
+                    });
+                    onLoop(c1.stack(), () -> {
+                        t.connect();
+                        return null;
+                    });
+                }
+            }
             // Warm-up (JIT, ARP) is excluded: everything measured is taken as a difference from here.
             Thread.sleep((long) (o.warmupSeconds * 1000));
             Map<String, PathReport> atWarm = new LinkedHashMap<>();
@@ -139,9 +158,30 @@ public final class Demo {
                 });
             }
             long sentAtWarm = bridged.sent + routed.sent;
+            long[] tcpAtWarm = new long[tcp.size()];
+            for (int i = 0; i < tcp.size(); i++) {
+                TcpStreamer t = tcp.get(i);
+                tcpAtWarm[i] = onLoop(c2.stack(), () -> t.received);
+            }
             long[] recvAtWarm = received.clone();
             Thread.sleep((long) (o.seconds * 1000));
             running.set(false);
+            List<TcpReport> tcpReports = new ArrayList<>();
+            for (int i = 0; i < tcp.size(); i++) {
+                TcpStreamer t = tcp.get(i);
+                long got = onLoop(c2.stack(), () -> t.received) - tcpAtWarm[i];
+                var info = onLoop(c1.stack(), t::info);
+                tcpReports.add(new TcpReport(tcpNames.get(i), got,
+                        info == null ? "not connected" : info.summary().trim() + "\n\t" + info.format()));
+                onLoop(c1.stack(), () -> {
+                    t.stop();
+                    return null;
+                });
+                onLoop(c2.stack(), () -> {
+                    t.closeServer();
+                    return null;
+                });
+            }
             Thread.sleep(300);
             onLoop(c1.stack(), () -> {
                 bridged.close();
@@ -177,7 +217,7 @@ public final class Demo {
                 ns.stack().drops().snapshot().forEach((k, v) -> drops.merge(ns.name() + ":" + k.name(), v, Long::sum));
             }
             Report rep = new Report(paths, pings, bridged.sent + routed.sent - sentAtWarm, received[0] - recvAtWarm[0],
-                    received[1] - recvAtWarm[1], drops, o.out);
+                    received[1] - recvAtWarm[1], tcpReports, drops, o.out);
             writeHistograms(rep);
             return rep;
         } finally {
@@ -239,6 +279,9 @@ public final class Demo {
         out.println();
         out.printf("UDP streams: %d datagrams sent, %d received over the bridge, %d over routing%n",
                 r.streamSent, r.streamReceivedBridge, r.streamReceivedRouted);
+        for (TcpReport t : r.tcp) {
+            out.printf("%s: %d bytes received while measuring; sender (ss -ti):%n  %s%n", t.name, t.bytes, t.ss);
+        }
         out.println("drops (whole run, by namespace and reason): " + (r.hostDrops.isEmpty() ? "none" : r.hostDrops));
         out.println("wrote pcaps (first 2000 frames per host port) and .hgrm files to " + r.outDir.toAbsolutePath());
     }

@@ -41,6 +41,10 @@ public final class DemoCommand implements Callable<Integer> {
             description = "senders keep their last N datagrams, as TCP's retransmission queue does (default: ${DEFAULT-VALUE}; 0 = none)")
     int keepClones = 4096;
 
+    @Option(names = "--tcp-chunk", paramLabel = "BYTES",
+            description = "bytes each of the two TCP streams (bridge, routing) writes every 10 ms (default: ${DEFAULT-VALUE}; 0 = no TCP)")
+    int tcpChunk = 16384;
+
     @Option(names = "--set", paramLabel = "KEY=VALUE", description = "a knob for every namespace, e.g. usnet.forward.cow=full-copy")
     Map<String, String> knobs = new LinkedHashMap<>();
 
@@ -63,7 +67,10 @@ public final class DemoCommand implements Callable<Integer> {
         if (warmup < 0 || warmup > 60) {
             throw new UsageException("--warmup must be 0..60, got " + warmup);
         }
-        Demo.Report r = Demo.run(new Demo.Options(dir, seconds, warmup, rate, size, keepClones, knobs));
+        if (tcpChunk < 0 || tcpChunk > 4 << 20) {
+            throw new UsageException("--tcp-chunk must be 0..4194304, got " + tcpChunk);
+        }
+        Demo.Report r = Demo.run(new Demo.Options(dir, seconds, warmup, rate, size, keepClones, tcpChunk, knobs));
         Demo.print(r, o);
         return 0;
     }

@@ -1,0 +1,108 @@
+package dev.usnet.tools.demo;
+
+import dev.usnet.core.stack.NetStack;
+import dev.usnet.core.time.Timeout;
+import dev.usnet.core.wire.Ipv4Addr;
+import dev.usnet.tcp.Tcp;
+import dev.usnet.tcp.TcpError;
+import dev.usnet.tcp.TcpInfo;
+import dev.usnet.tcp.TcpListener;
+import dev.usnet.tcp.TcpSock;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+
+/**
+ * A paced TCP stream between two namespaces: the client writes {@code chunk} bytes every 10 ms (an
+ * application-limited flow, so the demo's pings keep their loop time), the server discards what arrives.
+ * Its segments sit in the retransmission queue while clones travel, so forwarders must copy before editing.
+ */
+final class TcpStreamer {
+    private final NetStack client;
+    private final NetStack server;
+    private final int dst;
+    private final int port;
+    private final int chunk;
+    private final ByteBuf data;
+    private TcpListener listener;
+    private TcpSock sock;
+    private TcpSock serverSide;
+    private Timeout tick;
+    private volatile boolean running = true;
+    long received;
+
+    TcpStreamer(NetStack client, NetStack server, String dst, int port, int chunk) {
+        this.client = client;
+        this.server = server;
+        this.dst = Ipv4Addr.parse(dst);
+        this.port = port;
+        this.chunk = chunk;
+        this.data = Unpooled.buffer(Math.max(chunk, 1)).writeZero(Math.max(chunk, 1));
+    }
+
+    /** Call on the server namespace's thread. */
+    void listen() {
+        listener = Tcp.of(server).listen(0, port, 16, child -> {
+            serverSide = child;
+            child.setCallbacks(new TcpSock.Callbacks() {
+                @Override
+                public void readable(TcpSock s) {
+                    int n;
+                    while ((n = s.skip(Integer.MAX_VALUE)) > 0) {
+                        received += n;
+                    }
+                }
+            });
+        });
+    }
+
+    /** Call on the client namespace's thread. */
+    void connect() {
+        sock = Tcp.of(client).connect(dst, port, new TcpSock.Callbacks() {
+            @Override
+            public void connected(TcpSock s) {
+                pace();
+            }
+
+            @Override
+            public void closed(TcpSock s, TcpError error) {
+                running = false;
+            }
+        });
+    }
+
+    private void pace() {
+        if (!running) {
+            return;
+        }
+        if (sock.writableBytes() >= chunk) {
+            sock.write(data, 0, chunk);
+        }
+        tick = client.scheduler().schedule(this::pace, 10_000_000L);
+    }
+
+    /** The client side as ss -ti shows it; call on the client's thread. */
+    TcpInfo info() {
+        return sock == null ? null : sock.info();
+    }
+
+    /** Call on the client's thread. */
+    void stop() {
+        running = false;
+        if (tick != null) {
+            tick.cancel();
+        }
+        if (sock != null) {
+            sock.abort();
+        }
+    }
+
+    /** Call on the server's thread. */
+    void closeServer() {
+        if (serverSide != null) {
+            serverSide.abort();
+        }
+        if (listener != null) {
+            listener.close();
+        }
+    }
+}
