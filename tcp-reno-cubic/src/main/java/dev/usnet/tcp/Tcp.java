@@ -257,7 +257,8 @@ public final class Tcp implements L4Protocol, AutoCloseable {
         int src = ip.src();
         int dst = ip.dst();
         int l4len = ip.totalLength() - ip.headerLength();
-        stack.mib().inc(Mib.TcpInSegs);
+        // A coalesced (GSO) segment counts as the segments it carries, as tcp_v4_rcv counts gso_segs.
+        stack.mib().add(Mib.TcpInSegs, p.gsoSize() > 0 ? Math.max(1, (l4len - 20 + p.gsoSize() - 1) / p.gsoSize()) : 1);
         if (p.pktType() != Packet.PACKET_HOST) {
             stack.drop(p, DropReason.TCP_NOT_HOST);
             return;

@@ -170,7 +170,15 @@ public final class TcpSock {
     private final SockTimer delackTimer;
     private final SockTimer keepaliveTimer;
     private final SockTimer timewaitTimer;
-    private boolean probeTimerMode;
+    // What the retransmission timer is armed for (icsk_pending): RTO, zero-window probe, or tail loss probe.
+    private static final int TIMER_RTO = 0;
+    private static final int TIMER_PROBE0 = 1;
+    private static final int TIMER_TLP = 2;
+    private static final int TIMER_EARLY_RETRANS = 3;
+    private int timerKind = TIMER_RTO;
+    // tlp_high_seq: snd_nxt when the outstanding loss probe went out, 0 when none is outstanding.
+    private long tlpHighSeq;
+    private boolean tlpPending;
 
     // Statistics for ss -ti.
     private long segsOut;
@@ -569,7 +577,8 @@ public final class TcpSock {
 
     /** A segment for this connection; {@code seg} and {@code o} are parsed views valid for this call. Owns p. */
     void rcv(Packet p, TcpSegment seg, TcpOptions o) {
-        segsIn++;
+        int gsoSegs = p.gsoSize() > 0 ? Math.max(1, (seg.payloadLength() + p.gsoSize() - 1) / p.gsoSize()) : 1;
+        segsIn += gsoSegs;
         long now = stack.now();
         int flags = seg.flags();
         if (state == TcpState.SYN_SENT) {
@@ -895,14 +904,19 @@ public final class TcpSock {
             fastRetransAlert(advanced, isDupAck, pktsAcked, priorSacked, delivered);
             congControl(ack, delivered, advanced);
         }
-        // Re-arm the retransmission timer from this ACK (tcp_rearm_rto).
+        if (tlpPending) {
+            processTlpAck(ack, unaMoved, isDupAck, newlySacked);
+        }
+        // Re-arm the retransmission timer from this ACK (tcp_rearm_rto), then maybe a tail loss probe.
         if (packetsOut == 0) {
-            if (!probeTimerMode) {
+            if (timerKind != TIMER_PROBE0) {
                 retransmitTimer.cancel();
             }
         } else if (unaMoved) {
-            probeTimerMode = false;
-            retransmitTimer.arm(rtoNanos);
+            armRto();
+        }
+        if (timerKind == TIMER_RTO && retransmitTimer.isArmed()) {
+            scheduleLossProbe();
         }
         if (unaMoved) {
             finAckedTransitions();
@@ -927,11 +941,11 @@ public final class TcpSock {
             if (nwin > maxWindow) {
                 maxWindow = nwin;
             }
-            if (changed && nwin > 0 && probeTimerMode) {
-                probeTimerMode = false;
+            if (changed && nwin > 0 && timerKind == TIMER_PROBE0) {
                 retransmitTimer.cancel();
+                timerKind = TIMER_RTO;
                 if (packetsOut > 0) {
-                    retransmitTimer.arm(rtoNanos);
+                    armRto();
                 }
             }
             return changed;
@@ -1039,6 +1053,15 @@ public final class TcpSock {
                 }
                 if (timeToRecover()) {
                     enterRecovery();
+                } else if (earlyRetransEligible()) {
+                    // RFC 5827 with Linux's mitigation: wait a quarter RTT (at least 2 ms) for reordering.
+                    if (timerKind != TIMER_EARLY_RETRANS) {
+                        timerKind = TIMER_EARLY_RETRANS;
+                        retransmitTimer.arm(Math.max(srttUs * 1000 / 4, 2_000_000L));
+                    }
+                    if (st == CaState.OPEN) {
+                        setCaState(CaState.DISORDER);
+                    }
                 } else if (sackedOut > 0 || retransOut > 0 || isDupAck) {
                     if (st == CaState.OPEN) {
                         setCaState(CaState.DISORDER);
@@ -1055,6 +1078,30 @@ public final class TcpSock {
         return lostOut > 0 || sackedOut + 1 > reordering;
     }
 
+    /**
+     * Early retransmit (RFC 5827, tcp_early_retrans): with fewer than four segments out there cannot be three
+     * duplicate ACKs, so one SACKed segment above a hole is enough once nothing new can be sent.
+     */
+    private boolean earlyRetransEligible() {
+        if (!sackOk || retransOut > 0 || sackedOut == 0 || packetsOut < sackedOut + 1 || packetsOut >= 4) {
+            return false;
+        }
+        boolean canSendNew = sendBuf.size() > 0 && cc.sndCwnd > packetsInFlight()
+                && seqSub(seqAdd(sndUna, sndWnd), sndNxt) >= Math.min(sendBuf.size(), mssCache);
+        return !canSendNew;
+    }
+
+    private void earlyRetransTimerFired() {
+        timerKind = TIMER_RTO;
+        if ((cc.caState == CaState.OPEN || cc.caState == CaState.DISORDER) && earlyRetransEligible()) {
+            enterRecovery();
+            xmitRetransmitQueue();
+        }
+        if (packetsOut > 0) {
+            armRto();
+        }
+    }
+
     private void enterRecovery() {
         stack.mib().inc(sackOk ? Mib.TcpExtTCPSackRecovery : Mib.TcpExtTCPRenoRecovery);
         initCwndReduction();
@@ -1069,6 +1116,7 @@ public final class TcpSock {
     private void initCwndReduction() {
         syncCc();
         highSeq = sndNxt;
+        tlpPending = false;
         cc.sndCwndCnt = 0;
         cc.priorCwnd = cc.sndCwnd;
         cc.priorSsthresh = cc.sndSsthresh;
@@ -1191,7 +1239,9 @@ public final class TcpSock {
     // Receiving data
 
     private void dataQueue(Packet p, TcpSegment seg, long seq, int payload, boolean fin, long now) {
-        dataSegsIn += payload > 0 ? 1 : 0;
+        if (payload > 0) {
+            dataSegsIn += p.gsoSize() > 0 ? Math.max(1, (payload + p.gsoSize() - 1) / p.gsoSize()) : 1;
+        }
         measureRcvMss(p, payload);
         eventDataRecv(payload, now);
         // Make the packet hold exactly its payload.
@@ -1479,6 +1529,94 @@ public final class TcpSock {
         if (sent || cwndLimited) {
             cwndValidate(cwndLimited || packetsInFlight() >= cc.sndCwnd);
         }
+        if (sent) {
+            scheduleLossProbe();
+        }
+    }
+
+    private void armRto() {
+        timerKind = TIMER_RTO;
+        retransmitTimer.arm(rtoNanos);
+    }
+
+    /**
+     * tcp_schedule_loss_probe (TLP, on by default since Linux 3.10 with tcp_early_retrans=3): when a
+     * SACK connection in Open state has nothing more it may send, probe after 2 * SRTT (at least 10 ms; with
+     * one segment out, allow for the peer's delayed ACK) instead of waiting for the RTO, so a lost tail is
+     * repaired by fast recovery.
+     */
+    private void scheduleLossProbe() {
+        if (!sackOk || packetsOut == 0 || cc.caState != CaState.OPEN || tlpPending
+                || state != TcpState.ESTABLISHED && state != TcpState.CLOSE_WAIT) {
+            return;
+        }
+        if (cc.sndCwnd > packetsInFlight() && sendBuf.size() > 0
+                && seqSub(seqAdd(sndUna, sndWnd), sndNxt) >= Math.min(sendBuf.size(), mssCache)) {
+            // More can be sent right now: not cwnd- or application-limited.
+            return;
+        }
+        long timeout;
+        if (srttUs > 0) {
+            long srtt = srttUs * 1000;
+            timeout = 2 * srtt;
+            if (packetsOut == 1) {
+                timeout = Math.max(timeout, srtt + (srtt >> 1) + TCP_DELACK_MAX_NANOS);
+            }
+        } else {
+            timeout = TCP_TIMEOUT_INIT_NANOS;
+        }
+        timeout = Math.max(timeout, 10_000_000L);
+        if (retransmitTimer.isArmed()) {
+            long rtoLeft = retransmitTimer.deadline() - stack.now();
+            if (timeout > rtoLeft) {
+                // The RTO comes first: let it fire in the probe's place.
+                timeout = Math.max(rtoLeft, 0);
+            }
+        }
+        timerKind = TIMER_TLP;
+        retransmitTimer.arm(timeout);
+    }
+
+    /** tcp_send_loss_probe: new data if the window allows, else the last segment again; then the RTO. */
+    private void sendLossProbe() {
+        stack.mib().inc(Mib.TcpExtTCPLossProbes);
+        tlpPending = true;
+        tlpHighSeq = sndNxt;
+        long wndLeft = seqSub(seqAdd(sndUna, sndWnd), sndNxt);
+        int avail = sendBuf.size();
+        if (avail > 0 && wndLeft > 0) {
+            int len = (int) Math.min(Math.min(avail, mssCache), wndLeft);
+            sendNewSegment(len, finQueued && !finSent && len == avail);
+            tlpHighSeq = sndNxt;
+        } else if (!rtx.isEmpty()) {
+            Packet tail = rtx.peekLast();
+            if ((tail.tcpSacked() & SACKED) == 0) {
+                retransmitSegment(tail);
+            }
+        }
+        armRto();
+    }
+
+    /**
+     * tcp_process_tlp_ack: an ACK beyond the probe means a loss was repaired by it, so cwnd is reduced once
+     * (CWR). usnet's receiver sends no D-SACK, so a probe that only duplicated data also counts as repair,
+     * where Linux would see the D-SACK and keep cwnd.
+     */
+    private void processTlpAck(long ack, boolean unaMoved, boolean isDupAck, long newlySacked) {
+        if (before(ack, tlpHighSeq)) {
+            return;
+        }
+        if (after(ack, tlpHighSeq)) {
+            tlpPending = false;
+            stack.mib().inc(Mib.TcpExtTCPLossProbeRecovery);
+            initCwndReduction();
+            setCaState(CaState.CWR);
+            endCwndReduction();
+            setCaState(CaState.OPEN);
+        } else if (!unaMoved && isDupAck && newlySacked == 0) {
+            // A pure duplicate ACK at the probe's edge: original and probe both arrived, no loss.
+            tlpPending = false;
+        }
     }
 
     /** tcp_cwnd_validate: remember whether the last window was limited by cwnd (RFC 7661's pipeACK idea). */
@@ -1535,12 +1673,11 @@ public final class TcpSock {
         if (cc.caState == CaState.RECOVERY) {
             prrOut += pcount;
         }
-        dataSegsOut++;
+        dataSegsOut += pcount;
         bytesSent += len;
         transmit(seg, len > 0 && sendBuf.size() == 0);
-        if (!retransmitTimer.isArmed() || probeTimerMode) {
-            probeTimerMode = false;
-            retransmitTimer.arm(rtoNanos);
+        if (!retransmitTimer.isArmed() || timerKind == TIMER_PROBE0) {
+            armRto();
         }
     }
 
@@ -1612,9 +1749,8 @@ public final class TcpSock {
             lastSendNanos = stack.now();
         }
         transmit(seg, false);
-        if (!retransmitTimer.isArmed() || probeTimerMode) {
-            probeTimerMode = false;
-            retransmitTimer.arm(rtoNanos);
+        if (!retransmitTimer.isArmed() || timerKind == TIMER_PROBE0) {
+            armRto();
         }
     }
 
@@ -1658,8 +1794,10 @@ public final class TcpSock {
         if ((flags & TcpSegment.ACK_FLAG) != 0) {
             ackSent();
         }
-        segsOut++;
-        stack.mib().inc(Mib.TcpOutSegs);
+        // Linux counts a TSO segment as the MSS-sized segments it becomes (tcp_skb_pcount).
+        int segs = Math.max(1, seg.tcpPcount());
+        segsOut += segs;
+        stack.mib().add(Mib.TcpOutSegs, segs);
         ipSend(c);
     }
 
@@ -1702,8 +1840,10 @@ public final class TcpSock {
         b.setByte(t + TcpSegment.FLAGS, flags);
         // The window of a SYN is never scaled; Linux offers whole MSS-sized segments (64240 for MSS 1460).
         long synWin = Math.min(65_535, freeReceiveSpace());
-        if (synWin > advMss) {
-            synWin = synWin / advMss * advMss;
+        // A SYN-ACK knows timestamps are on and rounds by the MSS they leave (65160 = 45 * 1448).
+        int unit = state == TcpState.SYN_RECV && tsOk ? advMss - 12 : advMss;
+        if (synWin > unit) {
+            synWin = synWin / unit * unit;
         }
         b.setShort(t + TcpSegment.WINDOW, (int) synWin);
         b.setShort(t + TcpSegment.CHECKSUM, 0);
@@ -1951,8 +2091,18 @@ public final class TcpSock {
         if (state == TcpState.CLOSED) {
             return;
         }
-        if (probeTimerMode) {
+        if (timerKind == TIMER_PROBE0) {
             probeTimerFired();
+            return;
+        }
+        if (timerKind == TIMER_TLP) {
+            if (packetsOut > 0) {
+                sendLossProbe();
+            }
+            return;
+        }
+        if (timerKind == TIMER_EARLY_RETRANS) {
+            earlyRetransTimerFired();
             return;
         }
         if (packetsOut == 0 || rtx.isEmpty()) {
@@ -1980,7 +2130,7 @@ public final class TcpSock {
         retransmits++;
         backoff++;
         rtoNanos = Math.min(rtoNanos << 1, TCP_RTO_MAX_NANOS);
-        retransmitTimer.arm(rtoNanos);
+        armRto();
     }
 
     /** tcp_enter_loss: after an RTO everything not SACKed is presumed lost and cwnd restarts from one. */
@@ -2011,22 +2161,23 @@ public final class TcpSock {
             s.setTcpSacked(bits);
         }
         highSeq = sndNxt;
+        tlpPending = false;
         setCaState(CaState.LOSS);
         traceEvent("rto");
     }
 
     private void armProbeTimer() {
-        if (retransmitTimer.isArmed() && !probeTimerMode) {
+        if (retransmitTimer.isArmed() && timerKind != TIMER_PROBE0) {
             return;
         }
-        probeTimerMode = true;
+        timerKind = TIMER_PROBE0;
         long when = Math.min(rtoNanos << Math.min(backoff, 16), TCP_RTO_MAX_NANOS);
         retransmitTimer.arm(when);
     }
 
     /** tcp_probe_timer: the peer's window is closed; poke it so a lost window update cannot deadlock us. */
     private void probeTimerFired() {
-        probeTimerMode = false;
+        timerKind = TIMER_RTO;
         if (packetsOut > 0 || sendBuf.size() == 0) {
             return;
         }

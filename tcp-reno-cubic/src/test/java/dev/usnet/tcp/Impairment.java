@@ -20,6 +20,9 @@ final class Impairment {
     double reorder;
     long reorderExtraNanos = 300_000;
     boolean blackout;
+    /** Frames (non-ARP, counted from 0 on this end) to drop, e.g. to lose exactly the tail of a burst. */
+    java.util.function.LongPredicate dropFrame = n -> false;
+    long frames;
     long dropped;
     long duplicated;
     long reordered;
@@ -37,7 +40,8 @@ final class Impairment {
             if (type == EthernetFrame.ETH_P_ARP) {
                 return false;
             }
-            if (im.blackout || im.rnd.nextDouble() < im.loss) {
+            long n = im.frames++;
+            if (im.blackout || im.dropFrame.test(n) || im.rnd.nextDouble() < im.loss) {
                 im.dropped++;
                 p.release();
                 return true;

@@ -259,4 +259,29 @@ class TcpBehaviourTest {
             assertEquals("cubic", s[0].info().congestionControl(), "TCP_CONGESTION per socket");
         }
     }
+
+    @Test
+    void tailLossIsRepairedByALossProbeNotAnRto() {
+        try (TcpPair pair = new TcpPair(39)) {
+            TcpSock[] s = connect(pair, 7009, new TcpSock.Callbacks() {}, new TcpSock.Callbacks() {
+                @Override
+                public void readable(TcpSock sk) {
+                    sk.skip(Integer.MAX_VALUE);
+                }
+            });
+            pair.net.run(1_000_000_000L);
+            // The last two of seven segments are lost: no duplicate ACKs can follow them.
+            long base = pair.toServer.frames;
+            pair.toServer.dropFrame = n -> n == base + 5 || n == base + 6;
+            long start = pair.net.sched.nanoTime();
+            write(s[0], 7 * 1448);
+            long took = pair.runUntil(() -> s[0].info().unacked() == 0, 2_000_000_000L);
+            TcpInfo i = s[0].info();
+            assertEquals(0, i.timeouts(), i.format());
+            assertTrue(pair.client.mib().get(Mib.TcpExtTCPLossProbes) >= 1);
+            assertTrue(took < 50_000_000L, "repaired within a few RTTs plus the 10 ms probe floor, took " + took);
+            assertEquals(2, i.totalRetrans(), i.format());
+            assertTrue(start >= 0);
+        }
+    }
 }

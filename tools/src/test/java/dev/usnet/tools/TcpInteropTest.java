@@ -1,0 +1,725 @@
+package dev.usnet.tools;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.usnet.core.pcap.PcapTap;
+import dev.usnet.core.pcap.PcapWriter;
+import dev.usnet.core.stack.NetStack;
+import dev.usnet.core.time.RealTimeScheduler;
+import dev.usnet.core.wire.Ipv4Addr;
+import dev.usnet.tap.HostCommand;
+import dev.usnet.tap.TapDevice;
+import dev.usnet.tap.Tun;
+import dev.usnet.tcp.Tcp;
+import dev.usnet.tcp.TcpError;
+import dev.usnet.tcp.TcpInfo;
+import dev.usnet.tcp.TcpListener;
+import dev.usnet.tcp.TcpSock;
+import dev.usnet.tcp.TcpState;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.IoEventLoop;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.epoll.EpollIoHandler;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * usnet's TCP against the Linux kernel's through TAP devices: a usnet client sends 50 MB to a kernel {@code socat}
+ * server and a kernel {@code socat} client sends 50 MB to a usnet server; both ends' SHA-256 must match. Each
+ * direction runs over a plain TAP (1448-byte segments) and over a TAP with IFF_VNET_HDR and TSO offloads (usnet
+ * may send 64 KiB GSO super-segments, the kernel hands over its own). The handshake is captured on usnet's TAP and
+ * decoded independently: both SYNs carry MSS 1460, SACK-permitted, timestamps and a window scale in Linux's order
+ * (MSS, SACK_PERM, TS, NOP, WS); every later usnet segment carries timestamps and DF; usnet's {@code TcpInfo} and
+ * the kernel's {@code ss -tio} agree on ts, sack, wscale and mss 1448; and the clean path sees (nearly) no
+ * retransmissions.
+ *
+ * <p>One kernel namespace {@code usnet-tcpi-<pid>} holds the kernel side of both TAPs (198.18.60.2/24 plain,
+ * 198.18.61.2/24 vnet_hdr); usnet is .1 on each. Everything is deleted by name in {@link #tearDown}, also after a
+ * failure. Needs root, /dev/net/tun, iproute2 and socat: skipped without them, a failure when CI=true.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class TcpInteropTest {
+    private static final String NS = "usnet-tcpi-" + ProcessHandle.current().pid();
+    private static final int SIZE = 50 * 1024 * 1024;
+    private static final int SERVER_PORT_LINUX = 5001;
+    private static final int SERVER_PORT_USNET = 5002;
+    private static final long TRANSFER_TIMEOUT_S = 120;
+    /** Frames of each connection kept in its pcap: the handshake and the first data segments. */
+    private static final int CAPTURE_FRAMES = 64;
+    /** Retransmitted segments tolerated on this clean, loss-free path (expected: none; allows 0.1 %). */
+    private static final long MAX_RETRANS = SIZE / 1448 / 1000;
+    private static final Path CAPTURES = Path.of("target", "tcp-interop");
+
+    /** How the TAP between usnet and the kernel is opened. */
+    enum Variant {
+        PLAIN("utcpi60", "198.18.60", 0x02_00_5e_00_3c_01L, false),
+        VNET_GSO("utcpi61", "198.18.61", 0x02_00_5e_00_3d_01L, true);
+
+        final String ifname;
+        final int usnetAddr;
+        final int kernelAddr;
+        final String usnetIp;
+        final String kernelIp;
+        final long mac;
+        final boolean vnetHdr;
+
+        Variant(String ifname, String net, long mac, boolean vnetHdr) {
+            this.ifname = ifname;
+            this.usnetIp = net + ".1";
+            this.kernelIp = net + ".2";
+            this.usnetAddr = Ipv4Addr.parse(usnetIp);
+            this.kernelAddr = Ipv4Addr.parse(kernelIp);
+            this.mac = mac;
+            this.vnetHdr = vnetHdr;
+        }
+    }
+
+    private boolean nsCreated;
+    private MultiThreadIoEventLoopGroup group;
+    private NetStack stack;
+    private Tcp tcp;
+    private final TapDevice[] taps = new TapDevice[Variant.values().length];
+    private final List<Process> processes = new ArrayList<>();
+    private final List<Path> tempFiles = new ArrayList<>();
+
+    // ---- set-up and tear-down ----
+
+    private static void require(boolean present, String what) {
+        if ("true".equals(System.getenv("CI"))) {
+            assertTrue(present, "CI must provide: " + what);
+        } else {
+            org.junit.jupiter.api.Assumptions.assumeTrue(present, what);
+        }
+    }
+
+    @BeforeAll
+    void setUp() throws Exception {
+        require(HostCommand.isRoot() && Files.exists(Path.of("/dev/net/tun")) && HostCommand.has("ip"),
+                "root, /dev/net/tun and iproute2");
+        require(HostCommand.has("socat") && HostCommand.has("sha256sum") && HostCommand.has("ss"),
+                "socat, sha256sum and ss (apt-get install socat coreutils iproute2)");
+        Files.createDirectories(CAPTURES);
+        HostCommand.Result r = HostCommand.run(10, "ip", "netns", "add", NS);
+        assertTrue(r.ok(), "ip netns add " + NS + ": " + r.output());
+        nsCreated = true;
+        kernel("ip", "link", "set", "lo", "up");
+        kernel("sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1");
+        kernel("sysctl", "-q", "-w", "net.ipv6.conf.default.disable_ipv6=1");
+
+        group = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
+        IoEventLoop loop = group.next();
+        stack = new NetStack("usnet-tcpi", new RealTimeScheduler(loop), 60);
+        for (Variant v : Variant.values()) {
+            Tun.Options o = Tun.Options.inNetns(NS, v.ifname);
+            if (v.vnetHdr) {
+                o = o.withVnetHdr(true);
+            }
+            // The stack and the TAP share the one loop: usnet's writes go straight to the fd.
+            TapDevice tap = TapDevice.open(stack, o, loop, v.mac);
+            taps[v.ordinal()] = tap;
+            int off = tap.tun().offloads();
+            onLoop(() -> {
+                // As the TAP negotiated: partial checksums with TUN_F_CSUM, 64 KiB super-frames with TSO4.
+                tap.setTxChecksumOffload(tap.tun().vnetHdr() && (off & Tun.TUN_F_CSUM) != 0);
+                tap.setGsoOffload(tap.tun().vnetHdr() && (off & Tun.TUN_F_TSO4) != 0);
+                stack.devinet().add(tap, v.usnetAddr, 24);
+                tap.setUp(true);
+                return null;
+            });
+            assertEquals(v.vnetHdr, tap.gsoOffload(), v + ": GSO offload as negotiated (offloads 0x" + Integer.toHexString(off) + ")");
+            kernel("ip", "addr", "add", v.kernelIp + "/24", "dev", v.ifname);
+            kernel("ip", "link", "set", v.ifname, "up");
+        }
+        tcp = onLoop(() -> Tcp.install(stack));
+    }
+
+    @AfterAll
+    void tearDown() {
+        try {
+            for (Process p : processes) {
+                kill(p);
+            }
+            if (stack != null) {
+                try {
+                    // NetStack.close closes TCP first (its connections hold pooled packets), then deletes the TAPs:
+                    // closing their fds removes the kernel devices.
+                    onLoop(() -> {
+                        stack.close();
+                        return null;
+                    });
+                } catch (Exception e) {
+                    System.err.println("TcpInteropTest: closing the usnet stack: " + e);
+                }
+            }
+            if (group != null) {
+                group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
+            }
+        } finally {
+            if (nsCreated) {
+                HostCommand.Result r = HostCommand.run(10, "ip", "netns", "del", NS);
+                if (!r.ok()) {
+                    System.err.println("TcpInteropTest: could not delete netns " + NS + ": " + r.output());
+                }
+            }
+            for (Path f : tempFiles) {
+                try {
+                    Files.deleteIfExists(f);
+                } catch (IOException e) {
+                    System.err.println("TcpInteropTest: " + e);
+                }
+            }
+        }
+    }
+
+    // ---- usnet client -> Linux server ----
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Variant.class)
+    @Timeout(value = 150, unit = TimeUnit.SECONDS)
+    void usnetClientSends50MbToALinuxServer(Variant v) throws Exception {
+        byte[] data = randomBytes(SIZE, 0x5eed_0000L + v.ordinal());
+        String expected = sha256(data);
+        Path srvOut = tempFile("usnet-tcpi-srv", ".out");
+        Process server = start(srvOut, "sh", "-c", "socat -u TCP-LISTEN:" + SERVER_PORT_LINUX + ",bind=" + v.kernelIp
+                + ",reuseaddr STDOUT | sha256sum");
+        await("the kernel socat server to listen on " + v.kernelIp + ":" + SERVER_PORT_LINUX, 10, () ->
+                kernelTry("ss", "-ltnH", "src", v.kernelIp, "sport", "=", ":" + SERVER_PORT_LINUX).output()
+                        .contains(v.kernelIp + ":" + SERVER_PORT_LINUX));
+
+        Capture cap = capture(v, "usnet-client");
+        BulkSender sender = new BulkSender(data);
+        TcpSock sock = onLoop(() -> tcp.connect(v.kernelAddr, SERVER_PORT_LINUX, sender));
+        try {
+            await("usnet's connect to complete", 10, () -> sender.connected || sender.closedWith != null);
+            assertTrue(sender.connected, "connect failed: " + sender.closedWith);
+
+            // While the connection idles (usnet has not sent yet), ask the kernel what it negotiated.
+            KernelView linux = kernelView(v);
+
+            long t0 = System.nanoTime();
+            stack.scheduler().execute(() -> sender.pump(sock));
+            await("the kernel server to receive everything", TRANSFER_TIMEOUT_S, () -> !server.isAlive(),
+                    () -> "usnet wrote " + sender.offset + " bytes: " + sock.info().format(), v);
+            long nanos = System.nanoTime() - t0;
+            String got = Files.readString(srvOut, StandardCharsets.UTF_8).trim();
+            assertEquals(0, server.exitValue(), "socat | sha256sum: " + got);
+            // usnet sees the kernel's FIN after socat closes: usnet closes in turn.
+            await("usnet to see the end of the stream", 10, () -> sender.eof || sender.closedWith != null,
+                    () -> sock.info().format(), v);
+            TcpInfo info = onLoop(sock::info);
+            cap.close();
+            report(v, "usnet -> Linux", nanos, info, linux);
+
+            assertEquals(expected, got.split("\\s+")[0], "SHA-256 of what the kernel received");
+            assertEquals(SIZE, sender.offset, "usnet took every byte");
+            assertTrue(sender.closedWith == null || sender.closedWith == TcpError.NONE, "closed with " + sender.closedWith);
+            assertTrue(info.bytesAcked() >= SIZE, "usnet saw all of it acknowledged: " + info.format());
+            checkInfo(v, info, linux);
+            assertTrue(info.totalRetrans() <= MAX_RETRANS, "retransmissions on a clean path: " + info.format());
+            checkHandshake(v, cap, true, info);
+        } finally {
+            cap.close();
+            onLoop(() -> {
+                if (sock.state() != TcpState.CLOSED && sock.state() != TcpState.TIME_WAIT) {
+                    sock.abort();
+                }
+                return null;
+            });
+            kill(server);
+        }
+    }
+
+    // ---- Linux client -> usnet server ----
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Variant.class)
+    @Timeout(value = 150, unit = TimeUnit.SECONDS)
+    void linuxClientSends50MbToAUsnetServer(Variant v) throws Exception {
+        byte[] data = randomBytes(SIZE, 0xc0ffee_00L + v.ordinal());
+        Path file = tempFile("usnet-tcpi-data", ".bin");
+        Files.write(file, data);
+        HostCommand.Result sum = HostCommand.run(30, "sha256sum", file.toString());
+        assertTrue(sum.ok(), sum.output());
+        String expected = sum.output().trim().split("\\s+")[0];
+        assertEquals(sha256(data), expected, "sha256sum agrees with Java about the file");
+
+        HashingSink sink = new HashingSink();
+        TcpListener listener = onLoop(() -> tcp.listen(v.usnetAddr, SERVER_PORT_USNET, 8, sink::accept));
+        Capture cap = capture(v, "usnet-server");
+        long retrans0 = kernelRetransSegs();
+        Path cliOut = tempFile("usnet-tcpi-cli", ".out");
+        long t0 = System.nanoTime();
+        Process client = start(cliOut, "socat", "-u", "FILE:" + file, "TCP:" + v.usnetIp + ":" + SERVER_PORT_USNET);
+        try {
+            await("the kernel's connection to be accepted", 10, () -> sink.sock != null || !client.isAlive());
+            assertNotNull(sink.sock, "no connection accepted; socat: " + Files.readString(cliOut));
+            // usnet has not read yet, so the connection is surely still there (the kernel fills usnet's window).
+            KernelView linux = kernelView(v);
+            stack.scheduler().execute(sink::resume);
+
+            await("usnet to read to the end of the stream", TRANSFER_TIMEOUT_S, () -> sink.eof || sink.closedWith != null,
+                    () -> "usnet read " + sink.bytes + " bytes: " + sink.sock.info().format(), v);
+            long nanos = System.nanoTime() - t0;
+            assertTrue(client.waitFor(10, TimeUnit.SECONDS), "socat client did not exit");
+            assertEquals(0, client.exitValue(), "socat client: " + Files.readString(cliOut));
+            TcpInfo info = onLoop(sink.sock::info);
+            long linuxRetrans = kernelRetransSegs() - retrans0;
+            cap.close();
+            report(v, "Linux -> usnet", nanos, info, linux);
+            System.out.printf(Locale.ROOT, "  kernel RetransSegs during the transfer: %d%n", linuxRetrans);
+
+            assertEquals(SIZE, sink.bytes, "bytes usnet received");
+            assertEquals(expected, sink.hash(), "SHA-256 of what usnet received");
+            assertTrue(sink.closedWith == null || sink.closedWith == TcpError.NONE, "closed with " + sink.closedWith);
+            assertTrue(info.bytesReceived() >= SIZE, info.format());
+            checkInfo(v, info, linux);
+            assertTrue(linuxRetrans <= MAX_RETRANS, "the kernel retransmitted " + linuxRetrans + " segments to usnet");
+            checkHandshake(v, cap, false, info);
+        } finally {
+            cap.close();
+            onLoop(() -> {
+                listener.close();
+                if (sink.sock != null && sink.sock.state() != TcpState.CLOSED && sink.sock.state() != TcpState.TIME_WAIT) {
+                    sink.sock.abort();
+                }
+                return null;
+            });
+            kill(client);
+        }
+    }
+
+    // ---- checks ----
+
+    /** usnet's TcpInfo and the kernel's ss agree: ts, sack, each side's window scale, MSS 1448 both ways. */
+    private static void checkInfo(Variant v, TcpInfo info, KernelView linux) {
+        assertTrue(info.timestamps(), "usnet negotiated timestamps: " + info.format());
+        assertTrue(info.sack(), "usnet negotiated SACK: " + info.format());
+        assertTrue(info.wscaleSnd() > 0 && info.wscaleRcv() > 0, "window scaling both ways: " + info.format());
+        assertEquals(1448, info.sndMss(), "usnet's send MSS (1460 - 12 bytes of timestamps): " + info.format());
+        assertTrue(linux.ts && linux.sack, v + ": the kernel uses timestamps and SACK with usnet: " + linux.line);
+        // The kernel's wscale:snd,rcv is usnet's rcv,snd.
+        assertEquals(info.wscaleRcv(), linux.wscaleSnd, "usnet's shift as the kernel saw it: " + linux.line);
+        assertEquals(info.wscaleSnd(), linux.wscaleRcv, "the kernel's shift as usnet saw it: " + linux.line);
+        assertEquals(1448, linux.mss, "the kernel's send MSS: " + linux.line);
+    }
+
+    /**
+     * The captured handshake: the opener's SYN and the answer's SYN-ACK in Linux's layout with MSS 1460, a window
+     * scale each (matching TcpInfo), timestamps echoed; then every usnet segment with timestamps and DF.
+     */
+    private void checkHandshake(Variant v, Capture cap, boolean usnetOpens, TcpInfo info) throws IOException {
+        int port = usnetOpens ? SERVER_PORT_LINUX : SERVER_PORT_USNET;
+        List<CapturedSegment> segs = CapturedSegment.read(cap.file).stream()
+                .filter(s -> s.srcPort() == port || s.dstPort() == port).toList();
+        String dump = cap.file + ":\n  " + String.join("\n  ", segs.stream().map(CapturedSegment::toString).toList());
+        int usnet = v.usnetAddr;
+        CapturedSegment syn = segs.stream().filter(s -> s.syn() && !s.hasAck()).findFirst().orElse(null);
+        CapturedSegment synAck = segs.stream().filter(s -> s.syn() && s.hasAck()).findFirst().orElse(null);
+        assertNotNull(syn, "a SYN in " + dump);
+        assertNotNull(synAck, "a SYN-ACK in " + dump);
+        assertEquals(usnetOpens, syn.src() == usnet, "who sent the SYN: " + dump);
+        assertEquals(usnetOpens, synAck.src() != usnet, "who sent the SYN-ACK: " + dump);
+        for (CapturedSegment s : List.of(syn, synAck)) {
+            String who = (s.src() == usnet ? "usnet's " : "the kernel's ") + (s.hasAck() ? "SYN-ACK" : "SYN");
+            assertEquals(CapturedSegment.LINUX_SYN_OPTIONS, s.optionKinds(), who + " options in Linux's order: " + s);
+            assertEquals(1460, s.mss(), who + " MSS: " + s);
+            assertTrue(s.sackPermitted(), who + " SACK-permitted: " + s);
+            assertTrue(s.hasTimestamp() && s.tsVal() != 0, who + " timestamp: " + s);
+            assertTrue(s.df(), who + " DF: " + s);
+            int expectWs = s.src() == usnet ? info.wscaleRcv() : info.wscaleSnd();
+            assertEquals(expectWs, s.wscale(), who + " window scale vs usnet's TcpInfo " + info.format() + ": " + s);
+        }
+        assertEquals(0, syn.tsEcr(), "a SYN echoes no timestamp: " + syn);
+        assertEquals(syn.tsVal(), synAck.tsEcr(), "the SYN-ACK echoes the SYN's TSval: " + synAck);
+        assertEquals(syn.seq() + 1 & 0xffff_ffffL, synAck.ack(), "the SYN-ACK acknowledges the SYN");
+
+        List<CapturedSegment> fromUsnet = segs.stream().filter(s -> s.src() == usnet && !s.syn()).toList();
+        assertFalse(fromUsnet.isEmpty(), "usnet segments after the handshake in " + dump);
+        for (CapturedSegment s : fromUsnet) {
+            assertTrue(s.df(), "usnet sets DF: " + s);
+            assertTrue(s.optionKinds().size() >= 3 && s.optionKinds().subList(0, 3).equals(List.of(1, 1, 8)),
+                    "usnet's segment leads with NOP NOP TS as Linux's do: " + s);
+            assertTrue(s.tsEcr() != 0, "usnet echoes the kernel's timestamp: " + s);
+            assertEquals(0, s.flags() & CapturedSegment.RST, "no reset from usnet: " + s);
+        }
+        List<CapturedSegment> fromKernel = segs.stream().filter(s -> s.src() != usnet && !s.syn()).toList();
+        for (CapturedSegment s : fromKernel) {
+            assertTrue(s.hasTimestamp(), "the kernel keeps timestamps on: " + s);
+        }
+        CapturedSegment firstAck = fromUsnet.getFirst();
+        if (usnetOpens) {
+            assertEquals(synAck.tsVal(), firstAck.tsEcr(), "usnet's ACK echoes the SYN-ACK's TSval: " + firstAck);
+            List<CapturedSegment> data = fromUsnet.stream().filter(s -> s.payloadLen() > 0).toList();
+            assertTrue(data.size() >= 3, "the first data segments from usnet were captured: " + dump);
+            int maxPayload = data.stream().mapToInt(CapturedSegment::payloadLen).max().orElse(0);
+            if (v.vnetHdr) {
+                assertTrue(maxPayload > info.sndMss(), "usnet sent GSO super-segments (largest payload " + maxPayload
+                        + "): " + dump);
+            } else {
+                assertTrue(maxPayload <= 1448, "usnet kept to the MSS on a plain TAP: " + dump);
+            }
+        } else {
+            // The kernel's SYN-ACK-completing ACK and data come from the kernel; usnet ACKs with timestamps.
+            assertTrue(fromKernel.stream().anyMatch(s -> s.payloadLen() > 0), "kernel data captured: " + dump);
+        }
+        for (CapturedSegment s : segs) {
+            if (!v.vnetHdr) {
+                assertTrue(s.frameLen() <= 1514, "no frame above the MTU on a plain TAP: " + s);
+            }
+        }
+    }
+
+    private void report(Variant v, String dir, long nanos, TcpInfo info, KernelView linux) {
+        TapDevice tap = taps[v.ordinal()];
+        String kstats = kernelTry("sh", "-c", "cd /sys/class/net/" + v.ifname + "/statistics && echo rx_dropped $(cat rx_dropped)"
+                + " tx_dropped $(cat tx_dropped)").output().trim();
+        System.out.printf(Locale.ROOT, "TcpInteropTest %s %s: %d MB in %.2f s = %.2f Gbit/s%n  usnet: %s%n  kernel: %s%n"
+                        + "  usnet tap: %s%n  kernel tap: %s%n", v, dir, SIZE >> 20, nanos / 1e9, SIZE * 8.0 / nanos,
+                info.format(), linux.line, tap.tapStats(), kstats);
+    }
+
+    // ---- the kernel's side ----
+
+    /** What {@code ss -tio} in the kernel namespace says about its end (ss lists ts and sack only with -o). */
+    record KernelView(String line, boolean ts, boolean sack, int wscaleSnd, int wscaleRcv, int mss) {
+        private static final Pattern WSCALE = Pattern.compile("\\bwscale:(\\d+),(\\d+)");
+        private static final Pattern MSS = Pattern.compile("(?<![a-z_])mss:(\\d+)");
+
+        static KernelView parse(String ss) {
+            String line = ss.replaceAll("\\s+", " ").trim();
+            assertFalse(line.isEmpty(), "ss found the kernel's end of the connection");
+            Matcher w = WSCALE.matcher(line);
+            Matcher m = MSS.matcher(line);
+            boolean hasW = w.find();
+            boolean hasM = m.find();
+            return new KernelView(line, line.matches(".*\\bts\\b.*"), line.matches(".*\\bsack\\b.*"),
+                    hasW ? Integer.parseInt(w.group(1)) : -1, hasW ? Integer.parseInt(w.group(2)) : -1,
+                    hasM ? Integer.parseInt(m.group(1)) : -1);
+        }
+    }
+
+    /** The kernel's end of the one established connection on the variant's TAP, once ss lists it. */
+    private KernelView kernelView(Variant v) throws InterruptedException {
+        String[] out = new String[1];
+        await("ss to list the kernel's end of the connection", 10, () -> {
+            out[0] = kernelTry("ss", "-tinoH", "state", "established", "src", v.kernelIp, "dst", v.usnetIp).output();
+            return !out[0].isBlank();
+        });
+        return KernelView.parse(out[0]);
+    }
+
+    /** Tcp RetransSegs of the kernel namespace (/proc/net/snmp is per namespace). */
+    private long kernelRetransSegs() {
+        String snmp = kernel("cat", "/proc/net/snmp");
+        String[] head = null;
+        for (String l : snmp.split("\n")) {
+            if (!l.startsWith("Tcp:")) {
+                continue;
+            }
+            String[] f = l.trim().split("\\s+");
+            if (head == null) {
+                head = f;
+            } else {
+                for (int i = 1; i < head.length; i++) {
+                    if (head[i].equals("RetransSegs")) {
+                        return Long.parseLong(f[i]);
+                    }
+                }
+            }
+        }
+        throw new AssertionError("no Tcp RetransSegs in /proc/net/snmp of " + NS + ":\n" + snmp);
+    }
+
+    private String kernel(String... cmd) {
+        HostCommand.Result r = kernelTry(cmd);
+        assertTrue(r.ok(), "in " + NS + ": " + String.join(" ", cmd) + " exited " + r.exit() + ": " + r.output());
+        return r.output();
+    }
+
+    private HostCommand.Result kernelTry(String... cmd) {
+        List<String> c = new ArrayList<>(List.of("ip", "netns", "exec", NS));
+        c.addAll(List.of(cmd));
+        return HostCommand.run(30, c.toArray(new String[0]));
+    }
+
+    /** Starts {@code cmd} in the kernel namespace in the background, output to {@code out}. */
+    private Process start(Path out, String... cmd) throws IOException {
+        List<String> c = new ArrayList<>(List.of("ip", "netns", "exec", NS));
+        c.addAll(List.of(cmd));
+        Process p = new ProcessBuilder(c).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+        p.getOutputStream().close();
+        processes.add(p);
+        return p;
+    }
+
+    /** Stops a process this test started, with its children. */
+    private static void kill(Process p) {
+        if (p.isAlive()) {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+            try {
+                p.waitFor(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    // ---- usnet's side ----
+
+    private <T> T onLoop(Callable<T> task) throws Exception {
+        return ((RealTimeScheduler) stack.scheduler()).executor().submit(task).get(10, TimeUnit.SECONDS);
+    }
+
+    /** usnet's own capture of the variant's TAP, both directions, first {@value #CAPTURE_FRAMES} frames. */
+    private final class Capture {
+        final Path file;
+        final PcapWriter writer;
+        final PcapTap tap;
+        final TapDevice dev;
+        boolean closed;
+
+        Capture(Variant v, String what) throws Exception {
+            this.file = CAPTURES.resolve(v.name().toLowerCase(Locale.ROOT) + "-" + what + ".pcap");
+            this.writer = new PcapWriter(file);
+            this.dev = taps[v.ordinal()];
+            long epoch = System.currentTimeMillis() * 1_000_000L - stack.now();
+            this.tap = new PcapTap(writer, PcapTap.Direction.INOUT, epoch, CAPTURE_FRAMES);
+            onLoop(() -> {
+                dev.addTap(tap);
+                return null;
+            });
+        }
+
+        void close() throws Exception {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            onLoop(() -> {
+                dev.removeTap(tap);
+                return null;
+            });
+            writer.close();
+        }
+    }
+
+    private Capture capture(Variant v, String what) throws Exception {
+        return new Capture(v, what);
+    }
+
+    /** Writes all of its data as the send buffer takes it, then half-closes; reads (and drops) to the peer's FIN. */
+    private static final class BulkSender implements TcpSock.Callbacks {
+        private final ByteBuf data;
+        private final byte[] drain = new byte[4096];
+        volatile boolean connected;
+        volatile boolean eof;
+        volatile TcpError closedWith;
+        volatile int offset;
+        private boolean started;
+
+        BulkSender(byte[] bytes) {
+            this.data = Unpooled.wrappedBuffer(bytes);
+        }
+
+        @Override
+        public void connected(TcpSock s) {
+            connected = true;
+        }
+
+        @Override
+        public void writable(TcpSock s) {
+            if (started) {
+                pump(s);
+            }
+        }
+
+        void pump(TcpSock s) {
+            started = true;
+            int off = offset;
+            while (off < SIZE) {
+                int n = s.write(data, off, Math.min(256 * 1024, SIZE - off));
+                if (n <= 0) {
+                    break;
+                }
+                off += n;
+            }
+            offset = off;
+            if (off == SIZE) {
+                data.release();
+                s.shutdownOutput();
+                started = false;
+            }
+        }
+
+        @Override
+        public void readable(TcpSock s) {
+            ByteBuf sink = Unpooled.wrappedBuffer(drain);
+            try {
+                int n;
+                do {
+                    sink.clear();
+                    n = s.read(sink, drain.length);
+                } while (n > 0);
+                if (n < 0 && !eof) {
+                    eof = true;
+                    s.close();
+                }
+            } finally {
+                sink.release();
+            }
+        }
+
+        @Override
+        public void closed(TcpSock s, TcpError error) {
+            closedWith = error;
+            if (data.refCnt() > 0) {
+                data.release();
+            }
+        }
+    }
+
+    /** Accepts one connection and hashes everything it reads; holds off reading until {@link #resume}. */
+    private static final class HashingSink implements TcpSock.Callbacks {
+        private final MessageDigest md = newSha256();
+        private final byte[] chunk = new byte[64 * 1024];
+        volatile TcpSock sock;
+        volatile long bytes;
+        volatile boolean eof;
+        volatile TcpError closedWith;
+        private boolean reading;
+        private String hash;
+
+        void accept(TcpSock child) {
+            if (sock != null) {
+                child.abort();
+                return;
+            }
+            child.setCallbacks(this);
+            sock = child;
+        }
+
+        void resume() {
+            reading = true;
+            drain(sock);
+        }
+
+        @Override
+        public void readable(TcpSock s) {
+            if (reading) {
+                drain(s);
+            }
+        }
+
+        private void drain(TcpSock s) {
+            ByteBuf buf = Unpooled.wrappedBuffer(chunk);
+            try {
+                while (true) {
+                    buf.clear();
+                    int n = s.read(buf, chunk.length);
+                    if (n > 0) {
+                        md.update(chunk, 0, n);
+                        bytes += n;
+                        continue;
+                    }
+                    if (n < 0 && !eof) {
+                        hash = HexFormat.of().formatHex(md.digest());
+                        eof = true;
+                        s.close();
+                    }
+                    return;
+                }
+            } finally {
+                buf.release();
+            }
+        }
+
+        String hash() {
+            return hash;
+        }
+
+        @Override
+        public void closed(TcpSock s, TcpError error) {
+            closedWith = error;
+        }
+    }
+
+    // ---- small things ----
+
+    private Path tempFile(String prefix, String suffix) throws IOException {
+        Path p = Files.createTempFile(prefix, suffix);
+        tempFiles.add(p);
+        return p;
+    }
+
+    private static byte[] randomBytes(int n, long seed) {
+        byte[] b = new byte[n];
+        new SplittableRandom(seed).nextBytes(b);
+        return b;
+    }
+
+    private static MessageDigest newSha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static String sha256(byte[] data) {
+        return HexFormat.of().formatHex(newSha256().digest(data));
+    }
+
+    private void await(String what, long timeoutS, BooleanSupplier cond) throws InterruptedException {
+        await(what, timeoutS, cond, () -> "", null);
+    }
+
+    /**
+     * Polls {@code cond}; on timeout fails with {@code what}, {@code usnetState} (evaluated on the loop) and, given
+     * a variant, the kernel's {@code ss -ti} of its connections.
+     */
+    private void await(String what, long timeoutS, BooleanSupplier cond, Callable<String> usnetState, Variant v)
+            throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutS);
+        while (!cond.getAsBoolean()) {
+            if (System.nanoTime() > end) {
+                String state;
+                try {
+                    state = onLoop(usnetState);
+                } catch (Exception e) {
+                    state = "(state unavailable: " + e + ")";
+                }
+                if (v != null) {
+                    state += "; kernel: " + kernelTry("ss", "-tinoH", "dst", v.usnetIp).output().replaceAll("\\s+", " ");
+                }
+                throw new AssertionError("timed out after " + timeoutS + " s waiting for " + what
+                        + (state.isEmpty() ? "" : "; " + state));
+            }
+            Thread.sleep(5);
+        }
+    }
+}
