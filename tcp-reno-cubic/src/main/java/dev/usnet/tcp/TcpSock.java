@@ -106,7 +106,10 @@ public final class TcpSock {
     private int mssCache = 536;
     private int sizeGoal = 536;
     private final SendBuffer sendBuf;
-    private final ArrayDeque<Packet> rtx = new ArrayDeque<>();
+    private final RtxQueue rtx = new RtxQueue();
+    // End of the highest SACKed segment, and where the retransmission walk resumes (Linux's skb hints).
+    private long highSackedEnd;
+    private long retransHint;
     private boolean finQueued;
     private boolean finSent;
     private boolean writeBlocked;
@@ -963,10 +966,8 @@ public final class TcpSock {
                 // Invalid, below the window (a D-SACK or stale), or beyond what we sent.
                 continue;
             }
-            for (Packet s : rtx) {
-                if (!after(s.tcpEndSeq(), start)) {
-                    continue;
-                }
+            for (int k = rtx.firstEndingAfter(start); k < rtx.size(); k++) {
+                Packet s = rtx.get(k);
                 if (!before(s.tcpSeq(), end)) {
                     break;
                 }
@@ -985,6 +986,9 @@ public final class TcpSock {
                     s.setTcpSacked((bits | SACKED) & ~(LOST | RETRANS));
                     sackedOut += pc;
                     newly += pc;
+                    if (after(s.tcpEndSeq(), highSackedEnd) || before(highSackedEnd, sndUna)) {
+                        highSackedEnd = s.tcpEndSeq();
+                    }
                 }
             }
         }
@@ -1135,16 +1139,24 @@ public final class TcpSock {
 
     /** Marks the first not-SACKed segment lost (tcp_mark_head_lost with one packet). */
     private void markHeadLost() {
-        for (Packet s : rtx) {
+        for (int k = 0; k < rtx.size(); k++) {
+            Packet s = rtx.get(k);
             int bits = s.tcpSacked();
             if ((bits & SACKED) != 0) {
                 continue;
             }
             if ((bits & (LOST | RETRANS)) == 0) {
-                s.setTcpSacked(bits | LOST);
-                lostOut += s.tcpPcount();
+                markLost(s);
             }
             return;
+        }
+    }
+
+    private void markLost(Packet s) {
+        s.setTcpSacked(s.tcpSacked() | LOST);
+        lostOut += s.tcpPcount();
+        if (before(s.tcpSeq(), retransHint)) {
+            retransHint = s.tcpSeq();
         }
     }
 
@@ -1157,17 +1169,20 @@ public final class TcpSock {
             return;
         }
         long sackedAbove = 0;
-        var it = rtx.descendingIterator();
-        while (it.hasNext()) {
-            Packet s = it.next();
+        // Nothing above the highest SACKed segment can be lost yet; below an already marked segment the
+        // earlier passes did the work (Linux keeps lost_skb_hint for the same reason).
+        for (int k = rtx.firstEndingAfter(highSackedEnd) - 1; k >= 0; k--) {
+            Packet s = rtx.get(k);
             int bits = s.tcpSacked();
             if ((bits & SACKED) != 0) {
                 sackedAbove += s.tcpPcount();
                 continue;
             }
-            if (sackedAbove >= reordering && (bits & (LOST | RETRANS)) == 0) {
-                s.setTcpSacked(bits | LOST);
-                lostOut += s.tcpPcount();
+            if (sackedAbove >= reordering) {
+                if ((bits & (LOST | RETRANS)) != 0) {
+                    break;
+                }
+                markLost(s);
             }
         }
     }
@@ -1308,9 +1323,10 @@ public final class TcpSock {
             stack.drop(p, DropReason.TCP_RCVBUF_FULL);
             return;
         }
-        int i = 0;
-        while (i < ofo.size() && before(ofo.get(i).tcpSeq(), seq)) {
-            i++;
+        // Out-of-order segments mostly arrive in ascending order: search from the end.
+        int i = ofo.size();
+        while (i > 0 && !before(ofo.get(i - 1).tcpSeq(), seq)) {
+            i--;
         }
         // Already fully held by the segment before?
         if (i > 0 && !after(end, ofo.get(i - 1).tcpEndSeq())) {
@@ -1334,12 +1350,15 @@ public final class TcpSock {
     }
 
     private void ofoDrain() {
-        while (!ofo.isEmpty()) {
-            Packet p = ofo.get(0);
+        int taken = 0;
+        while (taken < ofo.size()) {
+            Packet p = ofo.get(taken);
             if (after(p.tcpSeq(), rcvNxt)) {
                 break;
             }
-            ofo.remove(0);
+            // Taken out by nulling its slot; the prefix is removed in one go below (rcvFin may clear all).
+            ofo.set(taken, null);
+            taken++;
             ofoBytes -= p.length();
             boolean fin = (p.tcpSacked() & SEG_FIN) != 0;
             if (!after(p.tcpEndSeq(), rcvNxt) && !fin) {
@@ -1347,6 +1366,9 @@ public final class TcpSock {
                 continue;
             }
             queueInOrder(p);
+        }
+        if (taken > 0 && !ofo.isEmpty()) {
+            ofo.subList(0, taken).clear();
         }
     }
 
@@ -1372,7 +1394,9 @@ public final class TcpSock {
         }
         // Release data we will never receive.
         for (Packet p : ofo) {
-            p.release();
+            if (p != null) {
+                p.release();
+            }
         }
         ofo.clear();
         ofoBytes = 0;
@@ -2024,15 +2048,18 @@ public final class TcpSock {
         if (lostOut == 0) {
             return;
         }
-        for (Packet s : rtx) {
+        for (int k = rtx.firstEndingAfter(retransHint); k < rtx.size(); k++) {
             if (packetsInFlight() >= cc.sndCwnd) {
                 break;
             }
+            Packet s = rtx.get(k);
             int bits = s.tcpSacked();
             if ((bits & LOST) == 0 || (bits & (RETRANS | SACKED)) != 0) {
                 continue;
             }
             retransmitSegment(s);
+            s = rtx.get(k);
+            retransHint = s.tcpEndSeq();
             if (cc.caState == CaState.RECOVERY) {
                 prrOut += s.tcpPcount();
             }
@@ -2071,11 +2098,10 @@ public final class TcpSock {
             n.setGso(Packet.GSO_TCPV4, mssCache);
         }
         // Swap it in at the head of the queue (a partly acked segment is always the first).
-        Packet head = rtx.pollFirst();
-        if (head != s) {
+        if (rtx.peekFirst() != s) {
             throw new IllegalStateException("partly acknowledged segment not at the head");
         }
-        rtx.addFirst(n);
+        rtx.replaceFirst(n);
         s.release();
         return n;
     }
@@ -2152,7 +2178,8 @@ public final class TcpSock {
         if (!sackOk) {
             sackedOut = 0;
         }
-        for (Packet s : rtx) {
+        for (int k = 0; k < rtx.size(); k++) {
+            Packet s = rtx.get(k);
             int bits = s.tcpSacked() & ~RETRANS;
             if ((bits & SACKED) == 0) {
                 bits |= LOST;
@@ -2160,6 +2187,7 @@ public final class TcpSock {
             }
             s.setTcpSacked(bits);
         }
+        retransHint = sndUna;
         highSeq = sndNxt;
         tlpPending = false;
         setCaState(CaState.LOSS);
@@ -2373,9 +2401,6 @@ public final class TcpSock {
     }
 
     private void releaseSendSide() {
-        for (Packet p : rtx) {
-            p.release();
-        }
         rtx.clear();
         packetsOut = 0;
         sackedOut = 0;
