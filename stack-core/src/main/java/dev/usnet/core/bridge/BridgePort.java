@@ -1,6 +1,8 @@
 package dev.usnet.core.bridge;
 
 import dev.usnet.core.device.Device;
+import dev.usnet.core.netem.LinkEmulation;
+import dev.usnet.core.netem.NetemParams;
 
 /** A device enslaved to a bridge (net_bridge_port) with its per-port flags. */
 public final class BridgePort {
@@ -60,6 +62,19 @@ public final class BridgePort {
 
     public void setBroadcastFlood(boolean v) {
         broadcastFlood = v;
+    }
+
+    /**
+     * Link emulation on the frames the bridge sends out of this port: the port device's own transmit-side
+     * emulation ({@link Device#setNetem}, knobs {@code usnet.netem.<port>.*}).
+     */
+    public void setNetem(NetemParams params) {
+        dev.setNetem(params);
+    }
+
+    /** The port device's link emulation with its counters, or null when it has none. */
+    public LinkEmulation netem() {
+        return dev.netem();
     }
 
     /** Reflective relay: may send a frame back out of the port it came in on. */

@@ -2,6 +2,9 @@ package dev.usnet.core.device;
 
 import dev.usnet.core.buf.ChecksumState;
 import dev.usnet.core.buf.Packet;
+import dev.usnet.core.knob.DevConf;
+import dev.usnet.core.netem.LinkEmulation;
+import dev.usnet.core.netem.NetemParams;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.DeviceStats;
 import dev.usnet.core.stats.DropReason;
@@ -28,9 +31,11 @@ public abstract class Device {
     private volatile boolean gsoOffload;
     private volatile RxHandler rxHandler;
     private volatile Device master;
-    private volatile dev.usnet.core.knob.DevConf conf;
+    private volatile DevConf conf;
     private final DeviceStats stats = new DeviceStats();
     private final CopyOnWriteArrayList<PacketTap> taps = new CopyOnWriteArrayList<>();
+    private final Object netemLock = new Object();
+    private volatile LinkEmulation netem;
 
     protected Device(String kind, String name, long mac) {
         this.kind = kind;
@@ -61,13 +66,22 @@ public abstract class Device {
 
     /** Called by a namespace when the device joins it (also on a move between namespaces). */
     public void attach(NetStack stack, int ifindex) {
+        // Like a qdisc on a device that leaves its namespace: the emulation and what it holds go.
+        LinkEmulation ne;
+        synchronized (netemLock) {
+            ne = netem;
+            netem = null;
+        }
+        if (ne != null) {
+            ne.close();
+        }
         this.stack = stack;
         this.ifindex = ifindex;
         this.conf = stack == null ? null : stack.knobs().dev(name);
     }
 
     /** This device's {@code net.ipv4.conf.<dev>.*} and {@code neigh.<dev>.*} settings in its namespace. */
-    public dev.usnet.core.knob.DevConf conf() {
+    public DevConf conf() {
         return conf;
     }
 
@@ -94,8 +108,13 @@ public abstract class Device {
         return up;
     }
 
+    /** Taking a device down drops what its link emulation holds (a qdisc reset). */
     public void setUp(boolean up) {
         this.up = up;
+        LinkEmulation ne = netem;
+        if (!up && ne != null) {
+            ne.purge();
+        }
     }
 
     /** Link-layer carrier (IFF_LOWER_UP): a veth has it only while its peer is up. */
@@ -194,7 +213,9 @@ public abstract class Device {
 
     /**
      * The stack hands a complete frame to the device (dev_queue_xmit): checksum completed in software when
-     * the device does not offload it, latency recorded for the path it took, counted, tapped, sent.
+     * the device does not offload it, latency recorded for the path it took (the stack's part, before any link
+     * emulation), through the device's link emulation when it has one ({@code usnet.netem.<dev>.*}), then
+     * tapped, counted and sent.
      */
     public final void transmit(Packet p) {
         NetStack s = stack;
@@ -219,6 +240,25 @@ public abstract class Device {
         if (in != null && in != this && in.stack == s && p.rxTimeNanos() != 0) {
             s.latency().path(in.ifindex, ifindex, in.name, name).record(now - p.rxTimeNanos(), p.length(), p.cowBytes());
         }
+        DevConf c = conf;
+        NetemParams np = c == null ? null : c.netem;
+        LinkEmulation ne = netem;
+        if (np != null || (ne != null && ne.queueLength() > 0)) {
+            // Link emulation (the device's netem qdisc); with its settings removed, what it still holds
+            // leaves first, in order.
+            if (ne == null) {
+                ne = createNetem(s);
+            }
+            if (ne != null) {
+                ne.enqueue(p, np != null ? np : NetemParams.NONE);
+                return;
+            }
+        }
+        send(p, now);
+    }
+
+    /** After the qdisc: taps see the frame (dev_queue_xmit_nit), it is counted and handed to the driver. */
+    private void send(Packet p, long now) {
         if (!taps.isEmpty()) {
             for (PacketTap t : taps) {
                 t.tap(this, p, true, now);
@@ -226,6 +266,60 @@ public abstract class Device {
         }
         stats.tx(p.length());
         xmit(p);
+    }
+
+    /** A frame leaving the link emulation: the device may have gone down or lost its peer meanwhile. */
+    private void netemOutput(Packet p) {
+        NetStack s = stack;
+        if (s == null || !up || !hasCarrier()) {
+            stats.txDrop();
+            if (s != null) {
+                s.drop(p, DropReason.DEV_DOWN);
+            } else {
+                p.release();
+            }
+            return;
+        }
+        send(p, s.now());
+    }
+
+    private LinkEmulation createNetem(NetStack s) {
+        synchronized (netemLock) {
+            LinkEmulation ne = netem;
+            if (ne == null && stack == s) {
+                ne = new LinkEmulation(this, s, this::netemOutput);
+                netem = ne;
+            }
+            return ne;
+        }
+    }
+
+    /**
+     * This device's link emulation with its counters and queue, or null when none was ever asked for in its
+     * current namespace.
+     */
+    public LinkEmulation netem() {
+        return netem;
+    }
+
+    /** This device's link-emulation settings ({@code usnet.netem.<dev>.*}); {@link NetemParams#NONE} when none. */
+    public NetemParams netemParams() {
+        DevConf c = conf;
+        NetemParams p = c == null ? null : c.netem;
+        return p == null ? NetemParams.NONE : p;
+    }
+
+    /**
+     * Sets this device's link emulation ({@code tc qdisc replace dev DEV root netem ...}): the same as setting
+     * its {@code usnet.netem.<dev>.*} knobs, in its namespace. Applies to frames sent afterwards; frames
+     * already held keep their departure times. {@link NetemParams#NONE} removes it.
+     */
+    public void setNetem(NetemParams params) {
+        NetStack s = stack;
+        if (s == null) {
+            throw new IllegalStateException(name + " is not in a namespace");
+        }
+        s.knobs().setNetem(name, params);
     }
 
     /** skb_checksum_help: finishes a partial L4 checksum in software. */

@@ -26,6 +26,11 @@ public final class DevConf {
     /** In USER_HZ (1/100 s), as Linux exposes it: 80 = up to 0.8 s random delay for proxied replies. */
     public volatile int proxyDelay = 80;
     public volatile int proxyQlen = 64;
+    /**
+     * usnet.netem.<dev>.*: the device's link emulation, null for none. Never copied from {@code default}:
+     * like a qdisc, it belongs to one device.
+     */
+    public volatile dev.usnet.core.netem.NetemParams netem;
 
     public DevConf copy() {
         DevConf c = new DevConf();

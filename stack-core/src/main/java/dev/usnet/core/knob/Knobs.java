@@ -1,6 +1,7 @@
 package dev.usnet.core.knob;
 
 import dev.usnet.core.buf.CowPolicy;
+import dev.usnet.core.netem.NetemParams;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -244,7 +245,8 @@ public final class Knobs {
     /** Forgets a device's settings (it left the namespace). */
     public void forgetDevice(String dev) {
         devices.remove(dev);
-        explicit.keySet().removeIf(k -> k.startsWith("net.ipv4.conf." + dev + ".") || k.startsWith("net.ipv4.neigh." + dev + "."));
+        explicit.keySet().removeIf(k -> k.startsWith("net.ipv4.conf." + dev + ".") || k.startsWith("net.ipv4.neigh." + dev + ".")
+                || k.startsWith(NETEM_PREFIX + dev + "."));
     }
 
     public void renameDevice(String from, String to) {
@@ -268,6 +270,20 @@ public final class Knobs {
     private void setUnversioned(String key, String value) {
         String k = key.trim();
         String v = value.trim();
+        if (k.startsWith(NETEM_PREFIX)) {
+            NetemKey nk = parseNetemKey(k);
+            DevConf c = dev(nk.dev);
+            synchronized (c) {
+                NetemParams p;
+                try {
+                    p = nk.param == null ? NetemParams.parse(v) : netem(nk.dev).with(nk.param, v);
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException(k + ": " + e.getMessage(), e);
+                }
+                putNetem(nk.dev, p);
+            }
+            return;
+        }
         if (k.equals("usnet.forward.cow")) {
             cowPolicy = CowPolicy.parse(v);
             explicit.put(k, v);
@@ -363,8 +379,91 @@ public final class Knobs {
         return n;
     }
 
+    // ---- usnet.netem.<dev>[.<param>]: link emulation ----
+
+    private static final String NETEM_PREFIX = "usnet.netem.";
+
+    private record NetemKey(String dev, String param) {}
+
+    /**
+     * {@code usnet.netem.<dev>.<param>} or {@code usnet.netem.<dev>} (a whole spec). A last part that is not a
+     * parameter is part of the device name only when it is a number (a VLAN device like eth0.100).
+     */
+    private static NetemKey parseNetemKey(String k) {
+        String rest = k.substring(NETEM_PREFIX.length());
+        String dev = rest;
+        String param = null;
+        int dot = rest.lastIndexOf('.');
+        if (dot > 0) {
+            String last = rest.substring(dot + 1);
+            if (NetemParams.PARAMS.contains(last)) {
+                dev = rest.substring(0, dot);
+                param = last;
+            } else if (!last.chars().allMatch(Character::isDigit)) {
+                throw new IllegalArgumentException("unknown knob '" + k + "': '" + last + "' is not a link-emulation parameter"
+                        + " (known: " + String.join(", ", NetemParams.PARAMS) + ")");
+            }
+        }
+        if (dev.isEmpty() || dev.endsWith(".")) {
+            throw new IllegalArgumentException("unknown knob '" + k + "' (expected usnet.netem.<dev> or usnet.netem.<dev>.<param>)");
+        }
+        if (dev.equals("all") || dev.equals("default")) {
+            throw new IllegalArgumentException(k + ": link emulation is set per device, not for '" + dev + "'");
+        }
+        return new NetemKey(dev, param);
+    }
+
+    /** The device a {@code usnet.netem.*} knob names, or null when {@code key} is not one (or is malformed). */
+    public static String netemDevice(String key) {
+        if (!key.startsWith(NETEM_PREFIX)) {
+            return null;
+        }
+        try {
+            return parseNetemKey(key.trim()).dev;
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    /** The link-emulation settings of device {@code dev} ({@link NetemParams#NONE} when none). */
+    public NetemParams netem(String dev) {
+        DevConf c = devices.get(dev);
+        NetemParams p = c == null ? null : c.netem;
+        return p == null ? NetemParams.NONE : p;
+    }
+
+    /**
+     * Sets device {@code dev}'s link emulation as a whole ({@code tc qdisc replace ... netem}); NONE removes it.
+     * The explicit values then list each parameter that differs from none.
+     */
+    public void setNetem(String dev, NetemParams p) {
+        parseNetemKey(NETEM_PREFIX + dev);
+        putNetem(dev, p);
+        version++;
+    }
+
+    private void putNetem(String dev, NetemParams p) {
+        DevConf c = dev(dev);
+        synchronized (c) {
+            c.netem = p.isNone() ? null : p;
+            explicit.keySet().removeIf(x -> x.equals(NETEM_PREFIX + dev) || x.startsWith(NETEM_PREFIX + dev + ".")
+                    && NetemParams.PARAMS.contains(x.substring(NETEM_PREFIX.length() + dev.length() + 1)));
+            for (String param : NetemParams.PARAMS) {
+                String v = p.get(param);
+                if (!v.equals(NetemParams.NONE.get(param))) {
+                    explicit.put(NETEM_PREFIX + dev + "." + param, v);
+                }
+            }
+        }
+    }
+
     /** The current value of a knob as text. */
     public String get(String key) {
+        if (key.startsWith(NETEM_PREFIX)) {
+            NetemKey nk = parseNetemKey(key.trim());
+            NetemParams p = netem(nk.dev);
+            return nk.param == null ? p.format() : p.get(nk.param);
+        }
         String e = explicit.get(key);
         if (e != null) {
             return e;
@@ -404,6 +503,8 @@ public final class Knobs {
         l.addAll(new TreeMap<>(STRINGS).keySet());
         Function<DevKnob, String> f = d -> "net.ipv4." + d.section + ".<dev>." + d.name;
         DEV_KNOBS.values().forEach(d -> l.add(f.apply(d)));
+        l.add(NETEM_PREFIX + "<dev>");
+        NetemParams.PARAMS.forEach(p -> l.add(NETEM_PREFIX + "<dev>." + p));
         return l;
     }
 

@@ -45,6 +45,7 @@ public final class NetStack {
     private static final int BACKLOG_BUDGET = 64;
 
     private final String name;
+    private final long seed;
     private final Scheduler scheduler;
     private final SplittableRandom random;
     private final Knobs knobs = new Knobs();
@@ -80,6 +81,7 @@ public final class NetStack {
 
     public NetStack(String name, Scheduler scheduler, long seed) {
         this.name = name;
+        this.seed = seed;
         this.scheduler = scheduler;
         this.random = new SplittableRandom(seed ^ name.hashCode());
         this.neigh = new NeighTable(this);
@@ -113,6 +115,11 @@ public final class NetStack {
         if (services.putIfAbsent(type, service) != null) {
             throw new IllegalStateException(type.getSimpleName() + " already installed in namespace " + name);
         }
+    }
+
+    /** The seed this namespace was created with (its random source mixes in the name). */
+    public long seed() {
+        return seed;
     }
 
     public Scheduler scheduler() {

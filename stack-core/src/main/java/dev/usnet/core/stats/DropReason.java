@@ -54,6 +54,8 @@ public enum DropReason {
     NEIGH_QUEUE_FULL("neighbour resolution queue full (unres_qlen_bytes)"),
     NEIGH_DEAD("neighbour entry removed with packets queued"),
     TX_QUEUE_FULL("transmit queue full"),
+    NETEM_LOSS("link emulation: random loss (usnet.netem.<dev>.loss)"),
+    NETEM_QUEUE_FULL("link emulation: queue limit reached, tail drop (usnet.netem.<dev>.limit)"),
     NOT_SPECIFIED("not specified");
 
     private final String description;

@@ -53,7 +53,7 @@ public final class Daemon implements AutoCloseable {
 
     /** What a run did, for the exit report. */
     public record Summary(List<String> apps, List<Path> histograms, Map<Path, Long> captures, int usnetNamespaces,
-                          List<String> kernelNamespacesDeleted, List<String> errors) {}
+                          List<String> kernelNamespacesDeleted, List<String> errors, List<String> links) {}
 
     private record OpenedTap(TapProvider.TapRequest req, TopologySpec.KernelSide side) {}
 
@@ -309,6 +309,7 @@ public final class Daemon implements AutoCloseable {
             r.run();
         }
         int usnetNs = stacks.size();
+        List<String> links = linkEmulationLines();
         if (topology != null) {
             try {
                 topology.close();
@@ -348,8 +349,26 @@ public final class Daemon implements AutoCloseable {
                 errors.add("deleting kernel namespace " + k + ": " + e.getMessage() + " (delete it with: ip netns del " + k + ")");
             }
         }
-        summary = new Summary(appLines, List.copyOf(histogramFiles), caps, usnetNs, deleted, errors);
+        summary = new Summary(appLines, List.copyOf(histogramFiles), caps, usnetNs, deleted, errors, links);
         return summary;
+    }
+
+    /** One line per device with link emulation: its settings and what it sent, dropped, duplicated, reordered. */
+    private List<String> linkEmulationLines() {
+        List<String> l = new ArrayList<>();
+        for (NetStack s : stacks) {
+            for (Device d : s.devices()) {
+                var ne = d.netem();
+                if (ne == null) {
+                    continue;
+                }
+                var st = ne.stats();
+                l.add(String.format("netem %s/%s (%s): sent %d frames, %d bytes; lost %d, queue drops %d, duplicated %d,"
+                        + " reordered %d, queue max %d", s.name(), d.name(), d.netemParams().format(), st.sentPackets(),
+                        st.sentBytes(), st.lost(), st.queueDrops(), st.duplicated(), st.reordered(), st.maxQlen()));
+            }
+        }
+        return l;
     }
 
     /** {@link #stop()}, for try-with-resources. */

@@ -47,6 +47,11 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--threads", paramLabel = "N", description = "event loops carrying the namespaces (default: min(namespaces, 4))")
     Integer threads;
 
+    @Option(names = "--set", paramLabel = "[NS:]KEY=VALUE",
+            description = "a knob for namespace NS (every namespace when NS is left out), applied after the file's own knobs,"
+                    + " e.g. host:usnet.netem.hb1.delay=10ms; repeatable")
+    java.util.List<String> knobs = new java.util.ArrayList<>();
+
     @Override
     public Integer call() throws InterruptedException {
         PrintWriter o = spec.commandLine().getOut();
@@ -59,7 +64,7 @@ public final class RunCommand implements Callable<Integer> {
         }
         TopologySpec t;
         try {
-            t = TopologyFile.load(file).withCaptures(captures);
+            t = TopologyFile.load(file).withCaptures(captures).withKnobs(knobs);
             TopologyBuilder.check(t);
         } catch (TopologyException ex) {
             for (String s : ex.errors()) {
@@ -162,6 +167,9 @@ public final class RunCommand implements Callable<Integer> {
             o.println("usnet: wrote " + s.histograms().size() + " histograms to " + dir);
         }
         s.captures().forEach((f, frames) -> o.println("usnet: capture " + f + ": " + frames + " frames"));
+        for (String l : s.links()) {
+            o.println("usnet: " + l);
+        }
         o.println("usnet: deleted " + count(s.usnetNamespaces(), "usnet namespace")
                 + (s.kernelNamespacesDeleted().isEmpty() ? "" : " and kernel namespaces " + String.join(", ", s.kernelNamespacesDeleted())));
         for (String err : s.errors()) {

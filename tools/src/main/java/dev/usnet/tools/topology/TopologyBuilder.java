@@ -200,9 +200,19 @@ public final class TopologyBuilder {
                 dev.setUp(d.link().up());
             }
         }
-        // 5. Knobs, in file order (conf.all before conf.<dev> means what it means in sysctl.conf).
+        // 5. Link emulation declared on devices (netem:), then knobs in file order (conf.all before conf.<dev>
+        // means what it means in sysctl.conf; a usnet.netem knob may refine a device's netem:).
         for (Ns ns : spec.namespaces()) {
             NetStack s = nss.get(ns.name()).stack();
+            for (DeviceSpec d : ns.devices()) {
+                for (Knob k : d.link().netem()) {
+                    try {
+                        s.knobs().set(k.key(), k.value());
+                    } catch (RuntimeException e) {
+                        problems.add(k.where(), e.getMessage());
+                    }
+                }
+            }
             for (Knob k : ns.knobs()) {
                 try {
                     s.knobs().set(k.key(), k.value());

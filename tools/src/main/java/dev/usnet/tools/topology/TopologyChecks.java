@@ -1,5 +1,6 @@
 package dev.usnet.tools.topology;
 
+import dev.usnet.core.knob.Knobs;
 import dev.usnet.tools.topology.TopologySpec.App;
 import dev.usnet.tools.topology.TopologySpec.BridgeDev;
 import dev.usnet.tools.topology.TopologySpec.Capture;
@@ -25,6 +26,16 @@ final class TopologyChecks {
     private static final Pattern DEV_KNOB = Pattern.compile("net\\.ipv4\\.(conf|neigh)\\.(.+)\\.[a-z_]+");
 
     private TopologyChecks() {}
+
+    /** The device a per-device knob names ({@code net.ipv4.conf.<dev>.*}, {@code usnet.netem.<dev>...}), or null. */
+    static String knobDevice(String key) {
+        String netem = Knobs.netemDevice(key);
+        if (netem != null) {
+            return netem;
+        }
+        Matcher m = DEV_KNOB.matcher(key);
+        return m.matches() ? m.group(2) : null;
+    }
 
     static void check(TopologySpec spec, Problems p) {
         Map<String, KernelNs> kernel = new LinkedHashMap<>();
@@ -79,9 +90,8 @@ final class TopologyChecks {
                 }
             }
             for (Knob k : ns.knobs()) {
-                Matcher m = DEV_KNOB.matcher(k.key());
-                if (m.matches()) {
-                    String dev = m.group(2);
+                String dev = knobDevice(k.key());
+                if (dev != null) {
                     if (!dev.equals("all") && !dev.equals("default") && !dev.equals("lo") && !byName.containsKey(dev)) {
                         p.add(k.where(), "knob names device " + dev + ", which namespace " + ns.name() + " does not have"
                                 + devices(byName));

@@ -1,5 +1,6 @@
 package dev.usnet.tools.topology;
 
+import dev.usnet.core.netem.NetemParams;
 import dev.usnet.core.pcap.PcapTap;
 import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.core.wire.MacAddr;
@@ -53,9 +54,10 @@ public final class TopologyFile {
     static final Set<String> OUTPUT_KEYS = Set.of("dir", "histogram_interval");
     static final Set<String> KERNEL_KEYS = Set.of("namespaces");
     static final Set<String> NS_KEYS = Set.of("knobs", "devices", "routes", "neighbours", "captures", "histograms", "apps");
-    static final Set<String> LINK_KEYS = Set.of("name", "kind", "mac", "mtu", "up", "addresses", "tx_checksumming");
+    static final Set<String> LINK_KEYS = Set.of("name", "kind", "mac", "mtu", "up", "addresses", "tx_checksumming", "netem");
     static final Map<String, Set<String>> KIND_KEYS = kindKeys();
-    static final Set<String> PEER_KEYS = Set.of("namespace", "name", "mac", "mtu", "up", "addresses", "tx_checksumming");
+    static final Set<String> PEER_KEYS = Set.of("namespace", "name", "mac", "mtu", "up", "addresses", "tx_checksumming", "netem");
+    static final Set<String> NETEM_KEYS = Set.copyOf(NetemParams.PARAMS);
     static final Set<String> TAP_KERNEL_KEYS = Set.of("namespace", "name", "mac", "mtu", "up", "addresses", "routes");
     static final Set<String> CAPTURE_KEYS = Set.of("device", "direction", "file", "max_frames");
     static final Map<String, Set<String>> APP_KEYS = Map.of(
@@ -380,7 +382,55 @@ public final class TopologyFile {
         Boolean up = m.bool("up");
         List<Addr> addrs = addresses(m, "addresses");
         Boolean csum = m.bool("tx_checksumming");
-        return new Link(name, m.where(), mac, mtu == null ? null : mtu.intValue(), up == null || up, addrs, csum);
+        List<Knob> netem = readNetem(m, name);
+        return new Link(name, m.where(), mac, mtu == null ? null : mtu.intValue(), up == null || up, addrs, csum, netem);
+    }
+
+    /**
+     * {@code netem:} on a device: a mapping of link-emulation parameters ({@code rate: 100mbit}, {@code delay:
+     * 10ms}, ...) or one tc-like spec string ({@code "rate 100mbit delay 10ms loss 1%"}), kept as the
+     * {@code usnet.netem.<dev>.*} knobs it means. Values are checked here so every problem is reported at once.
+     */
+    private List<Knob> readNetem(YamlMap m, String dev) {
+        List<Knob> l = new ArrayList<>();
+        Node n = m.node("netem");
+        if (n == null || YamlMap.isNull(n)) {
+            return l;
+        }
+        if (n instanceof org.snakeyaml.engine.v2.nodes.ScalarNode) {
+            String spec = m.string("netem");
+            if (spec != null) {
+                try {
+                    NetemParams.parse(spec);
+                    l.add(new Knob("usnet.netem." + dev, spec.trim(), m.where("netem")));
+                } catch (IllegalArgumentException e) {
+                    problems.add(m.where("netem"), e.getMessage());
+                }
+            }
+            return l;
+        }
+        YamlMap nm = m.map("netem");
+        if (nm == null) {
+            return l;
+        }
+        nm.allow(NETEM_KEYS);
+        for (var e : nm.entries()) {
+            if (!NETEM_KEYS.contains(e.getKey())) {
+                continue;
+            }
+            YamlMap.Item v = e.getValue();
+            String s = nm.scalar(v.node(), v.where(), "a value like 100mbit, 10ms or 1%");
+            if (s == null) {
+                continue;
+            }
+            try {
+                NetemParams.NONE.with(e.getKey(), s);
+                l.add(new Knob("usnet.netem." + dev + "." + e.getKey(), s.trim(), v.where()));
+            } catch (IllegalArgumentException ex) {
+                problems.add(v.where(), ex.getMessage());
+            }
+        }
+        return l;
     }
 
     private Long mac(YamlMap m, String key) {

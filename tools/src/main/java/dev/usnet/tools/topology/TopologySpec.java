@@ -63,6 +63,57 @@ public record TopologySpec(String file, String name, long seed, Output output, L
         return new TopologySpec(file, name, seed, output, kernelNamespaces, out);
     }
 
+    /**
+     * This topology with extra knobs, given on the command line as {@code [NS:]KEY=VALUE}: for namespace NS, or
+     * for every namespace when NS is left out. They apply after the file's own knobs; their values are judged
+     * when the topology is built, with errors naming the argument.
+     */
+    public TopologySpec withKnobs(List<String> args) {
+        if (args.isEmpty()) {
+            return this;
+        }
+        List<Ns> out = new java.util.ArrayList<>(namespaces);
+        for (String a : args) {
+            int eq = a.indexOf('=');
+            if (eq <= 0) {
+                throw new dev.usnet.tools.UsageException("--set " + a + ": expected [NS:]KEY=VALUE");
+            }
+            String key = a.substring(0, eq).trim();
+            String value = a.substring(eq + 1).trim();
+            String ns = null;
+            int colon = key.indexOf(':');
+            if (colon >= 0) {
+                ns = key.substring(0, colon);
+                key = key.substring(colon + 1);
+                if (namespace(ns) == null) {
+                    throw new dev.usnet.tools.UsageException("--set " + a + ": no namespace '" + ns + "' in " + file + " (have: "
+                            + String.join(", ", namespaces.stream().map(Ns::name).toList()) + ")");
+                }
+            }
+            if (key.isEmpty()) {
+                throw new dev.usnet.tools.UsageException("--set " + a + ": expected [NS:]KEY=VALUE");
+            }
+            if (ns != null) {
+                String dev = TopologyChecks.knobDevice(key);
+                if (dev != null && !dev.equals("all") && !dev.equals("default") && !dev.equals("lo")
+                        && namespace(ns).device(dev) == null) {
+                    throw new dev.usnet.tools.UsageException("--set " + a + ": no device '" + dev + "' in namespace " + ns);
+                }
+            }
+            Where w = new Where("--set " + a, 0, "");
+            for (int i = 0; i < out.size(); i++) {
+                Ns n = out.get(i);
+                if (ns == null || n.name().equals(ns)) {
+                    List<Knob> knobs = new java.util.ArrayList<>(n.knobs());
+                    knobs.add(new Knob(key, value, w));
+                    out.set(i, new Ns(n.name(), n.where(), knobs, n.devices(), n.routes(), n.neighbours(), n.captures(),
+                            n.histograms(), n.apps()));
+                }
+            }
+        }
+        return new TopologySpec(file, name, seed, output, kernelNamespaces, out);
+    }
+
     /** Where captures and histograms go, and how often histograms are rewritten (0: at exit and SIGUSR1 only). */
     public record Output(String dir, double histogramIntervalSeconds) {}
 
@@ -96,9 +147,21 @@ public record TopologySpec(String file, String name, long seed, Output output, L
     /** A reference to a device by name (a bridge port). */
     public record Ref(String name, Where where) {}
 
-    /** What every device kind can set: name, MAC, MTU, up, IPv4 addresses, the tx-checksumming offload. */
+    /**
+     * What every device kind can set: name, MAC, MTU, up, IPv4 addresses, the tx-checksumming offload, and link
+     * emulation on its transmit side ({@code netem:}), kept as the {@code usnet.netem.<dev>.*} knobs it means.
+     */
     public record Link(String name, Where where, Long mac, Integer mtu, boolean up, List<Addr> addresses,
-                       Boolean txChecksumming) {}
+                       Boolean txChecksumming, List<Knob> netem) {
+        public Link {
+            netem = netem == null ? List.of() : List.copyOf(netem);
+        }
+
+        /** A link without link emulation. */
+        public Link(String name, Where where, Long mac, Integer mtu, boolean up, List<Addr> addresses, Boolean txChecksumming) {
+            this(name, where, mac, mtu, up, addresses, txChecksumming, List.of());
+        }
+    }
 
     /** A device of one kind; {@link #link()} holds the common settings. */
     public sealed interface DeviceSpec permits Veth, BridgeDev, Tap, Pcap, Loopback {

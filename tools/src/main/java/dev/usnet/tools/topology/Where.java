@@ -4,7 +4,8 @@ package dev.usnet.tools.topology;
 public record Where(String file, int line, String path) {
     /** {@code file:line: path: message}, the shape of every topology error. */
     public String error(String message) {
-        return file + ":" + line + ": " + (path.isEmpty() ? "" : path + ": ") + message;
+        // Line 0: not from the file (a command-line argument names itself instead).
+        return file + (line > 0 ? ":" + line : "") + ": " + (path.isEmpty() ? "" : path + ": ") + message;
     }
 
     /** The same line with a longer key path. */
