@@ -93,6 +93,16 @@ public final class Tcp implements L4Protocol, AutoCloseable {
 
     /** connect() after bind(): {@code src} 0 picks the route's source address, {@code srcPort} 0 an ephemeral one. */
     public TcpSock connect(int src, int srcPort, int dst, int dstPort, TcpSock.Callbacks cb) {
+        return connect(src, srcPort, dst, dstPort, cb, null);
+    }
+
+    /**
+     * As {@link #connect(int, int, int, int, TcpSock.Callbacks)}, with {@code beforeSyn} applied to the socket
+     * before its SYN goes out: socket options that shape the handshake (SO_RCVBUF and the window scale it
+     * implies, TCP_CONGESTION, TCP_NODELAY) belong there, as setsockopt before connect() in Linux.
+     */
+    public TcpSock connect(int src, int srcPort, int dst, int dstPort, TcpSock.Callbacks cb,
+            java.util.function.Consumer<TcpSock> beforeSyn) {
         if (dstPort < 1 || dstPort > 65535) {
             throw new IllegalArgumentException("TCP port " + dstPort + " out of range 1..65535");
         }
@@ -114,6 +124,9 @@ public final class Tcp implements L4Protocol, AutoCloseable {
         sk.raddr = dst;
         sk.rport = dstPort;
         hash(sk);
+        if (beforeSyn != null) {
+            beforeSyn.accept(sk);
+        }
         sk.connect(rt, s, port, dst, dstPort);
         return sk;
     }

@@ -110,6 +110,9 @@ public final class TcpSock {
     // End of the highest SACKed segment, and where the retransmission walk resumes (Linux's skb hints).
     private long highSackedEnd;
     private long retransHint;
+    // net.ipv4.tcp_fack (Linux 2.6-4.14 default 1) and how far FACK has marked losses.
+    private boolean fack;
+    private long fackMarked;
     private boolean finQueued;
     private boolean finSent;
     private boolean writeBlocked;
@@ -145,6 +148,7 @@ public final class TcpSock {
     private long rcvWup;
     private long rcvWnd;
     private int rcvbuf;
+    private boolean rcvbufLocked;
     private int rcvQueuedBytes;
     private int ofoBytes;
     private final ArrayDeque<Packet> rcvQueue = new ArrayDeque<>();
@@ -206,6 +210,7 @@ public final class TcpSock {
         this.sendBuf = new SendBuffer(sndbuf);
         this.rcvbuf = rcvbuf;
         this.reordering = stack.knobs().getLong("net.ipv4.tcp_reordering");
+        this.fack = stack.knobs().getLong("net.ipv4.tcp_fack") != 0;
         var sched = stack.scheduler();
         this.retransmitTimer = new SockTimer(sched, this::retransmitTimerFired);
         this.delackTimer = new SockTimer(sched, this::delackTimerFired);
@@ -293,6 +298,7 @@ public final class TcpSock {
     /** SO_RCVBUF: bytes of received data held for the application (sets the advertised window). */
     public void setReceiveBufferSize(int bytes) {
         rcvbuf = Math.max(4096, bytes);
+        rcvbufLocked = true;
     }
 
     /** Records cwnd, ssthresh, snd_cwnd_cnt and RTT on every ACK and congestion event into {@code t}. */
@@ -302,6 +308,26 @@ public final class TcpSock {
             syncCc();
             t.record(stack.now(), cc, srttUs, packetsInFlight(), "start");
         }
+    }
+
+    /** Bytes the peer acknowledged so far (tcpi_bytes_acked), without building a {@link TcpInfo}. */
+    public long bytesAcked() {
+        return bytesAcked;
+    }
+
+    /** Segments retransmitted so far (tcpi_total_retrans). */
+    public long totalRetrans() {
+        return totalRetrans;
+    }
+
+    /** Retransmission timeouts so far. */
+    public long timeouts() {
+        return rtoCount;
+    }
+
+    /** snd_cwnd in segments. */
+    public long cwnd() {
+        return cc.sndCwnd;
     }
 
     /** Bytes that {@link #write} would take now. */
@@ -413,6 +439,8 @@ public final class TcpSock {
         orphan = true;
         callbacks = NO_CALLBACKS;
         if (state == TcpState.CLOSED) {
+            // Reset by the peer with data unread: nobody will read it now.
+            releaseReceiveQueue();
             return;
         }
         if (rcvQueuedBytes > 0 && state != TcpState.TIME_WAIT) {
@@ -531,7 +559,8 @@ public final class TcpSock {
         advMss = Math.min(mtu - 40, 65_495);
         rcvMss = Math.min(advMss, 536);
         // Linux picks the smallest shift that lets the largest receive buffer fit the 16-bit window.
-        long space = Math.max(rcvbuf, stack.knobs().getLongs("net.ipv4.tcp_rmem")[2]);
+        // SO_RCVBUF set before connect() fixes the buffer (SOCK_RCVBUF_LOCK); otherwise tcp_rmem's maximum.
+        long space = rcvbufLocked ? rcvbuf : Math.max(rcvbuf, stack.knobs().getLongs("net.ipv4.tcp_rmem")[2]);
         int ws = 0;
         while (space > 65_535L << ws && ws < 14) {
             ws++;
@@ -1079,7 +1108,18 @@ public final class TcpSock {
 
     /** tcp_time_to_recover: a loss is already marked, or more than {@code reordering} segments arrived above a hole. */
     private boolean timeToRecover() {
-        return lostOut > 0 || sackedOut + 1 > reordering;
+        return lostOut > 0 || dupackHeuristic() > reordering;
+    }
+
+    /**
+     * tcp_dupack_heuristics: with FACK (net.ipv4.tcp_fack, on by default until Linux 4.15) the distance from
+     * snd_una to the highest SACKed segment; otherwise the SACKed (or duplicate-ACKed) count plus one.
+     */
+    private long dupackHeuristic() {
+        if (sackOk && fack && sackedOut > 0 && after(highSackedEnd, sndUna)) {
+            return (seqSub(highSackedEnd, sndUna) + mssCache - 1) / mssCache;
+        }
+        return sackedOut + 1;
     }
 
     /**
@@ -1165,7 +1205,26 @@ public final class TcpSock {
      * lost. Walks the queue from the highest sequence down, counting SACKed segments.
      */
     private void updateScoreboard() {
-        if (sackedOut == 0) {
+        if (sackedOut == 0 || !after(highSackedEnd, sndUna)) {
+            return;
+        }
+        if (fack) {
+            // FACK: everything not SACKed more than `reordering` segments below the highest SACK is lost.
+            long limit = seqAdd(highSackedEnd, -reordering * mssCache);
+            if (!after(limit, sndUna)) {
+                markHeadLost();
+                return;
+            }
+            for (int k = rtx.firstEndingAfter(fackMarked); k < rtx.size(); k++) {
+                Packet s = rtx.get(k);
+                if (after(s.tcpEndSeq(), limit)) {
+                    break;
+                }
+                if ((s.tcpSacked() & (SACKED | LOST | RETRANS)) == 0) {
+                    markLost(s);
+                }
+                fackMarked = s.tcpEndSeq();
+            }
             return;
         }
         long sackedAbove = 0;
