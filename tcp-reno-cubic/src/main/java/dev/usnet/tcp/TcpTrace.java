@@ -77,6 +77,11 @@ public final class TcpTrace {
         return data[row * COLS + 5];
     }
 
+    /** The CA state of a row. */
+    public dev.usnet.tcp.cc.CaState caState(int row) {
+        return dev.usnet.tcp.cc.CaState.values()[(int) data[row * COLS + 6]];
+    }
+
     public String event(int row) {
         return events[row];
     }
