@@ -34,50 +34,57 @@ import org.HdrHistogram.Histogram;
 public final class CreditBugExperiment {
     /** What to run. */
     public record Params(List<KernelPreset> kernels, long seed, int bursts, int burstBytes, long computeNanos,
-                         long rateBps, long oneWayDelayNanos, int queueLimit, int hz, boolean gso) {
+                         long rateBps, long oneWayDelayNanos, int queueLimit, int hz, boolean gso,
+                         java.util.Map<String, String> knobs) {
         public static Params defaults() {
             return new Params(List.of(KernelPreset.values()), 1, 300, 2 << 20, 100_000_000L, 10_000_000_000L,
-                    10_000L, 1000, 1000, false);
+                    10_000L, 1000, 1000, false, java.util.Map.of());
         }
 
         public Params withKernels(List<KernelPreset> k) {
-            return new Params(k, seed, bursts, burstBytes, computeNanos, rateBps, oneWayDelayNanos, queueLimit, hz, gso);
+            return new Params(k, seed, bursts, burstBytes, computeNanos, rateBps, oneWayDelayNanos, queueLimit, hz, gso, knobs);
         }
 
         public Params withSeed(long s) {
-            return new Params(kernels, s, bursts, burstBytes, computeNanos, rateBps, oneWayDelayNanos, queueLimit, hz, gso);
+            return new Params(kernels, s, bursts, burstBytes, computeNanos, rateBps, oneWayDelayNanos, queueLimit, hz, gso, knobs);
         }
 
         public Params withBursts(int n) {
-            return new Params(kernels, seed, n, burstBytes, computeNanos, rateBps, oneWayDelayNanos, queueLimit, hz, gso);
+            return new Params(kernels, seed, n, burstBytes, computeNanos, rateBps, oneWayDelayNanos, queueLimit, hz, gso, knobs);
         }
 
         public Params withBurstBytes(int n) {
-            return new Params(kernels, seed, bursts, n, computeNanos, rateBps, oneWayDelayNanos, queueLimit, hz, gso);
+            return new Params(kernels, seed, bursts, n, computeNanos, rateBps, oneWayDelayNanos, queueLimit, hz, gso, knobs);
         }
 
         public Params withComputeNanos(long n) {
-            return new Params(kernels, seed, bursts, burstBytes, n, rateBps, oneWayDelayNanos, queueLimit, hz, gso);
+            return new Params(kernels, seed, bursts, burstBytes, n, rateBps, oneWayDelayNanos, queueLimit, hz, gso, knobs);
         }
 
         public Params withRateBps(long r) {
-            return new Params(kernels, seed, bursts, burstBytes, computeNanos, r, oneWayDelayNanos, queueLimit, hz, gso);
+            return new Params(kernels, seed, bursts, burstBytes, computeNanos, r, oneWayDelayNanos, queueLimit, hz, gso, knobs);
         }
 
         public Params withOneWayDelayNanos(long d) {
-            return new Params(kernels, seed, bursts, burstBytes, computeNanos, rateBps, d, queueLimit, hz, gso);
+            return new Params(kernels, seed, bursts, burstBytes, computeNanos, rateBps, d, queueLimit, hz, gso, knobs);
         }
 
         public Params withQueueLimit(int q) {
-            return new Params(kernels, seed, bursts, burstBytes, computeNanos, rateBps, oneWayDelayNanos, q, hz, gso);
+            return new Params(kernels, seed, bursts, burstBytes, computeNanos, rateBps, oneWayDelayNanos, q, hz, gso, knobs);
         }
 
         public Params withHz(int h) {
-            return new Params(kernels, seed, bursts, burstBytes, computeNanos, rateBps, oneWayDelayNanos, queueLimit, h, gso);
+            return new Params(kernels, seed, bursts, burstBytes, computeNanos, rateBps, oneWayDelayNanos, queueLimit, h, gso, knobs);
+        }
+
+        /** Knobs for both end namespaces after the preset, e.g. one switch overridden: usnet.tcp.ai=per-ack. */
+        public Params withKnobs(java.util.Map<String, String> k) {
+            return new Params(kernels, seed, bursts, burstBytes, computeNanos, rateBps, oneWayDelayNanos, queueLimit, hz, gso,
+                    java.util.Map.copyOf(k));
         }
 
         public Params withGso(boolean g) {
-            return new Params(kernels, seed, bursts, burstBytes, computeNanos, rateBps, oneWayDelayNanos, queueLimit, hz, g);
+            return new Params(kernels, seed, bursts, burstBytes, computeNanos, rateBps, oneWayDelayNanos, queueLimit, hz, g, knobs);
         }
     }
 
@@ -117,6 +124,9 @@ public final class CreditBugExperiment {
                 ns.stack().knobs().set("usnet.tcp.kernel", k.label());
                 ns.stack().knobs().set("net.ipv4.tcp_congestion_control", "cubic");
                 ns.stack().knobs().set("usnet.hz", Integer.toString(p.hz()));
+                for (var e : new java.util.TreeMap<>(p.knobs()).entrySet()) {
+                    ns.stack().knobs().set(e.getKey(), e.getValue());
+                }
             }
             Bridge br = new Bridge("br0", NamespaceRegistry.macFor("host/br0"));
             host.stack().register(br);
@@ -236,6 +246,9 @@ public final class CreditBugExperiment {
                         + "receive queue %d frames, HZ %d, %s, seed %d%n",
                 p.bursts(), p.burstBytes(), p.computeNanos() / 1e6, rate(p.rateBps()), p.oneWayDelayNanos() / 1e3,
                 p.queueLimit(), p.hz(), p.gso() ? "TSO/GSO on (stretch ACKs)" : "1448-byte segments", p.seed()));
+        if (!p.knobs().isEmpty()) {
+            b.append("knobs on both ends: ").append(new java.util.TreeMap<>(p.knobs())).append('\n');
+        }
         b.append(String.format(Locale.ROOT, "%-6s %12s %12s %12s %8s %6s %14s %9s %11s%n", "kernel", "burst p50 us",
                 "burst p99 us", "burst max us", "retrans", "RTOs", "max cwnd jump", "max cwnd", "queue drops"));
         for (PresetResult r : results) {

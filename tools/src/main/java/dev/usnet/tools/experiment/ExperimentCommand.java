@@ -67,6 +67,10 @@ public final class ExperimentCommand implements Runnable {
         @Option(names = "--hz", description = "CONFIG_HZ of the emulated kernels: 100, 250, 300 or 1000 (default: ${DEFAULT-VALUE})")
         int hz = CreditBugExperiment.Params.defaults().hz();
 
+        @Option(names = "--set", paramLabel = "KEY=VALUE",
+                description = "a knob for both end namespaces after the preset, e.g. usnet.tcp.ai=per-ack (one switch on its own)")
+        java.util.Map<String, String> knobs = new java.util.LinkedHashMap<>();
+
         @Option(names = "--gso", description = "TSO/GSO super-segments on the veths (the receive queue then counts super-segments)")
         boolean gso;
 
@@ -93,7 +97,19 @@ public final class ExperimentCommand implements Runnable {
                 throw new UsageException("--hz must be 100, 250, 300 or 1000, got " + hz);
             }
             var p = new CreditBugExperiment.Params(ks, seed, bursts, burstBytes, computeUs * 1000, rateMbit * 1_000_000,
-                    Math.round(delayUs * 1000), queue, hz, gso);
+                    Math.round(delayUs * 1000), queue, hz, gso, java.util.Map.copyOf(knobs));
+            try {
+                // TCP defines its per-switch knobs when its class initializes.
+                Class.forName("dev.usnet.tcp.Tcp", true, CreditBug.class.getClassLoader());
+                var probe = new dev.usnet.core.knob.Knobs();
+                for (var e : knobs.entrySet()) {
+                    probe.set(e.getKey(), e.getValue());
+                }
+            } catch (IllegalArgumentException e) {
+                throw new UsageException("--set: " + e.getMessage());
+            } catch (ClassNotFoundException e) {
+                throw new IllegalStateException(e);
+            }
             var results = CreditBugExperiment.run(p, out);
             PrintWriter o = spec.commandLine().getOut();
             o.print(CreditBugExperiment.summary(p, results));
