@@ -364,36 +364,23 @@ public final class TcpSock {
      * read, 0 when nothing is waiting, -1 at end of stream (the peer's FIN, or the connection is gone).
      */
     public int read(ByteBuf dst, int max) {
-        int done = 0;
-        while (done < max && !rcvQueue.isEmpty()) {
-            Packet p = rcvQueue.peekFirst();
-            int n = Math.min(max - done, p.length());
-            dst.writeBytes(p.buf(), p.start(), n);
-            done += n;
-            if (n == p.length()) {
-                rcvQueue.pollFirst();
-                p.release();
-            } else {
-                p.pull(n);
-            }
-        }
-        rcvQueuedBytes -= done;
-        if (done > 0) {
-            cleanupRbuf(done);
-            return done;
-        }
-        if (finReceived || state == TcpState.CLOSED || state == TcpState.TIME_WAIT) {
-            return -1;
-        }
-        return 0;
+        return consume(dst, max);
     }
 
     /** Discards up to {@code max} received bytes without copying them (a sink); returns as {@link #read}. */
     public int skip(int max) {
+        return consume(null, max);
+    }
+
+    /** Takes up to {@code max} bytes off the receive queue, copying them into {@code dst} unless it is null. */
+    private int consume(ByteBuf dst, int max) {
         int done = 0;
         while (done < max && !rcvQueue.isEmpty()) {
             Packet p = rcvQueue.peekFirst();
             int n = Math.min(max - done, p.length());
+            if (dst != null) {
+                dst.writeBytes(p.buf(), p.start(), n);
+            }
             done += n;
             if (n == p.length()) {
                 rcvQueue.pollFirst();
@@ -407,7 +394,7 @@ public final class TcpSock {
             cleanupRbuf(done);
             return done;
         }
-        return finReceived || state == TcpState.CLOSED ? -1 : 0;
+        return finReceived || state == TcpState.CLOSED || state == TcpState.TIME_WAIT ? -1 : 0;
     }
 
     /** shutdown(SHUT_WR): a FIN follows the data already written; reading goes on (half-close). */
