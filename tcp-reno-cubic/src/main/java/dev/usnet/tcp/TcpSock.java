@@ -186,6 +186,10 @@ public final class TcpSock {
     // tlp_high_seq: snd_nxt when the outstanding loss probe went out, 0 when none is outstanding.
     private long tlpHighSeq;
     private boolean tlpPending;
+    // Undo (RFC 3522, Eifel with timestamps): the TS value of the episode's first retransmission.
+    private long retransStampTs;
+    private boolean retransStamped;
+    private boolean undoPossible;
 
     // Statistics for ss -ti.
     private long segsOut;
@@ -919,6 +923,11 @@ public final class TcpSock {
         // A SYN is not data: acknowledging it does not grow cwnd (FLAG_DATA_ACKED stays clear).
         long delivered = pktsAcked - synAcked - sackedAcked + newlySacked + (!sackOk && isDupAck ? 1 : 0);
         advanced = advanced && pktsAcked > synAcked;
+        if (unaMoved && undoPossible && retransStamped && tsOk && o.hasTimestamp
+                && (cc.caState == CaState.RECOVERY || cc.caState == CaState.LOSS)
+                && before(o.tsEcr, retransStampTs)) {
+            undoSpuriousReduction();
+        }
         if (state == TcpState.ESTABLISHED || state.ordinal() >= TcpState.FIN_WAIT1.ordinal()) {
             fastRetransAlert(advanced, isDupAck, pktsAcked, priorSacked, delivered);
             congControl(ack, delivered, advanced);
@@ -1154,7 +1163,38 @@ public final class TcpSock {
         prrDelivered = 0;
         prrOut = 0;
         cc.sndSsthresh = ops.ssthresh(cc);
+        startUndoEpisode();
         traceEvent("recovery");
+    }
+
+    private void startUndoEpisode() {
+        undoPossible = tsOk;
+        retransStamped = false;
+    }
+
+    /**
+     * tcp_try_undo_recovery / tcp_try_undo_loss with tcp_packet_delayed: this ACK echoes a timestamp older than our
+     * first retransmission, so it acknowledges an original transmission — the loss was not real. cwnd goes back
+     * to what congestion control says (undo_cwnd), ssthresh to its value before the reduction, and nothing stays
+     * marked lost (tcp_undo_cwnd_reduction).
+     */
+    private void undoSpuriousReduction() {
+        syncCc();
+        boolean fromLoss = cc.caState == CaState.LOSS;
+        cc.sndCwnd = Math.max(cc.sndCwnd, ops.undoCwnd(cc));
+        if (cc.priorSsthresh > cc.sndSsthresh) {
+            cc.sndSsthresh = cc.priorSsthresh;
+        }
+        for (int k = 0; k < rtx.size(); k++) {
+            Packet s = rtx.get(k);
+            s.setTcpSacked(s.tcpSacked() & ~LOST);
+        }
+        lostOut = 0;
+        undoPossible = false;
+        retransStamped = false;
+        stack.mib().inc(fromLoss ? Mib.TcpExtTCPLossUndo : Mib.TcpExtTCPFullUndo);
+        setCaState(CaState.OPEN);
+        traceEvent("undo");
     }
 
     private void endCwndReduction() {
@@ -2118,6 +2158,10 @@ public final class TcpSock {
             s = trimHead(s);
         }
         int bits = s.tcpSacked();
+        if (undoPossible && !retransStamped) {
+            retransStampTs = tsNow();
+            retransStamped = true;
+        }
         s.setTcpSacked(bits | RETRANS | EVER_RETRANS);
         retransOut += s.tcpPcount();
         totalRetrans += s.tcpPcount();
@@ -2215,6 +2259,7 @@ public final class TcpSock {
             cc.priorCwnd = cc.sndCwnd;
             cc.sndSsthresh = ops.ssthresh(cc);
             ops.cwndEvent(cc, CaEvent.LOSS);
+            startUndoEpisode();
         }
         cc.sndCwnd = 1;
         cc.sndCwndCnt = 0;

@@ -284,4 +284,27 @@ class TcpBehaviourTest {
             assertTrue(start >= 0);
         }
     }
+
+    @Test
+    void spuriousRtoIsUndoneByTheTimestampEcho() {
+        try (TcpPair pair = new TcpPair(40)) {
+            pair.set("net.core.netdev_max_backlog", "65536");
+            byte[] data = TcpPair.randomBytes(4 << 20, 40);
+            HashingSink sink = new HashingSink();
+            pair.serverTcp.listen(0, 7010, 16, c -> c.setCallbacks(sink));
+            TcpSock c = pair.clientTcp.connect(TcpPair.SERVER, 7010, new BulkSender(data, 64 * 1024));
+            pair.runUntil(() -> sink.bytes > 512 << 10, 10_000_000_000L);
+            long cwndBefore = c.cwnd();
+            // A delay spike on the ACK path longer than the RTO: the timer fires although nothing was lost.
+            pair.toClient.delayNanos = 400_000_000L;
+            pair.net.run(300_000_000L);
+            assertTrue(c.timeouts() >= 1, "the RTO fired: " + c.info().format());
+            pair.toClient.delayNanos = 50_000L;
+            pair.runUntil(() -> sink.eof, 60_000_000_000L);
+            assertEquals(TcpPair.sha256(data), sink.hash());
+            // The delayed ACKs echo timestamps older than the retransmission: Eifel detection undoes the reduction.
+            assertTrue(pair.client.mib().get(Mib.TcpExtTCPLossUndo) >= 1, "loss undone");
+            assertTrue(cwndBefore > 10, "cwnd had grown before the spike: " + cwndBefore);
+        }
+    }
 }
