@@ -17,7 +17,6 @@ import dev.usnet.tcp.cc.CcSock;
 import dev.usnet.tcp.cc.CongestionOps;
 import io.netty.buffer.ByteBuf;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 
 /**
  * One TCP connection (struct tcp_sock): RFC 9293's state machine with what Linux peers expect — MSS, window
@@ -150,10 +149,8 @@ public final class TcpSock {
     private int rcvbuf;
     private boolean rcvbufLocked;
     private int rcvQueuedBytes;
-    private int ofoBytes;
     private final ArrayDeque<Packet> rcvQueue = new ArrayDeque<>();
-    private final ArrayList<Packet> ofo = new ArrayList<>();
-    private long lastOfoSeq = -1;
+    private final OfoQueue ofo = new OfoQueue();
     private boolean finReceived;
     private int rcvMss = 536;
 
@@ -1403,58 +1400,22 @@ public final class TcpSock {
 
     private void ofoQueue(Packet p) {
         stack.mib().inc(Mib.TcpExtTCPOFOQueue);
-        long seq = p.tcpSeq();
-        long end = p.tcpEndSeq();
-        if (ofoBytes + p.length() > rcvbuf) {
+        if (ofo.bytes() + p.length() > rcvbuf) {
             stack.drop(p, DropReason.TCP_RCVBUF_FULL);
             return;
         }
-        // Out-of-order segments mostly arrive in ascending order: search from the end.
-        int i = ofo.size();
-        while (i > 0 && !before(ofo.get(i - 1).tcpSeq(), seq)) {
-            i--;
-        }
-        // Already fully held by the segment before?
-        if (i > 0 && !after(end, ofo.get(i - 1).tcpEndSeq())) {
-            p.release();
-            return;
-        }
-        // Drop segments this one covers completely.
-        while (i < ofo.size() && !after(ofo.get(i).tcpEndSeq(), end)
-                && (ofo.get(i).tcpSacked() & SEG_FIN) == 0) {
-            Packet old = ofo.remove(i);
-            ofoBytes -= old.length();
-            old.release();
-        }
-        if (i < ofo.size() && ofo.get(i).tcpSeq() == seq && !before(ofo.get(i).tcpEndSeq(), end)) {
-            p.release();
-            return;
-        }
-        ofo.add(i, p);
-        ofoBytes += p.length();
-        lastOfoSeq = seq;
+        ofo.add(p);
     }
 
     private void ofoDrain() {
-        int taken = 0;
-        while (taken < ofo.size()) {
-            Packet p = ofo.get(taken);
-            if (after(p.tcpSeq(), rcvNxt)) {
-                break;
-            }
-            // Taken out by nulling its slot; the prefix is removed in one go below (rcvFin may clear all).
-            ofo.set(taken, null);
-            taken++;
-            ofoBytes -= p.length();
+        Packet p;
+        while ((p = ofo.pollReady(rcvNxt)) != null) {
             boolean fin = (p.tcpSacked() & SEG_FIN) != 0;
             if (!after(p.tcpEndSeq(), rcvNxt) && !fin) {
                 p.release();
                 continue;
             }
             queueInOrder(p);
-        }
-        if (taken > 0 && !ofo.isEmpty()) {
-            ofo.subList(0, taken).clear();
         }
     }
 
@@ -1479,13 +1440,7 @@ public final class TcpSock {
             default -> { }
         }
         // Release data we will never receive.
-        for (Packet p : ofo) {
-            if (p != null) {
-                p.release();
-            }
-        }
         ofo.clear();
-        ofoBytes = 0;
         notifyReadable();
     }
 
@@ -1992,55 +1947,11 @@ public final class TcpSock {
         if (!sackOk || ofo.isEmpty()) {
             return 0;
         }
-        int max = tsOk ? 3 : 4;
-        int n = 0;
-        long curStart = -1;
-        long curEnd = -1;
-        int recentIdx = -1;
-        // Build merged ranges from the out-of-order queue.
-        long[] starts = sackScratchStart;
-        long[] ends = sackScratchEnd;
-        int ranges = 0;
-        for (Packet p : ofo) {
-            long s = p.tcpSeq();
-            long e = p.tcpEndSeq();
-            if (ranges > 0 && !after(s, ends[ranges - 1])) {
-                if (after(e, ends[ranges - 1])) {
-                    ends[ranges - 1] = e;
-                }
-            } else {
-                if (ranges == starts.length) {
-                    break;
-                }
-                starts[ranges] = s;
-                ends[ranges] = e;
-                ranges++;
-            }
-            if (s == lastOfoSeq) {
-                recentIdx = ranges - 1;
-            }
-        }
-        if (recentIdx >= 0) {
-            sackStartOut[n] = starts[recentIdx];
-            sackEndOut[n] = ends[recentIdx];
-            n++;
-        }
-        for (int i = 0; i < ranges && n < max; i++) {
-            if (i == recentIdx) {
-                continue;
-            }
-            sackStartOut[n] = starts[i];
-            sackEndOut[n] = ends[i];
-            n++;
-        }
-        return n;
+        return ofo.sackBlocks(sackStartOut, sackEndOut, tsOk ? 3 : 4);
     }
 
-    private final long[] sackScratchStart = new long[32];
-    private final long[] sackScratchEnd = new long[32];
-
     private long freeReceiveSpace() {
-        return Math.max(0, (long) rcvbuf - rcvQueuedBytes - ofoBytes);
+        return Math.max(0, (long) rcvbuf - rcvQueuedBytes - ofo.bytes());
     }
 
     /** __tcp_select_window without side effects: the window we would offer now. */
@@ -2463,11 +2374,7 @@ public final class TcpSock {
         keepaliveTimer.stop();
         timewaitTimer.stop();
         releaseSendSide();
-        for (Packet p : ofo) {
-            p.release();
-        }
         ofo.clear();
-        ofoBytes = 0;
         if (orphan || wasSynRecv) {
             releaseReceiveQueue();
         }
