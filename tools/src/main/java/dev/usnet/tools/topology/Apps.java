@@ -4,6 +4,12 @@ import dev.usnet.core.ipv4.UdpSocket;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.time.Timeout;
 import dev.usnet.core.wire.Ipv4Addr;
+import dev.usnet.tcp.app.AppConfig;
+import dev.usnet.tcp.app.AppResult;
+import dev.usnet.tcp.app.BurstApp;
+import dev.usnet.tcp.app.RrApp;
+import dev.usnet.tcp.app.StreamApp;
+import dev.usnet.tools.UsageException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.util.ArrayList;
@@ -39,6 +45,11 @@ public final class Apps {
 
         /** One line for the exit summary. */
         public abstract String summary();
+
+        /** The exit summary's lines for this app (one, unless the app has two ends). */
+        public List<String> summaryLines() {
+            return List.of(summary());
+        }
 
         /** A histogram to write as .hgrm, or null. */
         Histogram histogram() {
@@ -247,6 +258,120 @@ public final class Apps {
         }
     }
 
+    /**
+     * {@code kind: stream | rr | burst}: a TCP test app from {@code dev.usnet.tcp.app}, its client in this
+     * namespace and its server in another (or the same). The server listens before the client connects; at the
+     * end each end reports an {@link AppResult}, and the client's latency (rr) or burst completion (burst)
+     * histogram goes to the output directory.
+     */
+    public static final class TcpApp extends App {
+        private final TopologySpec.TcpApp spec;
+        private final String serverNs;
+        private final int to;
+        private final dev.usnet.tcp.app.App client;
+        private final dev.usnet.tcp.app.App server;
+
+        TcpApp(String ns, NetStack stack, TopologySpec.TcpApp spec, String serverNs, NetStack serverStack, int to) {
+            super(ns, stack);
+            this.spec = spec;
+            this.serverNs = serverNs;
+            this.to = to;
+            TopologySpec.TcpCommon c = spec.common();
+            AppConfig cfg = AppConfig.defaults().withPort(c.port()).withCount(c.count()).withDurationNanos(c.durationNanos())
+                    .withCongestionControl(c.congestion()).withNoDelay(c.noDelay())
+                    .withBuffers(c.sendBufferBytes(), c.receiveBufferBytes());
+            switch (spec) {
+                case TopologySpec.TcpStream st -> {
+                    client = StreamApp.client(stack, to, cfg, new StreamApp.Params(st.writeBytes()));
+                    server = StreamApp.server(serverStack, cfg);
+                }
+                case TopologySpec.TcpRr rr -> {
+                    RrApp.Params p = new RrApp.Params(rr.requestBytes(), rr.responseBytes());
+                    client = RrApp.client(stack, to, cfg, p);
+                    server = RrApp.server(serverStack, cfg, p);
+                }
+                case TopologySpec.TcpBurst b -> {
+                    BurstApp.Params p = new BurstApp.Params(b.burstBytes(), b.computeNanos(), b.ackBytes(), b.writeBytes());
+                    client = BurstApp.client(stack, to, cfg, p);
+                    server = BurstApp.server(serverStack, cfg, p);
+                }
+            }
+        }
+
+        public String kind() {
+            return spec.kind();
+        }
+
+        public String serverNamespace() {
+            return serverNs;
+        }
+
+        /** The client end (connects from this namespace). */
+        public dev.usnet.tcp.app.App client() {
+            return client;
+        }
+
+        /** The server end (listens in {@link #serverNamespace()}). */
+        public dev.usnet.tcp.app.App server() {
+            return server;
+        }
+
+        /** Both ends are done: their results are final. */
+        public boolean isDone() {
+            return client.isDone() && server.isDone();
+        }
+
+        /** Listens (on the server namespace's thread). */
+        void startServer() {
+            server.start();
+        }
+
+        /** Connects (on this namespace's thread). */
+        @Override
+        void start() {
+            running = true;
+            client.start();
+        }
+
+        /** Nothing to do on the loop: {@link Apps#stop} ends TCP apps through their own stop and abort. */
+        @Override
+        void stop() {
+            running = false;
+        }
+
+        /** The client's histogram once it is done (rr: transaction latency; burst: completion time), else null. */
+        @Override
+        Histogram histogram() {
+            AppResult r = client.result();
+            return r == null ? null : r.histogram();
+        }
+
+        @Override
+        String histogramName() {
+            return ns + "." + spec.kind() + "-" + Ipv4Addr.format(to) + "-" + spec.common().port();
+        }
+
+        @Override
+        public String summary() {
+            return String.join("\n", summaryLines());
+        }
+
+        /** {@link AppResult#format()} of the client, then of the server, each after its namespace. */
+        @Override
+        public List<String> summaryLines() {
+            return List.of(line(ns, client), line(serverNs, server));
+        }
+
+        private String line(String where, dev.usnet.tcp.app.App a) {
+            AppResult r = a.result();
+            if (r != null) {
+                return where + ": " + r.format();
+            }
+            return where + ": " + spec.kind() + " " + a.role().name().toLowerCase(java.util.Locale.ROOT) + " "
+                    + Ipv4Addr.format(to) + ":" + spec.common().port() + ": no result (" + a + ")";
+        }
+    }
+
     private final List<App> apps = new ArrayList<>();
     private final Topology topology;
 
@@ -265,6 +390,16 @@ public final class Apps {
                     case TopologySpec.Ping p -> new Pinger(ns.name(), s, p, pingId++);
                     case TopologySpec.UdpSend u -> new UdpSender(ns.name(), s, u);
                     case TopologySpec.UdpSink u -> new UdpSink(ns.name(), s, u);
+                    case TopologySpec.TcpApp tcp -> {
+                        String server = tcp.common().server();
+                        Integer to = t.spec().serverAddress(ns.name(), tcp);
+                        if (to == null) {
+                            // Checked when the file was read; a spec built in code may still lack it.
+                            throw new UsageException(tcp.common().serverWhere().error("namespace " + server
+                                    + " has no address for the " + tcp.kind() + " client to connect to"));
+                        }
+                        yield new TcpApp(ns.name(), s, tcp, server, t.stack(server), to);
+                    }
                 });
             }
         }
@@ -275,7 +410,10 @@ public final class Apps {
         return List.copyOf(apps);
     }
 
-    /** Starts sinks first, then senders, each on its namespace's thread. */
+    /**
+     * Starts sinks and TCP servers first, then senders and TCP clients, each on its namespace's thread. A TCP
+     * end that cannot open (a port in use, no route) is refused with the line of its entry.
+     */
     void start() {
         for (App a : apps) {
             if (a instanceof UdpSink) {
@@ -283,10 +421,14 @@ public final class Apps {
                     a.start();
                     return null;
                 });
+            } else if (a instanceof TcpApp t) {
+                startTcp(t, t.serverNs, t::startServer, "server");
             }
         }
         for (App a : apps) {
-            if (!(a instanceof UdpSink)) {
+            if (a instanceof TcpApp t) {
+                startTcp(t, t.ns, t::start, "client");
+            } else if (!(a instanceof UdpSink)) {
                 topology.onLoop(a.ns, () -> {
                     a.start();
                     return null;
@@ -295,10 +437,79 @@ public final class Apps {
         }
     }
 
-    /** Stops senders first, then sinks. */
+    private void startTcp(TcpApp t, String ns, Runnable start, String role) {
+        try {
+            topology.onLoop(ns, () -> {
+                start.run();
+                return null;
+            });
+        } catch (RuntimeException e) {
+            Throwable c = e.getCause() != null ? e.getCause() : e;
+            throw new UsageException(t.spec.where().error(t.kind() + " " + role + " in namespace " + ns + ": "
+                    + c.getMessage()), e);
+        }
+    }
+
+    /** How long TCP clients get at the end to finish gracefully before they are reset. */
+    static final long TCP_GRACE_NANOS = 2_000_000_000L;
+
+    /**
+     * Ends the TCP apps still running: each client stops gracefully (rr and burst at the end of the operation in
+     * flight; FIN after what it queued) and gets {@link #TCP_GRACE_NANOS} to finish, its server following its
+     * end of stream; what is left then is reset. Waits for every end's result (bounded).
+     */
+    private void stopTcp() {
+        List<TcpApp> tcp = apps.stream().filter(a -> a instanceof TcpApp).map(a -> (TcpApp) a).toList();
+        if (tcp.isEmpty()) {
+            return;
+        }
+        for (TcpApp t : tcp) {
+            t.client.stop();
+        }
+        long deadline = System.nanoTime() + TCP_GRACE_NANOS;
+        awaitTcp(tcp, true, deadline);
+        for (TcpApp t : tcp) {
+            if (!t.client.isDone()) {
+                t.client.abort();
+            }
+        }
+        // A server whose client never reached it is still listening; one whose client just ended follows it
+        // (stop() queues behind that on the server's thread and then has nothing to do).
+        awaitTcp(tcp, true, System.nanoTime() + 500_000_000L);
+        for (TcpApp t : tcp) {
+            if (!t.server.isDone()) {
+                t.server.stop();
+            }
+        }
+        awaitTcp(tcp, false, System.nanoTime() + 1_000_000_000L);
+        for (TcpApp t : tcp) {
+            if (!t.server.isDone()) {
+                t.server.abort();
+            }
+        }
+        awaitTcp(tcp, false, System.nanoTime() + 500_000_000L);
+        for (TcpApp t : tcp) {
+            t.running = false;
+        }
+    }
+
+    private static void awaitTcp(List<TcpApp> tcp, boolean clientsOnly, long deadline) {
+        while (System.nanoTime() < deadline
+                && tcp.stream().anyMatch(t -> clientsOnly ? !t.client.isDone() : !t.isDone())) {
+            try {
+                Thread.sleep(2);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    /** Stops TCP apps, then senders, then sinks. */
     void stop() {
+        stopTcp();
         for (App a : apps) {
-            if (!(a instanceof UdpSink) && a.running) {
+            if (!(a instanceof UdpSink) && !(a instanceof TcpApp) && a.running) {
                 topology.onLoop(a.ns, () -> {
                     a.stop();
                     return null;

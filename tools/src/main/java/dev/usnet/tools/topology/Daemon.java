@@ -223,13 +223,24 @@ public final class Daemon implements AutoCloseable {
 
     /**
      * Writes the latency histograms of every namespace with {@code histograms: true} (forwarding paths and
-     * its pings' round-trip times) as .hgrm percentile files, replacing earlier ones atomically. Returns the
-     * files written.
+     * its pings' round-trip times), and those of the TCP apps whose client has finished (rr: transaction
+     * latency, burst: completion time; whatever the namespace's {@code histograms:}), as .hgrm percentile
+     * files, replacing earlier ones atomically. Returns the files written.
      */
     public synchronized List<Path> writeHistograms() {
         List<Path> written = new ArrayList<>();
-        if (topology == null || !hasHistograms()) {
+        if (topology == null) {
             return written;
+        }
+        if (apps != null) {
+            for (Apps.App a : apps.list()) {
+                if (a instanceof Apps.TcpApp) {
+                    Histogram h = a.histogram();
+                    if (h != null) {
+                        written.add(writeHgrm(a.histogramName(), h));
+                    }
+                }
+            }
         }
         for (Ns ns : spec.namespaces()) {
             if (!ns.histograms()) {
@@ -244,7 +255,7 @@ public final class Daemon implements AutoCloseable {
             }
             if (apps != null) {
                 for (Apps.App a : apps.list()) {
-                    if (a.namespace().equals(ns.name()) && a.histogram() != null) {
+                    if (!(a instanceof Apps.TcpApp) && a.namespace().equals(ns.name()) && a.histogram() != null) {
                         written.add(writeHgrm(a.histogramName(), a.histogram()));
                     }
                 }
@@ -297,7 +308,7 @@ public final class Daemon implements AutoCloseable {
             // Let what is in flight arrive before counting and tearing down.
             sleep(100);
             for (Apps.App a : apps.list()) {
-                appLines.add(a.summary());
+                appLines.addAll(a.summaryLines());
             }
         }
         try {

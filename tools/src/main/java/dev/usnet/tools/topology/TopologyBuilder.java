@@ -8,6 +8,7 @@ import dev.usnet.core.route.RouteType;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.time.Scheduler;
 import dev.usnet.core.time.VirtualScheduler;
+import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.ns.NamespaceRegistry;
 import dev.usnet.ns.NetNamespace;
 import dev.usnet.tools.IpRouteSyntax;
@@ -236,6 +237,35 @@ public final class TopologyBuilder {
                     s.neigh().addPermanent(s.requireDevice(n.dev()), n.ip(), n.mac());
                 } catch (RuntimeException e) {
                     problems.add(n.where(), e.getMessage());
+                }
+            }
+        }
+        // 7. TCP apps: the client has a route to the server's address (connect() would fail with ENETUNREACH),
+        // and the server one back to the address the client sends from.
+        for (Ns ns : spec.namespaces()) {
+            NetStack s = nss.get(ns.name()).stack();
+            for (TopologySpec.App a : ns.apps()) {
+                if (!(a instanceof TopologySpec.TcpApp t)) {
+                    continue;
+                }
+                Integer to = spec.serverAddress(ns.name(), t);
+                NetNamespace server = nss.get(t.common().server());
+                if (to == null || server == null) {
+                    continue;
+                }
+                Route rt = s.ipOutput().routeOutput(to);
+                if (rt == null) {
+                    problems.add(t.where(), t.kind() + " app: namespace " + ns.name() + " has no route to "
+                            + Ipv4Addr.format(to) + " (the server, in namespace " + server.name() + ")");
+                    continue;
+                }
+                int src = s.ipOutput().sourceFor(rt, to);
+                if (src == 0) {
+                    problems.add(t.where(), t.kind() + " app: namespace " + ns.name() + " has no address to send to "
+                            + Ipv4Addr.format(to) + " from");
+                } else if (server.stack().ipOutput().routeOutput(src) == null) {
+                    problems.add(t.where(), t.kind() + " app: the server's namespace " + server.name()
+                            + " has no route back to " + Ipv4Addr.format(src) + " (the client's address in " + ns.name() + ")");
                 }
             }
         }

@@ -1,6 +1,8 @@
 package dev.usnet.tools.topology;
 
 import dev.usnet.core.knob.Knobs;
+import dev.usnet.core.wire.Ipv4Addr;
+import dev.usnet.tools.topology.TopologySpec.Addr;
 import dev.usnet.tools.topology.TopologySpec.App;
 import dev.usnet.tools.topology.TopologySpec.BridgeDev;
 import dev.usnet.tools.topology.TopologySpec.Capture;
@@ -13,10 +15,13 @@ import dev.usnet.tools.topology.TopologySpec.Ns;
 import dev.usnet.tools.topology.TopologySpec.Pcap;
 import dev.usnet.tools.topology.TopologySpec.Ref;
 import dev.usnet.tools.topology.TopologySpec.Tap;
+import dev.usnet.tools.topology.TopologySpec.TcpApp;
+import dev.usnet.tools.topology.TopologySpec.TcpCommon;
 import dev.usnet.tools.topology.TopologySpec.UdpSink;
 import dev.usnet.tools.topology.TopologySpec.Veth;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -48,6 +53,7 @@ final class TopologyChecks {
         Map<String, Tap> tapIfnames = new HashMap<>();
         Map<String, Pcap> pcapIfaces = new HashMap<>();
         Map<String, Capture> captureFiles = new HashMap<>();
+        Map<String, TcpApp> tcpServers = new HashMap<>();
         for (Ns ns : spec.namespaces()) {
             Map<String, DeviceSpec> byName = new LinkedHashMap<>();
             for (DeviceSpec d : ns.devices()) {
@@ -115,6 +121,9 @@ final class TopologyChecks {
             }
             Map<Integer, App> sinks = new HashMap<>();
             for (App a : ns.apps()) {
+                if (a instanceof TcpApp t) {
+                    checkTcpApp(spec, t, tcpServers, p);
+                }
                 if (a instanceof UdpSink s) {
                     App first = sinks.putIfAbsent(s.port(), s);
                     if (first != null) {
@@ -123,6 +132,34 @@ final class TopologyChecks {
                     }
                 }
             }
+        }
+    }
+
+    /**
+     * A TCP app's server: its namespace exists, the address the client connects to is one of that namespace's,
+     * and no other TCP app's server listens on the same port there.
+     */
+    private static void checkTcpApp(TopologySpec spec, TcpApp t, Map<String, TcpApp> servers, Problems p) {
+        TcpCommon c = t.common();
+        Ns server = spec.namespace(c.server());
+        if (server == null) {
+            p.add(c.serverWhere(), "no usnet namespace " + c.server() + " (declared: "
+                    + String.join(", ", spec.namespaces().stream().map(Ns::name).toList()) + ")");
+            return;
+        }
+        List<Addr> addrs = spec.addresses(server.name());
+        if (addrs.isEmpty()) {
+            p.add(c.serverWhere(), "namespace " + server.name() + " has no address for the " + t.kind()
+                    + " client to connect to; give it one");
+        } else if (c.to() != null && addrs.stream().noneMatch(a -> a.ip() == c.to())) {
+            p.add(c.toWhere(), Ipv4Addr.format(c.to()) + " is not an address of namespace " + server.name() + " (has: "
+                    + String.join(", ", addrs.stream().map(a -> Ipv4Addr.format(a.ip())).toList())
+                    + "); leave 'to' out to use one of them");
+        }
+        TcpApp first = servers.putIfAbsent(server.name() + ":" + c.port(), t);
+        if (first != null) {
+            p.add(c.portWhere(), "TCP port " + c.port() + " of namespace " + server.name() + " already has the server of the "
+                    + first.kind() + " app at line " + first.where().line() + "; give each app its own port");
         }
     }
 

@@ -60,13 +60,38 @@ public final class TopologyFile {
     static final Set<String> NETEM_KEYS = Set.copyOf(NetemParams.PARAMS);
     static final Set<String> TAP_KERNEL_KEYS = Set.of("namespace", "name", "mac", "mtu", "up", "addresses", "routes");
     static final Set<String> CAPTURE_KEYS = Set.of("device", "direction", "file", "max_frames");
-    static final Map<String, Set<String>> APP_KEYS = Map.of(
-            "ping", Set.of("kind", "to", "interval", "size"),
-            "udp-send", Set.of("kind", "to", "port", "rate", "size"),
-            "udp-sink", Set.of("kind", "port"));
+    /** Keys every TCP app entry may have. */
+    static final Set<String> TCP_APP_KEYS = Set.of("kind", "server", "to", "port", "duration", "congestion", "nodelay",
+            "send_buffer", "receive_buffer");
+    /** Each TCP kind's own keys. */
+    static final Map<String, Set<String>> TCP_KIND_KEYS = tcpKindKeys();
+    static final Map<String, Set<String>> APP_KEYS = appKeys();
+    /** The app kinds, in the order errors list them. */
+    static final String[] APP_KINDS = {"ping", "udp-send", "udp-sink", "stream", "rr", "burst"};
 
     /** Linux IFNAMSIZ - 1. */
     static final int IFNAME_MAX = 15;
+
+    private static Map<String, Set<String>> tcpKindKeys() {
+        Map<String, Set<String>> m = new LinkedHashMap<>();
+        m.put("stream", Set.of("bytes", "write_size"));
+        m.put("rr", Set.of("count", "request_size", "response_size"));
+        m.put("burst", Set.of("count", "burst_size", "compute", "ack_size", "write_size"));
+        return m;
+    }
+
+    private static Map<String, Set<String>> appKeys() {
+        Map<String, Set<String>> m = new LinkedHashMap<>();
+        m.put("ping", Set.of("kind", "to", "interval", "size"));
+        m.put("udp-send", Set.of("kind", "to", "port", "rate", "size"));
+        m.put("udp-sink", Set.of("kind", "port"));
+        for (var e : tcpKindKeys().entrySet()) {
+            Set<String> keys = new java.util.HashSet<>(TCP_APP_KEYS);
+            keys.addAll(e.getValue());
+            m.put(e.getKey(), Set.copyOf(keys));
+        }
+        return m;
+    }
 
     private static Map<String, Set<String>> kindKeys() {
         Map<String, Set<String>> m = new LinkedHashMap<>();
@@ -640,10 +665,13 @@ public final class TopologyFile {
         }
         String kind = null;
         if (m.require("kind")) {
-            kind = m.choice("kind", "ping", "udp-send", "udp-sink");
+            kind = m.choice("kind", APP_KINDS);
         }
         if (kind == null) {
             return null;
+        }
+        if (TCP_KIND_KEYS.containsKey(kind)) {
+            return readTcpApp(m, kind);
         }
         m.allow(APP_KEYS.get(kind));
         switch (kind) {
@@ -665,6 +693,135 @@ public final class TopologyFile {
                 Long port = m.require("port") ? m.integer("port", 1, 65535) : null;
                 return port == null ? null : new UdpSink(port.intValue(), m.where());
             }
+        }
+    }
+
+    /**
+     * A TCP app ({@code stream}, {@code rr}, {@code burst}) in the client's namespace. Sizes and times take
+     * the units link emulation takes ({@code 64k}, {@code 1m}; {@code 500us}, {@code 2s}).
+     */
+    private App readTcpApp(YamlMap m, String kind) {
+        Map<String, String> elsewhere = new LinkedHashMap<>();
+        elsewhere.put("kernel", "is not a per-socket setting: set usnet.tcp.kernel (3.18, 3.19, 4.0, 4.3) in the knobs"
+                + " of the client's and the server's namespaces");
+        for (var e : TCP_KIND_KEYS.entrySet()) {
+            for (String key : e.getValue()) {
+                if (!APP_KEYS.get(kind).contains(key)) {
+                    elsewhere.merge(key, "applies to kind " + e.getKey(), (a, b) -> a + ", " + e.getKey());
+                }
+            }
+        }
+        elsewhere.replaceAll((key, note) -> key.equals("kernel") ? note : note + ", not " + kind
+                + (kind.equals("stream") && key.equals("count") ? " (a stream's amount is bytes:)" : ""));
+        m.allow(APP_KEYS.get(kind), elsewhere);
+        boolean ok = true;
+        String server = null;
+        if (m.require("server")) {
+            server = m.string("server");
+        }
+        ok &= server != null;
+        Integer to = null;
+        if (m.has("to")) {
+            to = ip(m, "to");
+            ok &= to != null;
+        }
+        Long port = m.integer("port", 1, 65535);
+        ok &= port != null || !m.has("port");
+        Long duration = null;
+        if (m.has("duration")) {
+            duration = time(m, "duration", 1);
+            ok &= duration != null;
+        }
+        String cc = null;
+        if (m.has("congestion")) {
+            cc = m.choice("congestion", dev.usnet.tcp.cc.CongestionControls.available().toArray(new String[0]));
+            ok &= cc != null;
+        }
+        Boolean noDelay = m.bool("nodelay");
+        ok &= noDelay != null || !m.has("nodelay");
+        Long sndbuf = size(m, "send_buffer", 1, Integer.MAX_VALUE);
+        Long rcvbuf = size(m, "receive_buffer", 1, Integer.MAX_VALUE);
+        ok &= (sndbuf != null || !m.has("send_buffer")) && (rcvbuf != null || !m.has("receive_buffer"));
+        // Only this kind's keys are read: the others were reported above.
+        Set<String> own = TCP_KIND_KEYS.get(kind);
+        Long count = null;
+        if (own.contains("bytes")) {
+            count = size(m, "bytes", 1, Long.MAX_VALUE);
+            ok &= count != null || !m.has("bytes");
+        }
+        if (own.contains("count")) {
+            count = m.integer("count", 1, Long.MAX_VALUE);
+            ok &= count != null || !m.has("count");
+        }
+        Long write = own.contains("write_size") ? size(m, "write_size", 1, Integer.MAX_VALUE) : null;
+        ok &= write != null || !own.contains("write_size") || !m.has("write_size");
+        Long request = own.contains("request_size") ? size(m, "request_size", 1, Integer.MAX_VALUE) : null;
+        Long response = own.contains("response_size") ? size(m, "response_size", 1, Integer.MAX_VALUE) : null;
+        ok &= (request != null || !own.contains("request_size") || !m.has("request_size"))
+                && (response != null || !own.contains("response_size") || !m.has("response_size"));
+        Long burst = null;
+        Long compute = 0L;
+        Long ack = null;
+        if (kind.equals("burst")) {
+            if (m.require("burst_size")) {
+                burst = size(m, "burst_size", 1, Integer.MAX_VALUE);
+            }
+            compute = m.has("compute") ? time(m, "compute", 0) : Long.valueOf(0);
+            ack = size(m, "ack_size", 1, Integer.MAX_VALUE);
+            ok &= burst != null && compute != null && (ack != null || !m.has("ack_size"));
+        }
+        if (!ok) {
+            return null;
+        }
+        TopologySpec.TcpCommon c = new TopologySpec.TcpCommon(server.trim(), to,
+                port == null ? dev.usnet.tcp.app.AppConfig.DEFAULT_PORT : port.intValue(), count == null ? 0 : count,
+                duration == null ? 0 : duration, cc, noDelay, sndbuf == null ? 0 : sndbuf.intValue(),
+                rcvbuf == null ? 0 : rcvbuf.intValue(), m.where(), m.where("server"), m.where("to"), m.where("port"));
+        return switch (kind) {
+            case "stream" -> new TopologySpec.TcpStream(c, write == null ? 64 * 1024 : write.intValue());
+            case "rr" -> new TopologySpec.TcpRr(c, request == null ? 1 : request.intValue(),
+                    response == null ? 1 : response.intValue());
+            default -> new TopologySpec.TcpBurst(c, burst.intValue(), compute, ack == null ? 1 : ack.intValue(),
+                    write == null ? 64 * 1024 : write.intValue());
+        };
+    }
+
+    /** A size in bytes ({@code 1500}, {@code 64k}, {@code 1m}: link emulation's units) in {@code min..max}; null when absent or bad (reported). */
+    private Long size(YamlMap m, String key, long min, long max) {
+        String s = m.string(key);
+        if (s == null) {
+            return null;
+        }
+        try {
+            long v = NetemParams.parseSize(key, s);
+            if (v < min || v > max) {
+                problems.add(m.where(key), "expected a size of " + (v < min ? "at least " + min : "at most " + max)
+                        + " bytes, got " + s.trim());
+                return null;
+            }
+            return v;
+        } catch (IllegalArgumentException e) {
+            problems.add(m.where(key), e.getMessage());
+            return null;
+        }
+    }
+
+    /** A time in nanoseconds ({@code 500us}, {@code 1.5ms}, {@code 2s}: link emulation's units), at least {@code min}. */
+    private Long time(YamlMap m, String key, long min) {
+        String s = m.string(key);
+        if (s == null) {
+            return null;
+        }
+        try {
+            long v = NetemParams.parseTime(key, s);
+            if (v < min) {
+                problems.add(m.where(key), "expected a time above 0, got " + s.trim());
+                return null;
+            }
+            return v;
+        } catch (IllegalArgumentException e) {
+            problems.add(m.where(key), e.getMessage());
+            return null;
         }
     }
 

@@ -228,8 +228,8 @@ public record TopologySpec(String file, String name, long seed, Output output, L
     /** A pcap capture of one device, like {@code tcpdump -i DEV -Q DIR -w FILE}. */
     public record Capture(String device, PcapTap.Direction direction, String file, long maxFrames, Where where) {}
 
-    /** A small traffic source or sink running inside a namespace. */
-    public sealed interface App permits Ping, UdpSend, UdpSink {
+    /** A small traffic source or sink running inside a namespace, or the client end of a TCP app. */
+    public sealed interface App permits Ping, UdpSend, UdpSink, TcpApp {
         Where where();
     }
 
@@ -241,6 +241,111 @@ public record TopologySpec(String file, String name, long seed, Output output, L
 
     /** A UDP socket on {@code port} that counts what arrives. */
     public record UdpSink(int port, Where where) implements App {}
+
+    /**
+     * A TCP test app ({@code dev.usnet.tcp.app}): declared in the client's namespace, with its server in
+     * namespace {@link TcpCommon#server()}. The kinds differ only in their parameters.
+     */
+    public sealed interface TcpApp extends App permits TcpStream, TcpRr, TcpBurst {
+        TcpCommon common();
+
+        /** {@code stream}, {@code rr} or {@code burst}: the {@code kind:} in the file and the app's own name. */
+        String kind();
+
+        @Override
+        default Where where() {
+            return common().where();
+        }
+    }
+
+    /**
+     * What every TCP app entry sets.
+     *
+     * @param server the server's usnet namespace
+     * @param to the address the client connects to; null: derived from the server's addresses
+     *     ({@link TopologySpec#serverAddress})
+     * @param port the server's port
+     * @param count stream: bytes, rr: transactions, burst: bursts; 0: no limit
+     * @param durationNanos how long the client runs; 0: no limit (either limit ends the run; with none it runs
+     *     until {@code usnet run} stops)
+     * @param congestion TCP_CONGESTION for both ends' sockets; null: each namespace's
+     *     {@code net.ipv4.tcp_congestion_control}
+     * @param noDelay TCP_NODELAY; null: the app's default
+     * @param sendBufferBytes SO_SNDBUF, 0: the namespace's tcp_wmem maximum
+     * @param receiveBufferBytes SO_RCVBUF, 0: the namespace's tcp_rmem maximum
+     * @param serverWhere where {@code server:} is
+     * @param toWhere where {@code to:} is (the entry when it is left out)
+     * @param portWhere where {@code port:} is (the entry when it is left out)
+     */
+    public record TcpCommon(String server, Integer to, int port, long count, long durationNanos, String congestion,
+                            Boolean noDelay, int sendBufferBytes, int receiveBufferBytes, Where where, Where serverWhere,
+                            Where toWhere, Where portWhere) {}
+
+    /** {@code kind: stream}: bulk transfer (netperf TCP_STREAM), {@code writeBytes} per write. */
+    public record TcpStream(TcpCommon common, int writeBytes) implements TcpApp {
+        @Override
+        public String kind() {
+            return "stream";
+        }
+    }
+
+    /** {@code kind: rr}: request/response with one transaction in flight (netperf TCP_RR). */
+    public record TcpRr(TcpCommon common, int requestBytes, int responseBytes) implements TcpApp {
+        @Override
+        public String kind() {
+            return "rr";
+        }
+    }
+
+    /** {@code kind: burst}: MPI-like: a burst, the receiver's answer, compute time, repeat. */
+    public record TcpBurst(TcpCommon common, int burstBytes, long computeNanos, int ackBytes, int writeBytes)
+            implements TcpApp {
+        @Override
+        public String kind() {
+            return "burst";
+        }
+    }
+
+    /** Every address declared in namespace {@code ns} (veth ends declared from the other side included), lo's last. */
+    public List<Addr> addresses(String ns) {
+        Ns n = namespace(ns);
+        List<Addr> l = new java.util.ArrayList<>();
+        if (n == null) {
+            return l;
+        }
+        for (int pass = 0; pass < 2; pass++) {
+            for (DeviceSpec d : n.devices()) {
+                if (d instanceof Loopback == (pass == 1)) {
+                    l.addAll(d.link().addresses());
+                }
+            }
+        }
+        return l;
+    }
+
+    /**
+     * The address the client of {@code app} (declared in namespace {@code clientNs}) connects to: its {@code to:},
+     * else the server namespace's first address on a network the client namespace has an address on, else the
+     * server's first address (lo's last). Null when the server namespace has no address.
+     */
+    public Integer serverAddress(String clientNs, TcpApp app) {
+        TcpCommon c = app.common();
+        if (c.to() != null) {
+            return c.to();
+        }
+        List<Addr> server = addresses(c.server());
+        for (Addr s : server) {
+            for (Addr mine : addresses(clientNs)) {
+                // On the client's connected network (a /32 or /0 is not one).
+                int len = mine.prefixLen();
+                int mask = len == 0 ? 0 : -1 << (32 - len);
+                if (len > 0 && len < 32 && (s.ip() & mask) == (mine.ip() & mask) && s.ip() != mine.ip()) {
+                    return s.ip();
+                }
+            }
+        }
+        return server.isEmpty() ? null : server.get(0).ip();
+    }
 
     public Ns namespace(String n) {
         for (Ns ns : namespaces) {
