@@ -1,15 +1,16 @@
-package dev.usnet.perf.tap;
+package dev.usnet.perf;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
- * Just enough JSON for the benchmark: a parser for iperf3's {@code -J} report (objects become maps, arrays
- * lists, numbers doubles) and string escaping for the report this benchmark writes.
+ * Just enough JSON for the scenario benchmarks: a parser for iperf3's {@code -J} report (objects become maps,
+ * arrays lists, numbers doubles) and strings and numbers for the reports they write.
  */
-final class MiniJson {
+public final class MiniJson {
     private final String s;
     private int i;
 
@@ -17,7 +18,7 @@ final class MiniJson {
         this.s = s;
     }
 
-    static Object parse(String text) {
+    public static Object parse(String text) {
         MiniJson p = new MiniJson(text);
         p.ws();
         Object v = p.value();
@@ -29,7 +30,7 @@ final class MiniJson {
     }
 
     /** The value at {@code path} (object keys) in a parsed document, or null. */
-    static Object at(Object doc, String... path) {
+    public static Object at(Object doc, String... path) {
         Object o = doc;
         for (String k : path) {
             if (!(o instanceof Map<?, ?> m)) {
@@ -40,7 +41,8 @@ final class MiniJson {
         return o;
     }
 
-    static String quote(String v) {
+    /** A JSON string ({@code null} for null). */
+    public static String quote(String v) {
         if (v == null) {
             return "null";
         }
@@ -55,7 +57,7 @@ final class MiniJson {
                 case '\t' -> b.append("\\t");
                 default -> {
                     if (c < 0x20) {
-                        b.append(String.format("\\u%04x", (int) c));
+                        b.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
                     } else {
                         b.append(c);
                     }
@@ -66,7 +68,7 @@ final class MiniJson {
     }
 
     /** A number for JSON: NaN and infinities become null. */
-    static String num(double v) {
+    public static String num(double v) {
         if (Double.isNaN(v) || Double.isInfinite(v)) {
             return "null";
         }
@@ -74,6 +76,15 @@ final class MiniJson {
             return Long.toString((long) v);
         }
         return Double.toString(v);
+    }
+
+    /** A JSON array of {@code xs}, each rounded to 3 decimals. */
+    public static String list(List<Double> xs) {
+        StringBuilder b = new StringBuilder("[");
+        for (int k = 0; k < xs.size(); k++) {
+            b.append(k == 0 ? "" : ", ").append(num(Math.round(xs.get(k) * 1000) / 1000.0));
+        }
+        return b.append(']').toString();
     }
 
     private Object value() {

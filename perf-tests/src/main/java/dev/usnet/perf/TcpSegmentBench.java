@@ -59,42 +59,13 @@ public class TcpSegmentBench extends UsnetBench {
     private Tcp tcpA;
     private Tcp tcpB;
     private TcpSock client;
-    private Sink receiver;
+    /** The receiving application: takes everything queued on every readable callback. */
+    private DrainSink receiver;
     private ByteBuf src;
     private ByteBuf readBuf;
     private long written;
     private long ops;
     private long iterStartFrames;
-
-    /** The receiving application: takes everything queued on every readable callback. */
-    static final class Sink implements TcpSock.Callbacks {
-        final ByteBuf buf;
-        TcpSock sock;
-        long bytes;
-
-        Sink(ByteBuf buf) {
-            this.buf = buf;
-        }
-
-        @Override
-        public void readable(TcpSock s) {
-            int n;
-            if (buf == null) {
-                while ((n = s.skip(Integer.MAX_VALUE)) > 0) {
-                    bytes += n;
-                }
-            } else {
-                while (true) {
-                    buf.clear();
-                    n = s.read(buf, buf.capacity());
-                    if (n <= 0) {
-                        break;
-                    }
-                    bytes += n;
-                }
-            }
-        }
-    }
 
     /** The sending application writes only from the benchmark method; it just records the handshake. */
     static final class Sender implements TcpSock.Callbacks {
@@ -130,7 +101,7 @@ public class TcpSegmentBench extends UsnetBench {
         tcpA = Tcp.install(a);
         tcpB = Tcp.install(b);
         readBuf = sink.equals("read") ? PooledByteBufAllocator.DEFAULT.directBuffer(128 * 1024, 128 * 1024) : null;
-        receiver = new Sink(readBuf);
+        receiver = new DrainSink(readBuf);
         tcpB.listen(0, PORT, 16, child -> {
             receiver.sock = child;
             child.setCallbacks(receiver);

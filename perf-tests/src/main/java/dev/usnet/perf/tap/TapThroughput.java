@@ -1,26 +1,35 @@
 package dev.usnet.perf.tap;
 
+import static dev.usnet.perf.BenchSupport.lastLines;
+import static dev.usnet.perf.BenchSupport.loadavg;
+import static dev.usnet.perf.BenchSupport.max;
+import static dev.usnet.perf.BenchSupport.median;
+import static dev.usnet.perf.BenchSupport.min;
+import static dev.usnet.perf.BenchSupport.positive;
+
 import dev.usnet.core.bridge.Bridge;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.stats.LatencyPaths;
 import dev.usnet.core.time.RealTimeScheduler;
 import dev.usnet.core.wire.Ipv4Addr;
+import dev.usnet.perf.BenchNetns;
+import dev.usnet.perf.BenchSupport;
+import dev.usnet.perf.Iperf3;
+import dev.usnet.perf.LoopThreads;
+import dev.usnet.perf.MiniJson;
+import dev.usnet.tap.HostCommand;
 import dev.usnet.tap.TapDevice;
 import dev.usnet.tap.TapStats;
 import dev.usnet.tap.Tun;
 import io.netty.channel.IoEventLoop;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.epoll.EpollIoHandler;
-import java.io.IOException;
 import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -78,7 +87,7 @@ public final class TapThroughput {
         }
 
         double median() {
-            return TapThroughput.median(gbps);
+            return BenchSupport.median(gbps);
         }
 
         double pingMs(double pct) {
@@ -94,7 +103,7 @@ public final class TapThroughput {
         final List<IoEventLoop> loops = new ArrayList<>();
         TapDevice a;
         TapDevice b;
-        final List<Long> loopThreads = new ArrayList<>();
+        final long[] loopThreads;
 
         Usnet(String name, int loops) throws Exception {
             group = new MultiThreadIoEventLoopGroup(loops, EpollIoHandler.newFactory());
@@ -104,8 +113,9 @@ public final class TapThroughput {
             for (int i = 1; i < loops; i++) {
                 this.loops.add((IoEventLoop) group.next());
             }
-            for (IoEventLoop l : this.loops) {
-                loopThreads.add(l.submit(() -> Thread.currentThread().threadId()).get(10, TimeUnit.SECONDS));
+            loopThreads = new long[this.loops.size()];
+            for (int i = 0; i < loopThreads.length; i++) {
+                loopThreads[i] = LoopThreads.threadId(this.loops.get(i));
             }
         }
 
@@ -118,15 +128,7 @@ public final class TapThroughput {
         }
 
         long loopCpuNanos() {
-            ThreadMXBean tm = ManagementFactory.getThreadMXBean();
-            long sum = 0;
-            for (long id : loopThreads) {
-                long t = tm.getThreadCpuTime(id);
-                if (t > 0) {
-                    sum += t;
-                }
-            }
-            return sum;
+            return LoopThreads.cpuNanos(loopThreads);
         }
 
         void close() {
@@ -152,7 +154,7 @@ public final class TapThroughput {
     }
 
     private final Options opt;
-    private final BenchNetns kns = new BenchNetns();
+    private final BenchNetns kns = new BenchNetns("usnet-bench", "tap-throughput");
     private final com.sun.management.OperatingSystemMXBean os =
             ManagementFactory.getPlatformMXBean(com.sun.management.OperatingSystemMXBean.class);
     private volatile Usnet liveUsnet;
@@ -176,14 +178,7 @@ public final class TapThroughput {
         if (!Files.exists(Path.of("/dev/net/tun"))) {
             missing.add("/dev/net/tun");
         }
-        for (String tool : List.of("ip", "iperf3", "ping", "timeout")) {
-            if (!BenchNetns.has(tool)) {
-                missing.add(tool);
-            }
-        }
-        if (!BenchNetns.run(5, "id", "-u").output().trim().equals("0")) {
-            missing.add("root (CAP_NET_ADMIN)");
-        }
+        missing.addAll(BenchNetns.missing("ip", "iperf3", "ping", "timeout"));
         if (!missing.isEmpty()) {
             System.err.println("tap-throughput: missing " + String.join(", ", missing));
             System.exit(2);
@@ -199,15 +194,9 @@ public final class TapThroughput {
         int warmup = 2;
         List<String> paths = ALL_PATHS;
         Path json = Path.of("perf-tests/target/tap-throughput.json");
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            if (a.equals("-h") || a.equals("--help")) {
-                throw new IllegalArgumentException("help");
-            }
-            if (i + 1 >= args.length) {
-                throw new IllegalArgumentException(a + " needs a value");
-            }
-            String v = args[++i];
+        for (String[] av : BenchSupport.options(args)) {
+            String a = av[0];
+            String v = av[1];
             switch (a) {
                 case "--seconds" -> seconds = positive(a, v);
                 case "--reps" -> reps = positive(a, v);
@@ -220,45 +209,22 @@ public final class TapThroughput {
                 case "--pings" -> pings = positive(a, v);
                 case "--warmup" -> warmup = v.equals("0") ? 0 : positive(a, v);
                 case "--json" -> json = Path.of(v);
-                case "--paths" -> {
-                    paths = Arrays.stream(v.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
-                    for (String p : paths) {
-                        if (!ALL_PATHS.contains(p)) {
-                            throw new IllegalArgumentException("unknown path " + p + " (known: " + String.join(",", ALL_PATHS) + ")");
-                        }
-                    }
-                }
+                case "--paths" -> paths = BenchSupport.paths(v, ALL_PATHS);
                 default -> throw new IllegalArgumentException("unknown option " + a);
             }
         }
         return new Options(seconds, reps, paths, json, loops, pings, warmup);
     }
 
-    private static int positive(String opt, String v) {
-        try {
-            int n = Integer.parseInt(v);
-            if (n > 0) {
-                return n;
-            }
-        } catch (NumberFormatException e) {
-            // fall through
-        }
-        throw new IllegalArgumentException(opt + " needs a positive integer, not '" + v + "'");
-    }
-
     int run() throws Exception {
-        Thread hook = new Thread(() -> {
-            // Ctrl-C: stop iperf3/ping, delete the namespaces (a TAP born by setns keeps its namespace alive only
-            // until this process's fds close, which the exit does).
-            System.err.println("tap-throughput: cleaning up " + BenchNetns.PREFIX + "*");
-            kns.close();
-        }, "tap-throughput-cleanup");
-        Runtime.getRuntime().addShutdownHook(hook);
+        // Ctrl-C: stop iperf3/ping, delete the namespaces (a TAP born by setns keeps its namespace alive only
+        // until this process's fds close, which the exit does).
+        kns.addCleanupHook();
         String loadBefore = loadavg();
         String started = Instant.now().toString();
         System.out.printf(Locale.ROOT, "tap-throughput: %d path(s), %d s warm-up + %d x %d s iperf3 each, %d pings at 10 ms; usnet on %s;"
                         + " namespaces %s*; load average before: %s%n", opt.paths().size(), opt.warmup(), opt.reps(), opt.seconds(),
-                opt.pings(), loopsDesc(), BenchNetns.PREFIX, loadBefore);
+                opt.pings(), loopsDesc(), kns.prefix(), loadBefore);
         List<PathResult> results = new ArrayList<>();
         try {
             for (String name : opt.paths()) {
@@ -273,16 +239,8 @@ public final class TapThroughput {
             kns.close();
         }
         String loadAfter = loadavg();
-        String report = table(results, loadBefore, loadAfter);
-        System.out.println();
-        System.out.print(report);
-        writeJson(results, started, loadBefore, loadAfter);
-        System.out.println("JSON: " + opt.json().toAbsolutePath());
-        try {
-            Runtime.getRuntime().removeShutdownHook(hook);
-        } catch (IllegalStateException e) {
-            // already shutting down
-        }
+        BenchSupport.report(table(results, loadBefore, loadAfter), opt.json(), json(results, started, loadBefore, loadAfter));
+        kns.removeCleanupHook();
         return results.stream().anyMatch(r -> r.error != null) ? 1 : 0;
     }
 
@@ -301,7 +259,7 @@ public final class TapThroughput {
         Topo t = null;
         try {
             t = build(idx, name, r);
-            BenchNetns.Result c = kns.tryExec(15, t.src, "ping", "-n", "-c", "3", "-i", "0.2", "-W", "1", t.dstAddr);
+            HostCommand.Result c = kns.tryExec(15, t.src, "ping", "-n", "-c", "3", "-i", "0.2", "-W", "1", t.dstAddr);
             if (!c.ok() || !c.output().contains(" 0% packet loss")) {
                 r.error = "no connectivity (ping " + t.dstAddr + "): " + lastLines(c.output(), 3);
                 if (t.usnet != null) {
@@ -335,7 +293,7 @@ public final class TapThroughput {
         String net = "198.18." + (idx * 10) + ".";
         switch (name) {
             case "kernel-veth" -> {
-                kns.root("ip", "-n", t.src, "link", "add", "veth0", "type", "veth", "peer", "name", "veth0", "netns", t.dst);
+                kns.ip("-n", t.src, "link", "add", "veth0", "type", "veth", "peer", "name", "veth0", "netns", t.dst);
                 kaddr(t.src, "veth0", net + "1/24");
                 kaddr(t.dst, "veth0", net + "2/24");
                 t.dstAddr = net + "2";
@@ -343,9 +301,9 @@ public final class TapThroughput {
             }
             case "kernel-bridge" -> {
                 String br = ns(t, "p" + idx + "br");
-                kns.root("ip", "-n", br, "link", "add", "br0", "type", "bridge", "forward_delay", "0", "stp_state", "0");
+                kns.ip("-n", br, "link", "add", "br0", "type", "bridge", "forward_delay", "0", "stp_state", "0");
                 for (String[] side : new String[][] {{t.src, "pa"}, {t.dst, "pb"}}) {
-                    kns.root("ip", "-n", side[0], "link", "add", "eth0", "type", "veth", "peer", "name", side[1], "netns", br);
+                    kns.ip("-n", side[0], "link", "add", "eth0", "type", "veth", "peer", "name", side[1], "netns", br);
                     kns.exec(br, "ip", "link", "set", side[1], "master", "br0");
                     kns.exec(br, "ip", "link", "set", side[1], "up");
                 }
@@ -439,29 +397,16 @@ public final class TapThroughput {
         Process srv = null;
         try {
             int serverLife = opt.reps() * (opt.seconds() + 30) + 30;
-            srv = kns.start(t.dst, srvOut, "timeout", Integer.toString(serverLife), "iperf3", "-s", "-B", t.dstAddr, "-p", port);
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (!kns.tryExec(5, t.dst, "ss", "-ltnH", "sport = :" + port).output().contains(":" + port)) {
-                if (System.nanoTime() > end || !srv.isAlive()) {
-                    throw new IllegalStateException("iperf3 server did not listen: " + Files.readString(srvOut));
-                }
-                Thread.sleep(50);
-            }
+            srv = Iperf3.startServer(kns, t.dst, srvOut, serverLife, t.dstAddr, port);
             if (opt.warmup() > 0) {
                 // Untimed: lets the JIT compile usnet's data path (and TCP settle) before the measured runs.
-                BenchNetns.Result w = kns.tryExec(opt.warmup() + 30, t.src, "timeout", Integer.toString(opt.warmup() + 25),
-                        "iperf3", "-c", t.dstAddr, "-p", port, "-t", Integer.toString(opt.warmup()), "--connect-timeout", "3000");
-                if (!w.ok()) {
-                    throw new IllegalStateException("iperf3 warm-up exited " + w.exit() + ": " + lastLines(w.output(), 3));
-                }
+                Iperf3.warmUp(kns, t.src, t.dstAddr, port, opt.warmup());
             }
             for (int rep = 1; rep <= opt.reps(); rep++) {
                 long cpu0 = os.getProcessCpuTime();
                 long loop0 = t.usnet != null ? t.usnet.loopCpuNanos() : 0;
                 long t0 = System.nanoTime();
-                BenchNetns.Result c = kns.tryExec(opt.seconds() + 30, t.src, "timeout", Integer.toString(opt.seconds() + 25),
-                        "iperf3", "-c", t.dstAddr, "-p", port, "-t", Integer.toString(opt.seconds()), "-J",
-                        "--connect-timeout", "3000");
+                HostCommand.Result c = Iperf3.client(kns, t.src, t.dstAddr, port, opt.seconds(), true);
                 long wall = System.nanoTime() - t0;
                 long cpu = os.getProcessCpuTime() - cpu0;
                 long loopCpu = t.usnet != null ? t.usnet.loopCpuNanos() - loop0 : 0;
@@ -501,7 +446,7 @@ public final class TapThroughput {
     private void pings(Topo t, PathResult r) throws Exception {
         Map<String, Histogram> latBefore = t.usnet != null ? latencySnapshot(t.usnet.stack) : null;
         long wake0 = t.usnet != null ? t.usnet.a.tapStats().readWakeups + t.usnet.b.tapStats().readWakeups : 0;
-        BenchNetns.Result p = kns.tryExec(opt.pings() / 50 + 30, t.src, "ping", "-n", "-i", "0.01", "-c",
+        HostCommand.Result p = kns.tryExec(opt.pings() / 50 + 30, t.src, "ping", "-n", "-i", "0.01", "-c",
                 Integer.toString(opt.pings()), "-W", "1", t.dstAddr);
         r.pingSent = opt.pings();
         Matcher m = PING_TIME.matcher(p.output());
@@ -528,7 +473,7 @@ public final class TapThroughput {
     }
 
     /** usnet counters: TAP driver stats, drops, per-path in-stack latency (during the pings), wake-ups per ping. */
-    private void collectUsnet(PathResult r, Usnet u, Map<String, Histogram> latBefore, BenchNetns.Result ping, long wake0) {
+    private void collectUsnet(PathResult r, Usnet u, Map<String, Histogram> latBefore, HostCommand.Result ping, long wake0) {
         StringBuilder j = new StringBuilder("{");
         j.append("\"event_loops\":").append(opt.loops());
         j.append(",\"tap_a\":").append(tapJson(u.a.tapStats()));
@@ -659,7 +604,7 @@ public final class TapThroughput {
                 name, want, kb.median(), r.median(), x, x >= want ? "MET" : "NOT MET"));
     }
 
-    private void writeJson(List<PathResult> rs, String started, String loadBefore, String loadAfter) throws IOException {
+    private String json(List<PathResult> rs, String started, String loadBefore, String loadAfter) {
         PathResult kb = find(rs, "kernel-bridge");
         StringBuilder j = new StringBuilder();
         j.append("{\n  \"benchmark\": \"tap-throughput\",\n  \"started\": ").append(MiniJson.quote(started));
@@ -667,10 +612,7 @@ public final class TapThroughput {
                 .append(", \"pings\": ").append(opt.pings()).append(", \"ping_interval_ms\": 10, \"warmup_s\": ").append(opt.warmup())
                 .append(", \"event_loops\": ")
                 .append(opt.loops()).append("},\n  \"usnet_threads\": ").append(MiniJson.quote(loopsDesc()));
-        j.append(",\n  \"host\": {\"cpus\": ").append(Runtime.getRuntime().availableProcessors()).append(", \"kernel\": ")
-                .append(MiniJson.quote(System.getProperty("os.version"))).append(", \"java\": ")
-                .append(MiniJson.quote(Runtime.version().toString())).append(", \"loadavg_before\": ")
-                .append(MiniJson.quote(loadBefore)).append(", \"loadavg_after\": ").append(MiniJson.quote(loadAfter)).append("},\n");
+        j.append(",\n  \"host\": ").append(BenchSupport.hostJson(loadBefore, loadAfter)).append(",\n");
         j.append("  \"paths\": [");
         for (int k = 0; k < rs.size(); k++) {
             PathResult r = rs.get(k);
@@ -680,14 +622,14 @@ public final class TapThroughput {
             j.append(", \"loadavg_after\": ").append(MiniJson.quote(r.loadAfter));
             j.append(", \"ok\": ").append(r.error == null);
             j.append(", \"error\": ").append(MiniJson.quote(r.error));
-            j.append(", \"gbps\": ").append(list(r.gbps));
+            j.append(", \"gbps\": ").append(MiniJson.list(r.gbps));
             j.append(", \"gbps_median\": ").append(MiniJson.num(r.gbps.isEmpty() ? Double.NaN : r.median()));
             j.append(", \"gbps_min\": ").append(MiniJson.num(r.gbps.isEmpty() ? Double.NaN : min(r.gbps)));
             j.append(", \"gbps_max\": ").append(MiniJson.num(r.gbps.isEmpty() ? Double.NaN : max(r.gbps)));
             j.append(", \"retransmits\": ").append(r.retransmits);
-            j.append(", \"jvm_cpu_pct\": ").append(list(r.cpuPct));
+            j.append(", \"jvm_cpu_pct\": ").append(MiniJson.list(r.cpuPct));
             j.append(", \"usnet_cpu_pct_median\": ").append(r.usnet && !r.cpuPct.isEmpty() ? MiniJson.num(median(r.cpuPct)) : "null");
-            j.append(", \"event_loop_cpu_pct\": ").append(list(r.loopCpuPct));
+            j.append(", \"event_loop_cpu_pct\": ").append(MiniJson.list(r.loopCpuPct));
             j.append(", \"ping\": {\"sent\": ").append(r.pingSent).append(", \"received\": ").append(r.pingReceived)
                     .append(", \"p50_ms\": ").append(MiniJson.num(r.pingMs(50))).append(", \"p99_ms\": ")
                     .append(MiniJson.num(r.pingMs(99))).append(", \"min_ms\": ")
@@ -720,56 +662,12 @@ public final class TapThroughput {
                     + ", \"met\": " + (Double.isNaN(x) ? "null" : Boolean.toString(x <= 3.0)) + "}");
         }
         j.append("\n    ").append(String.join(",\n    ", ts)).append("\n  ]\n}\n");
-        Path out = opt.json();
-        if (out.toAbsolutePath().getParent() != null) {
-            Files.createDirectories(out.toAbsolutePath().getParent());
-        }
-        Files.writeString(out, j.toString(), StandardCharsets.UTF_8);
+        return j.toString();
     }
 
     // ---- helpers ----
 
-    static double median(List<Double> xs) {
-        if (xs.isEmpty()) {
-            return Double.NaN;
-        }
-        double[] a = xs.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-        int n = a.length;
-        return n % 2 == 1 ? a[n / 2] : (a[n / 2 - 1] + a[n / 2]) / 2;
-    }
-
-    private static double min(List<Double> xs) {
-        return xs.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN);
-    }
-
-    private static double max(List<Double> xs) {
-        return xs.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
-    }
-
-    private static String list(List<Double> xs) {
-        StringBuilder b = new StringBuilder("[");
-        for (int i = 0; i < xs.size(); i++) {
-            b.append(i == 0 ? "" : ", ").append(MiniJson.num(Math.round(xs.get(i) * 1000) / 1000.0));
-        }
-        return b.append(']').toString();
-    }
-
     private static String fmtMs(double ms) {
         return Double.isNaN(ms) ? "—" : String.format(Locale.ROOT, "%.3f", ms);
     }
-
-    private static String loadavg() {
-        try {
-            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
-            return f[0] + " " + f[1] + " " + f[2];
-        } catch (IOException e) {
-            return "n/a";
-        }
-    }
-
-    private static String lastLines(String s, int n) {
-        String[] lines = s.strip().split("\n");
-        return String.join(" / ", Arrays.copyOfRange(lines, Math.max(0, lines.length - n), lines.length));
-    }
-
 }

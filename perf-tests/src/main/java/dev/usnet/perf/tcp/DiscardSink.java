@@ -1,45 +1,28 @@
 package dev.usnet.perf.tcp;
 
+import dev.usnet.perf.DrainSink;
 import dev.usnet.tcp.TcpError;
 import dev.usnet.tcp.TcpSock;
+import dev.usnet.tcp.TcpState;
 import io.netty.buffer.ByteBuf;
 
 /**
- * The receiving application: on every {@code readable} callback it takes everything queued, either with
- * {@link TcpSock#skip} (discard without copying) or with {@link TcpSock#read} into one preallocated buffer
- * (a copy, as iperf3's recv() does). Closes its side at end of stream. Runs on the receiving namespace's thread.
+ * tcp-throughput's receiving application: a {@link DrainSink} (skip, or read into one buffer) that closes its side
+ * at end of stream and records how the connection ended. Runs on the receiving namespace's thread.
  */
-final class DiscardSink implements TcpSock.Callbacks {
-    private final ByteBuf buf;
-    long bytes;
-    TcpSock sock;
+final class DiscardSink extends DrainSink {
     volatile boolean closed;
     volatile TcpError closedWith;
 
     /** {@code buf} null: skip; otherwise read into it (cleared before every read; not released here). */
     DiscardSink(ByteBuf buf) {
-        this.buf = buf;
+        super(buf);
     }
 
     @Override
     public void readable(TcpSock s) {
         sock = s;
-        int n;
-        if (buf == null) {
-            while ((n = s.skip(Integer.MAX_VALUE)) > 0) {
-                bytes += n;
-            }
-        } else {
-            while (true) {
-                buf.clear();
-                n = s.read(buf, buf.capacity());
-                if (n <= 0) {
-                    break;
-                }
-                bytes += n;
-            }
-        }
-        if (n < 0 && s.state() != dev.usnet.tcp.TcpState.CLOSED) {
+        if (drain(s) < 0 && s.state() != TcpState.CLOSED) {
             s.close();
         }
     }

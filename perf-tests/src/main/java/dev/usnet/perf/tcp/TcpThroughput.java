@@ -1,11 +1,25 @@
 package dev.usnet.perf.tcp;
 
+import static dev.usnet.perf.BenchSupport.lastLines;
+import static dev.usnet.perf.BenchSupport.loadavg;
+import static dev.usnet.perf.BenchSupport.max;
+import static dev.usnet.perf.BenchSupport.median;
+import static dev.usnet.perf.BenchSupport.min;
+import static dev.usnet.perf.BenchSupport.positive;
+import static dev.usnet.perf.MiniJson.list;
+import static dev.usnet.perf.MiniJson.num;
+import static dev.usnet.perf.MiniJson.quote;
+
 import dev.usnet.core.device.VethEnd;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.stats.Mib;
 import dev.usnet.core.time.RealTimeScheduler;
 import dev.usnet.core.wire.Ipv4Addr;
+import dev.usnet.perf.BenchNetns;
+import dev.usnet.perf.BenchSupport;
+import dev.usnet.perf.Iperf3;
+import dev.usnet.perf.LoopThreads;
 import dev.usnet.tap.HostCommand;
 import dev.usnet.tcp.Tcp;
 import dev.usnet.tcp.TcpInfo;
@@ -20,18 +34,17 @@ import io.netty.channel.epoll.EpollIoHandler;
 import java.io.IOException;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -119,16 +132,14 @@ public final class TcpThroughput {
         }
 
         double median() {
-            return TcpThroughput.median(gbps);
+            return BenchSupport.median(gbps);
         }
     }
 
     private final Options opt;
-    private final KernelNetns kns = new KernelNetns();
+    private final BenchNetns kns = new BenchNetns("usnet-tcpbench", "tcp-throughput");
     private final com.sun.management.OperatingSystemMXBean os =
             ManagementFactory.getPlatformMXBean(com.sun.management.OperatingSystemMXBean.class);
-    private final com.sun.management.ThreadMXBean threads =
-            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
     TcpThroughput(Options opt) {
         this.opt = opt;
@@ -147,15 +158,7 @@ public final class TcpThroughput {
             return;
         }
         if (o.paths().stream().anyMatch(p -> p.startsWith("kernel"))) {
-            List<String> missing = new ArrayList<>();
-            for (String tool : List.of("ip", "iperf3", "timeout", "ss")) {
-                if (!HostCommand.has(tool)) {
-                    missing.add(tool);
-                }
-            }
-            if (!HostCommand.isRoot()) {
-                missing.add("root (CAP_NET_ADMIN)");
-            }
+            List<String> missing = BenchNetns.missing("ip", "iperf3", "timeout", "ss");
             if (!missing.isEmpty()) {
                 System.err.println("tcp-throughput: the kernel path needs " + String.join(", ", missing)
                         + " (or run only usnet paths: --paths usnet-1448,usnet-64k)");
@@ -176,15 +179,9 @@ public final class TcpThroughput {
         List<String[]> knobs = new ArrayList<>();
         List<String> paths = ALL_PATHS;
         Path json = Path.of("perf-tests/target/tcp-throughput.json");
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            if (a.equals("-h") || a.equals("--help")) {
-                throw new IllegalArgumentException("help");
-            }
-            if (i + 1 >= args.length) {
-                throw new IllegalArgumentException(a + " needs a value");
-            }
-            String v = args[++i];
+        for (String[] av : BenchSupport.options(args)) {
+            String a = av[0];
+            String v = av[1];
             switch (a) {
                 case "--seconds" -> seconds = positive(a, v);
                 case "--reps" -> reps = positive(a, v);
@@ -223,39 +220,15 @@ public final class TcpThroughput {
                     }
                     knobs.add(new String[] {v.substring(0, eq).trim(), v.substring(eq + 1).trim()});
                 }
-                case "--paths" -> {
-                    paths = Arrays.stream(v.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
-                    for (String p : paths) {
-                        if (!ALL_PATHS.contains(p) && !EXTRA_PATHS.contains(p)) {
-                            throw new IllegalArgumentException("unknown path " + p + " (known: " + String.join(",", ALL_PATHS)
-                                    + "," + String.join(",", EXTRA_PATHS) + ")");
-                        }
-                    }
-                }
+                case "--paths" -> paths = BenchSupport.paths(v, Stream.concat(ALL_PATHS.stream(), EXTRA_PATHS.stream()).toList());
                 default -> throw new IllegalArgumentException("unknown option " + a);
             }
         }
         return new Options(seconds, reps, warmup, paths, loops, json, backlog, read, chunk, List.copyOf(knobs));
     }
 
-    private static int positive(String opt, String v) {
-        try {
-            int n = Integer.parseInt(v);
-            if (n > 0) {
-                return n;
-            }
-        } catch (NumberFormatException e) {
-            // fall through
-        }
-        throw new IllegalArgumentException(opt + " needs a positive integer, not '" + v + "'");
-    }
-
     int run() throws Exception {
-        Thread hook = new Thread(() -> {
-            System.err.println("tcp-throughput: cleaning up " + KernelNetns.PREFIX + "*");
-            kns.close();
-        }, "tcp-throughput-cleanup");
-        Runtime.getRuntime().addShutdownHook(hook);
+        kns.addCleanupHook();
         String loadBefore = loadavg();
         String started = Instant.now().toString();
         System.out.printf(Locale.ROOT, "tcp-throughput: paths %s; %d rounds of %d s per row (rows interleaved round by round, median),"
@@ -313,16 +286,8 @@ public final class TcpThroughput {
             kns.close();
         }
         String loadAfter = loadavg();
-        String report = table(rows, loadBefore, loadAfter);
-        System.out.println();
-        System.out.print(report);
-        writeJson(rows, started, loadBefore, loadAfter);
-        System.out.println("JSON: " + opt.json().toAbsolutePath());
-        try {
-            Runtime.getRuntime().removeShutdownHook(hook);
-        } catch (IllegalStateException e) {
-            // already shutting down
-        }
+        BenchSupport.report(table(rows, loadBefore, loadAfter), opt.json(), json(rows, started, loadBefore, loadAfter));
+        kns.removeCleanupHook();
         return rows.stream().anyMatch(r -> r.error != null) ? 1 : 0;
     }
 
@@ -397,24 +362,13 @@ public final class TcpThroughput {
             }
             srvOut = Files.createTempFile("usnet-tcpbench-iperf3-server", ".out");
             int life = opt.reps() * (opt.paths().size() * 2 + 1) * (opt.seconds() + 30) + opt.warmup() + 120;
-            srv = kns.start(b, srvOut, "timeout", Integer.toString(life), "iperf3", "-s", "-B", NET + "2", "-p", port);
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (!kns.tryExec(5, b, "ss", "-ltnH", "sport = :" + port).output().contains(":" + port)) {
-                if (System.nanoTime() > end || !srv.isAlive()) {
-                    throw new IllegalStateException("iperf3 server did not listen: " + Files.readString(srvOut));
-                }
-                Thread.sleep(50);
-            }
+            srv = Iperf3.startServer(kns, b, srvOut, life, NET + "2", port);
         }
 
         @Override
         public void warmUp() {
             if (opt.warmup() > 0) {
-                HostCommand.Result w = kns.tryExec(opt.warmup() + 30, a, "timeout", Integer.toString(opt.warmup() + 25), "iperf3",
-                        "-c", NET + "2", "-p", port, "-t", Integer.toString(opt.warmup()), "--connect-timeout", "3000");
-                if (!w.ok()) {
-                    throw new IllegalStateException("iperf3 warm-up exited " + w.exit() + ": " + lastLines(w.output(), 3));
-                }
+                Iperf3.warmUp(kns, a, NET + "2", port, opt.warmup());
             }
         }
 
@@ -422,9 +376,7 @@ public final class TcpThroughput {
         public void rep(int rep) {
             long[] st0 = procStat();
             long t0 = System.nanoTime();
-            HostCommand.Result run = kns.tryExec(opt.seconds() + 30, a, "timeout", Integer.toString(opt.seconds() + 25),
-                    "iperf3", "-c", NET + "2", "-p", port, "-t", Integer.toString(opt.seconds()), "-J",
-                    "--connect-timeout", "3000");
+            HostCommand.Result run = Iperf3.client(kns, a, NET + "2", port, opt.seconds(), true);
             long wall = System.nanoTime() - t0;
             long[] st1 = procStat();
             double bps = iperfNumber(run.output(), "sum_received", "bits_per_second");
@@ -500,12 +452,8 @@ public final class TcpThroughput {
             a = new NetStack("tcp-a", new RealTimeScheduler(loopA), 1);
             b = new NetStack("tcp-b", new RealTimeScheduler(loopB), 2);
             veth = VethEnd.createPair(a, "veth0", MAC_A, b, "veth0", MAC_B);
-            List<Long> ids = new ArrayList<>();
-            ids.add(loopA.submit(() -> Thread.currentThread().threadId()).get(10, TimeUnit.SECONDS));
-            if (loopB != loopA) {
-                ids.add(loopB.submit(() -> Thread.currentThread().threadId()).get(10, TimeUnit.SECONDS));
-            }
-            threadIds = ids.stream().mapToLong(Long::longValue).toArray();
+            threadIds = loopB == loopA ? new long[] {LoopThreads.threadId(loopA)}
+                    : new long[] {LoopThreads.threadId(loopA), LoopThreads.threadId(loopB)};
             src = PooledByteBufAllocator.DEFAULT.directBuffer(opt.chunk(), opt.chunk());
             for (int i = 0; i < opt.chunk(); i++) {
                 src.writeByte(i * 31 + 7);
@@ -549,19 +497,11 @@ public final class TcpThroughput {
         }
 
         long cpuNanos() {
-            long sum = 0;
-            for (long id : threadIds) {
-                sum += Math.max(0, threads.getThreadCpuTime(id));
-            }
-            return sum;
+            return LoopThreads.cpuNanos(threadIds);
         }
 
         long allocatedBytes() {
-            long sum = 0;
-            for (long id : threadIds) {
-                sum += Math.max(0, threads.getThreadAllocatedBytes(id));
-            }
-            return sum;
+            return LoopThreads.allocatedBytes(threadIds);
         }
 
         long drops() {
@@ -832,24 +772,21 @@ public final class TcpThroughput {
                 k.median(), best.label(), best.median(), x, x >= want ? "MET" : "NOT MET"));
     }
 
-    private void writeJson(List<Row> rows, String started, String loadBefore, String loadAfter) throws IOException {
+    private String json(List<Row> rows, String started, String loadBefore, String loadAfter) {
         Row k = kernelRow(rows);
         StringBuilder j = new StringBuilder();
-        j.append("{\n  \"benchmark\": \"tcp-throughput\",\n  \"started\": ").append(q(started));
+        j.append("{\n  \"benchmark\": \"tcp-throughput\",\n  \"started\": ").append(quote(started));
         j.append(",\n  \"options\": {\"seconds\": ").append(opt.seconds()).append(", \"reps\": ").append(opt.reps())
                 .append(", \"warmup_s\": ").append(opt.warmup()).append(", \"loops\": ").append(opt.loops())
                 .append(", \"netdev_max_backlog\": ").append(opt.backlog()).append(", \"usnet_knobs\": ")
-                .append(q(opt.knobs().stream().map(kv -> kv[0] + "=" + kv[1]).toList().toString())).append(", \"sink\": ")
-                .append(q(opt.read() ? "read" : "skip")).append(", \"chunk\": ").append(opt.chunk()).append("}");
-        j.append(",\n  \"host\": {\"cpus\": ").append(Runtime.getRuntime().availableProcessors()).append(", \"kernel\": ")
-                .append(q(System.getProperty("os.version"))).append(", \"java\": ").append(q(Runtime.version().toString()))
-                .append(", \"loadavg_before\": ").append(q(loadBefore)).append(", \"loadavg_after\": ").append(q(loadAfter))
-                .append("},\n  \"rows\": [");
+                .append(quote(opt.knobs().stream().map(kv -> kv[0] + "=" + kv[1]).toList().toString())).append(", \"sink\": ")
+                .append(quote(opt.read() ? "read" : "skip")).append(", \"chunk\": ").append(opt.chunk()).append("}");
+        j.append(",\n  \"host\": ").append(BenchSupport.hostJson(loadBefore, loadAfter)).append(",\n  \"rows\": [");
         for (int i = 0; i < rows.size(); i++) {
             Row r = rows.get(i);
-            j.append(i == 0 ? "\n" : ",\n").append("    {\"path\": ").append(q(r.path)).append(", \"event_loops\": ")
-                    .append(r.usnet() ? Integer.toString(r.loops) : "null").append(", \"setup\": ").append(q(r.setup))
-                    .append(", \"ok\": ").append(r.error == null).append(", \"error\": ").append(q(r.error))
+            j.append(i == 0 ? "\n" : ",\n").append("    {\"path\": ").append(quote(r.path)).append(", \"event_loops\": ")
+                    .append(r.usnet() ? Integer.toString(r.loops) : "null").append(", \"setup\": ").append(quote(r.setup))
+                    .append(", \"ok\": ").append(r.error == null).append(", \"error\": ").append(quote(r.error))
                     .append(", \"gbps\": ").append(list(r.gbps)).append(", \"receiver_gbps\": ").append(list(r.rcvGbps))
                     .append(", \"gbps_median\": ")
                     .append(num(r.gbps.isEmpty() ? Double.NaN : r.median())).append(", \"ratio_to_kernel_veth\": ")
@@ -859,16 +796,12 @@ public final class TcpThroughput {
                     .append(", \"host_cpu_pct\": ").append(list(r.hostCpu)).append(", \"payload_bytes_per_data_frame\": ")
                     .append(list(r.avgSegBytes)).append(", \"acks_per_data_frame\": ").append(list(r.acksPerSeg))
                     .append(", \"loop_alloc_bytes_per_data_frame\": ").append(list(r.allocPerSeg)).append(", \"gc_count\": ")
-                    .append(r.gcs).append(", \"sender_tcp_info\": ").append(q(r.lastInfo))
-                    .append(", \"nstat_last_run\": ").append(q(r.nstat)).append(", \"loadavg_before\": ")
-                    .append(q(r.loadBefore)).append(", \"loadavg_after\": ").append(q(r.loadAfter)).append('}');
+                    .append(r.gcs).append(", \"sender_tcp_info\": ").append(quote(r.lastInfo))
+                    .append(", \"nstat_last_run\": ").append(quote(r.nstat)).append(", \"loadavg_before\": ")
+                    .append(quote(r.loadBefore)).append(", \"loadavg_after\": ").append(quote(r.loadAfter)).append('}');
         }
         j.append("\n  ]\n}\n");
-        Path out = opt.json();
-        if (out.toAbsolutePath().getParent() != null) {
-            Files.createDirectories(out.toAbsolutePath().getParent());
-        }
-        Files.writeString(out, j.toString(), StandardCharsets.UTF_8);
+        return j.toString();
     }
 
     // ---- helpers ----
@@ -894,15 +827,6 @@ public final class TcpThroughput {
         return total <= 0 ? Double.NaN : 100.0 * (b[0] - a[0]) / total * Runtime.getRuntime().availableProcessors();
     }
 
-    static double median(List<Double> xs) {
-        double[] a = xs.stream().mapToDouble(Double::doubleValue).filter(d -> !Double.isNaN(d)).sorted().toArray();
-        if (a.length == 0) {
-            return Double.NaN;
-        }
-        int n = a.length;
-        return n % 2 == 1 ? a[n / 2] : (a[n / 2 - 1] + a[n / 2]) / 2;
-    }
-
     private static String medianLong(List<Long> xs) {
         if (xs.isEmpty()) {
             return "—";
@@ -911,76 +835,11 @@ public final class TcpThroughput {
         return Long.toString(a[a.length / 2]);
     }
 
-    private static double min(List<Double> xs) {
-        return xs.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN);
-    }
-
-    private static double max(List<Double> xs) {
-        return xs.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
-    }
-
     private static String f0(double v) {
         return Double.isNaN(v) ? "—" : String.format(Locale.ROOT, "%.0f", v);
     }
 
     private static String f2(double v) {
         return Double.isNaN(v) ? "—" : String.format(Locale.ROOT, "%.2f", v);
-    }
-
-    private static String list(List<Double> xs) {
-        StringBuilder b = new StringBuilder("[");
-        for (int i = 0; i < xs.size(); i++) {
-            b.append(i == 0 ? "" : ", ").append(num(Math.round(xs.get(i) * 1000) / 1000.0));
-        }
-        return b.append(']').toString();
-    }
-
-    static String num(double v) {
-        if (Double.isNaN(v) || Double.isInfinite(v)) {
-            return "null";
-        }
-        if (v == Math.rint(v) && Math.abs(v) < 1e15) {
-            return Long.toString((long) v);
-        }
-        return Double.toString(v);
-    }
-
-    static String q(String v) {
-        if (v == null) {
-            return "null";
-        }
-        StringBuilder b = new StringBuilder(v.length() + 2).append('"');
-        for (int i = 0; i < v.length(); i++) {
-            char c = v.charAt(i);
-            switch (c) {
-                case '"' -> b.append("\\\"");
-                case '\\' -> b.append("\\\\");
-                case '\n' -> b.append("\\n");
-                case '\r' -> b.append("\\r");
-                case '\t' -> b.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        b.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-                    } else {
-                        b.append(c);
-                    }
-                }
-            }
-        }
-        return b.append('"').toString();
-    }
-
-    private static String loadavg() {
-        try {
-            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
-            return f[0] + " " + f[1] + " " + f[2];
-        } catch (IOException e) {
-            return "n/a";
-        }
-    }
-
-    private static String lastLines(String s, int n) {
-        String[] lines = s.strip().split("\n");
-        return String.join(" / ", Arrays.copyOfRange(lines, Math.max(0, lines.length - n), lines.length));
     }
 }
