@@ -34,5 +34,6 @@ if [[ $# -eq 0 ]]; then
     set -- -f 1 -wi 3 -w 1s -i 5 -r 1s -prof gc -rf json -rff perf-tests/target/jmh.json
 fi
 
+# JMH forks inherit these; recycler.chunkSize=1024: Netty 4.2.18's default (32) makes the Recycler allocate (README, TCP).
 exec "$java_bin" --enable-native-access=ALL-UNNAMED -Dio.netty.leakDetection.level=disabled \
-    -jar "$jar" "$@"
+    -Dio.netty.recycler.chunkSize=1024 -jar "$jar" "$@"
