@@ -1,0 +1,72 @@
+package dev.usnet.tools.experiment;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.usnet.tools.Usnet;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code usnet experiment credit-bug} from the command line: bad input exits 2 naming the option, a run writes its files. */
+class ExperimentCommandTest {
+    private record Out(int code, String out, String err) {}
+
+    private static Out run(String... args) {
+        StringWriter so = new StringWriter();
+        StringWriter se = new StringWriter();
+        int code = Usnet.execute(args, new PrintWriter(so, true), new PrintWriter(se, true));
+        return new Out(code, so.toString(), se.toString());
+    }
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void badInputNamesTheOptionAndExitsTwo() {
+        Out k = run("experiment", "credit-bug", "--out", tmp.toString(), "--kernel", "5.10");
+        assertEquals(2, k.code());
+        assertTrue(k.err().contains("--kernel") && k.err().contains("5.10"), k.err());
+        Out s = run("experiment", "credit-bug", "--out", tmp.toString(), "--set", "usnet.tcp.ai=sideways");
+        assertEquals(2, s.code());
+        assertTrue(s.err().contains("usnet.tcp.ai") && s.err().contains("per-ack"), s.err());
+        Out h = run("experiment", "credit-bug", "--out", tmp.toString(), "--hz", "123");
+        assertEquals(2, h.code());
+        assertTrue(h.err().contains("--hz"), h.err());
+    }
+
+    @Test
+    void oneSwitchOnItsOwnTakesTheCreditBugOutOf319() throws Exception {
+        String[] common = {"experiment", "credit-bug", "--kernel", "3.19", "--rate-mbit", "1000", "--queue", "100",
+            "--burst-bytes", "296000", "--compute-us", "300000", "--bursts", "30"};
+        Out with = run(concat(common, "--out", tmp.resolve("bug").toString()));
+        Out without = run(concat(common, "--out", tmp.resolve("revert").toString(), "--set", "usnet.tcp.ai=per-ack"));
+        assertEquals(0, with.code(), with.err());
+        assertEquals(0, without.code(), without.err());
+        assertTrue(without.out().contains("knobs on both ends: {usnet.tcp.ai=per-ack}"), without.out());
+        assertTrue(Files.exists(tmp.resolve("revert").resolve("cwnd-3.19.png")));
+        long jumpWith = jump(with.out());
+        long jumpWithout = jump(without.out());
+        assertTrue(jumpWith > 5 * jumpWithout, "one-ACK jump " + jumpWith + " with the 3.19 rule, " + jumpWithout + " without");
+    }
+
+    private static String[] concat(String[] a, String... b) {
+        String[] r = java.util.Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, r, a.length, b.length);
+        return r;
+    }
+
+    /** The "max cwnd jump" column of the summary's 3.19 row. */
+    private static long jump(String out) {
+        for (String line : out.split("\n")) {
+            if (line.startsWith("3.19 ")) {
+                String[] f = line.trim().split("\\s+");
+                return Long.parseLong(f[6]);
+            }
+        }
+        throw new AssertionError("no 3.19 row in\n" + out);
+    }
+}
