@@ -515,9 +515,29 @@ public final class TcpSock {
         this.raddr = src;
         this.rport = srcPort;
         initLocalOptions(rt);
-        tsOk = o.hasTimestamp && stack.knobs().getLong("net.ipv4.tcp_timestamps") != 0;
-        sackOk = o.sackPermitted && stack.knobs().getLong("net.ipv4.tcp_sack") != 0;
-        wscaleOk = o.hasWscale && stack.knobs().getLong("net.ipv4.tcp_window_scaling") != 0;
+        tsOk = stack.knobs().getLong("net.ipv4.tcp_timestamps") != 0;
+        sackOk = stack.knobs().getLong("net.ipv4.tcp_sack") != 0;
+        wscaleOk = stack.knobs().getLong("net.ipv4.tcp_window_scaling") != 0;
+        adoptPeerSyn(seg, o);
+        iss = stack.random().nextLong(1L << 32);
+        sndUna = iss;
+        sndNxt = iss;
+        sndSml = iss;
+        computeMss();
+        setState(TcpState.SYN_RECV);
+        stack.mib().inc(Mib.TcpPassiveOpens);
+        queueControl(SEG_SYN);
+    }
+
+    /**
+     * What the peer's SYN (or SYN-ACK) settles: an option is used only when both sides offered it (our offer is
+     * in tsOk/sackOk/wscaleOk); the peer's MSS (536 without the option, RFC 9293), its first timestamp, its
+     * initial sequence number and its window, which a SYN never scales.
+     */
+    private void adoptPeerSyn(TcpSegment seg, TcpOptions o) {
+        tsOk = tsOk && o.hasTimestamp;
+        sackOk = sackOk && o.sackPermitted;
+        wscaleOk = wscaleOk && o.hasWscale;
         sndWscale = wscaleOk ? o.wscale : 0;
         if (!wscaleOk) {
             rcvWscale = 0;
@@ -532,14 +552,6 @@ public final class TcpSock {
         rcvWup = rcvNxt;
         sndWnd = seg.window();
         sndWl1 = irs;
-        iss = stack.random().nextLong(1L << 32);
-        sndUna = iss;
-        sndNxt = iss;
-        sndSml = iss;
-        computeMss();
-        setState(TcpState.SYN_RECV);
-        stack.mib().inc(Mib.TcpPassiveOpens);
-        queueControl(SEG_SYN);
     }
 
     private void initLocalOptions(Route rt) {
@@ -750,26 +762,9 @@ public final class TcpSock {
         }
         long now = stack.now();
         lastRcvNanos = now;
-        tsOk = tsOk && o.hasTimestamp;
-        sackOk = sackOk && o.sackPermitted;
-        wscaleOk = wscaleOk && o.hasWscale;
-        sndWscale = wscaleOk ? o.wscale : 0;
-        if (!wscaleOk) {
-            rcvWscale = 0;
-        }
-        peerMss = o.hasMss ? o.mss : 536;
-        if (tsOk) {
-            tsRecent = o.tsVal;
-            tsRecentValid = true;
-        }
-        irs = seg.seq();
-        rcvNxt = seqAdd(irs, 1);
-        rcvWup = rcvNxt;
+        adoptPeerSyn(seg, o);
         computeMss();
-        // The window in a SYN-ACK is never scaled.
-        sndWnd = seg.window();
         maxWindow = sndWnd;
-        sndWl1 = irs;
         established();
         cleanRtxAndAdvance(seg.ack(), seg, o, now);
         p.release();
