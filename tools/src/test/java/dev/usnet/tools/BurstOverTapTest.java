@@ -5,9 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.usnet.core.stack.NetStack;
-import dev.usnet.core.time.RealTimeScheduler;
 import dev.usnet.core.wire.Ipv4Addr;
-import dev.usnet.tap.HostCommand;
 import dev.usnet.tap.TapDevice;
 import dev.usnet.tap.Tun;
 import dev.usnet.tcp.Tcp;
@@ -18,9 +16,6 @@ import dev.usnet.tcp.app.AppConfig;
 import dev.usnet.tcp.app.AppResult;
 import dev.usnet.tcp.app.BurstApp;
 import dev.usnet.tcp.cc.KernelPreset;
-import io.netty.channel.IoEventLoop;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.epoll.EpollIoHandler;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
@@ -30,7 +25,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
@@ -125,89 +119,30 @@ class BurstOverTapTest {
     private static final int TCPI_OPT_SACK = 2;
     private static final int TCPI_OPT_WSCALE = 4;
 
-    private boolean nsCreated;
-    private MultiThreadIoEventLoopGroup group;
+    private final KernelTapFixture fx = new KernelTapFixture(NS, "BurstOverTapTest");
     private NetStack stack;
     private Tcp tcp;
     private TapDevice tap;
-    private final List<Process> processes = new ArrayList<>();
-    private final List<Path> tempFiles = new ArrayList<>();
 
     // ---- set-up and tear-down ----
 
-    private static void require(boolean present, String what) {
-        if ("true".equals(System.getenv("CI"))) {
-            assertTrue(present, "CI must provide: " + what);
-        } else {
-            org.junit.jupiter.api.Assumptions.assumeTrue(present, what);
-        }
-    }
-
     @BeforeAll
     void setUp() throws Exception {
-        require(HostCommand.isRoot() && Files.exists(Path.of("/dev/net/tun")) && HostCommand.has("ip"),
-                "root, /dev/net/tun and iproute2");
-        require(Files.isExecutable(PYTHON), PYTHON + " (apt-get install python3)");
-        HostCommand.Result r = HostCommand.run(10, "ip", "netns", "add", NS);
-        assertTrue(r.ok(), "ip netns add " + NS + ": " + r.output());
-        nsCreated = true;
-        kernel("ip", "link", "set", "lo", "up");
-        kernel("sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1");
-        kernel("sysctl", "-q", "-w", "net.ipv6.conf.default.disable_ipv6=1");
-
-        group = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
-        IoEventLoop loop = group.next();
-        stack = new NetStack("usnet-burst", new RealTimeScheduler(loop), 62);
+        KernelTapFixture.requireTapAndNetns();
+        KernelTapFixture.require(Files.isExecutable(PYTHON), PYTHON + " (apt-get install python3)");
+        fx.start("usnet-burst", 62);
+        stack = fx.stack();
         // A plain TAP born in the kernel namespace; the stack and the TAP share the one loop.
-        tap = TapDevice.open(stack, Tun.Options.inNetns(NS, IFNAME), loop, MAC);
-        onLoop(() -> {
-            tap.setTxChecksumOffload(false);
-            tap.setGsoOffload(false);
-            stack.devinet().add(tap, USNET_ADDR, 24);
-            tap.setUp(true);
-            return null;
+        tap = fx.attachTap(Tun.Options.inNetns(NS, IFNAME), MAC, USNET_IP, KERNEL_IP, t -> {
+            t.setTxChecksumOffload(false);
+            t.setGsoOffload(false);
         });
-        kernel("ip", "addr", "add", KERNEL_IP + "/24", "dev", IFNAME);
-        kernel("ip", "link", "set", IFNAME, "up");
-        tcp = onLoop(() -> Tcp.install(stack));
+        tcp = fx.installTcp();
     }
 
     @AfterAll
     void tearDown() {
-        try {
-            for (Process p : processes) {
-                kill(p);
-            }
-            if (stack != null) {
-                try {
-                    // NetStack.close closes TCP first (its connections hold pooled packets), then deletes the TAP:
-                    // closing its fd removes the kernel device.
-                    onLoop(() -> {
-                        stack.close();
-                        return null;
-                    });
-                } catch (Exception e) {
-                    System.err.println("BurstOverTapTest: closing the usnet stack: " + e);
-                }
-            }
-            if (group != null) {
-                group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
-            }
-        } finally {
-            if (nsCreated) {
-                HostCommand.Result r = HostCommand.run(10, "ip", "netns", "del", NS);
-                if (!r.ok()) {
-                    System.err.println("BurstOverTapTest: could not delete netns " + NS + ": " + r.output());
-                }
-            }
-            for (Path f : tempFiles) {
-                try {
-                    Files.deleteIfExists(f);
-                } catch (IOException e) {
-                    System.err.println("BurstOverTapTest: " + e);
-                }
-            }
-        }
+        fx.close();
     }
 
     // ---- the test ----
@@ -215,28 +150,28 @@ class BurstOverTapTest {
     @Test
     @Timeout(value = 90, unit = TimeUnit.SECONDS)
     void burstClientCompletesEveryBurstAgainstALinuxReceiver() throws Exception {
-        Path script = tempFile("usnet-burst-rcv", ".py");
+        Path script = fx.tempFile("usnet-burst-rcv", ".py");
         Files.writeString(script, RECEIVER, StandardCharsets.UTF_8);
-        Path out = tempFile("usnet-burst-rcv", ".out");
-        Process receiver = start(out, PYTHON.toString(), script.toString(), KERNEL_IP, Integer.toString(PORT),
+        Path out = fx.tempFile("usnet-burst-rcv", ".out");
+        Process receiver = fx.start(out, PYTHON.toString(), script.toString(), KERNEL_IP, Integer.toString(PORT),
                 Integer.toString(BURST_BYTES), "1");
         await("the Linux receiver to listen on " + KERNEL_IP + ":" + PORT, 10,
                 () -> read(out).contains("listening") || !receiver.isAlive());
         assertTrue(receiver.isAlive(), "the Linux receiver exited: " + read(out));
 
         // Connections made from now on take the 3.19 congestion-avoidance switches.
-        onLoop(() -> {
+        fx.onLoop(() -> {
             stack.knobs().set("usnet.tcp.kernel", "3.19");
             return null;
         });
-        assertEquals(KernelPreset.V3_19.switches(), onLoop(tcp::ccSwitches), "usnet.tcp.kernel=3.19 in force");
+        assertEquals(KernelPreset.V3_19.switches(), fx.onLoop(tcp::ccSwitches), "usnet.tcp.kernel=3.19 in force");
 
         List<BurstApp.Burst> bursts = Collections.synchronizedList(new ArrayList<>());
         AppConfig cfg = AppConfig.defaults().withPort(PORT).withCount(BURSTS).withCongestionControl("cubic");
         BurstApp.Client client = BurstApp.client(stack, KERNEL_ADDR, cfg,
                 BurstApp.Params.of(BURST_BYTES, COMPUTE_NANOS)).observer(bursts::add);
         TcpTrace trace = new TcpTrace();
-        onLoop(() -> client.setTrace(trace));
+        fx.onLoop(() -> client.setTrace(trace));
         long t0 = System.nanoTime();
         AppResult r;
         try {
@@ -244,11 +179,11 @@ class BurstOverTapTest {
             try {
                 r = client.completion().get(RUN_TIMEOUT_S, TimeUnit.SECONDS);
             } catch (TimeoutException e) {
-                String state = onLoop(() -> client + ", " + client.bursts() + " bursts, "
+                String state = fx.onLoop(() -> client + ", " + client.bursts() + " bursts, "
                         + (client.socket() == null ? "no socket" : client.socket().info().format()));
                 throw new AssertionError("the burst client did not finish in " + RUN_TIMEOUT_S + " s: " + state
                         + "; receiver: " + read(out) + "; kernel: "
-                        + kernelTry("ss", "-tinoH", "dst", USNET_IP).output().replaceAll("\\s+", " "));
+                        + fx.kernelTry("ss", "-tinoH", "dst", USNET_IP).output().replaceAll("\\s+", " "));
             }
         } finally {
             if (!client.isDone()) {
@@ -259,12 +194,12 @@ class BurstOverTapTest {
         // A clean end comes after the receiver's FIN: the receiver printed its totals and is exiting.
         boolean receiverExited = r.error() == TcpError.NONE && receiver.waitFor(10, TimeUnit.SECONDS);
         String kernelOut = read(out);
-        String csv = onLoop(() -> {
+        String csv = fx.onLoop(() -> {
             StringWriter w = new StringWriter();
             trace.writeCsv(w);
             return w.toString();
         });
-        int rows = onLoop(trace::rows);
+        int rows = fx.onLoop(trace::rows);
         report(r, bursts, rows, wallNanos, kernelOut);
 
         // usnet's side: every burst completed, in order, each taking some time.
@@ -343,54 +278,7 @@ class BurstOverTapTest {
         System.out.println(b);
     }
 
-    // ---- the kernel's side ----
-
-    private String kernel(String... cmd) {
-        HostCommand.Result r = kernelTry(cmd);
-        assertTrue(r.ok(), "in " + NS + ": " + String.join(" ", cmd) + " exited " + r.exit() + ": " + r.output());
-        return r.output();
-    }
-
-    private HostCommand.Result kernelTry(String... cmd) {
-        List<String> c = new ArrayList<>(List.of("ip", "netns", "exec", NS));
-        c.addAll(List.of(cmd));
-        return HostCommand.run(30, c.toArray(new String[0]));
-    }
-
-    /** Starts {@code cmd} in the kernel namespace in the background, output to {@code out}. */
-    private Process start(Path out, String... cmd) throws IOException {
-        List<String> c = new ArrayList<>(List.of("ip", "netns", "exec", NS));
-        c.addAll(List.of(cmd));
-        Process p = new ProcessBuilder(c).redirectErrorStream(true).redirectOutput(out.toFile()).start();
-        p.getOutputStream().close();
-        processes.add(p);
-        return p;
-    }
-
-    /** Stops a process this test started, with its children. */
-    private static void kill(Process p) {
-        if (p.isAlive()) {
-            p.descendants().forEach(ProcessHandle::destroyForcibly);
-            p.destroyForcibly();
-            try {
-                p.waitFor(5, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
     // ---- small things ----
-
-    private <T> T onLoop(Callable<T> task) throws Exception {
-        return ((RealTimeScheduler) stack.scheduler()).executor().submit(task).get(10, TimeUnit.SECONDS);
-    }
-
-    private Path tempFile(String prefix, String suffix) throws IOException {
-        Path p = Files.createTempFile(prefix, suffix);
-        tempFiles.add(p);
-        return p;
-    }
 
     private static String read(Path p) {
         try {

@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.usnet.core.pcap.PcapTap;
 import dev.usnet.core.pcap.PcapWriter;
 import dev.usnet.core.stack.NetStack;
-import dev.usnet.core.time.RealTimeScheduler;
 import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.tap.HostCommand;
 import dev.usnet.tap.TapDevice;
@@ -21,16 +20,12 @@ import dev.usnet.tcp.TcpSock;
 import dev.usnet.tcp.TcpState;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.channel.IoEventLoop;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.epoll.EpollIoHandler;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
@@ -98,101 +93,42 @@ class TcpInteropTest {
         }
     }
 
-    private boolean nsCreated;
-    private MultiThreadIoEventLoopGroup group;
+    private final KernelTapFixture fx = new KernelTapFixture(NS, "TcpInteropTest");
     private NetStack stack;
     private Tcp tcp;
     private final TapDevice[] taps = new TapDevice[Variant.values().length];
-    private final List<Process> processes = new ArrayList<>();
-    private final List<Path> tempFiles = new ArrayList<>();
 
     // ---- set-up and tear-down ----
 
-    private static void require(boolean present, String what) {
-        if ("true".equals(System.getenv("CI"))) {
-            assertTrue(present, "CI must provide: " + what);
-        } else {
-            org.junit.jupiter.api.Assumptions.assumeTrue(present, what);
-        }
-    }
-
     @BeforeAll
     void setUp() throws Exception {
-        require(HostCommand.isRoot() && Files.exists(Path.of("/dev/net/tun")) && HostCommand.has("ip"),
-                "root, /dev/net/tun and iproute2");
-        require(HostCommand.has("socat") && HostCommand.has("sha256sum") && HostCommand.has("ss"),
+        KernelTapFixture.requireTapAndNetns();
+        KernelTapFixture.require(HostCommand.has("socat") && HostCommand.has("sha256sum") && HostCommand.has("ss"),
                 "socat, sha256sum and ss (apt-get install socat coreutils iproute2)");
         Files.createDirectories(CAPTURES);
-        HostCommand.Result r = HostCommand.run(10, "ip", "netns", "add", NS);
-        assertTrue(r.ok(), "ip netns add " + NS + ": " + r.output());
-        nsCreated = true;
-        kernel("ip", "link", "set", "lo", "up");
-        kernel("sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1");
-        kernel("sysctl", "-q", "-w", "net.ipv6.conf.default.disable_ipv6=1");
-
-        group = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
-        IoEventLoop loop = group.next();
-        stack = new NetStack("usnet-tcpi", new RealTimeScheduler(loop), 60);
+        fx.start("usnet-tcpi", 60);
+        stack = fx.stack();
         for (Variant v : Variant.values()) {
             Tun.Options o = Tun.Options.inNetns(NS, v.ifname);
             if (v.vnetHdr) {
                 o = o.withVnetHdr(true);
             }
-            // The stack and the TAP share the one loop: usnet's writes go straight to the fd.
-            TapDevice tap = TapDevice.open(stack, o, loop, v.mac);
-            taps[v.ordinal()] = tap;
-            int off = tap.tun().offloads();
-            onLoop(() -> {
+            TapDevice tap = fx.attachTap(o, v.mac, v.usnetIp, v.kernelIp, t -> {
                 // As the TAP negotiated: partial checksums with TUN_F_CSUM, 64 KiB super-frames with TSO4.
-                tap.setTxChecksumOffload(tap.tun().vnetHdr() && (off & Tun.TUN_F_CSUM) != 0);
-                tap.setGsoOffload(tap.tun().vnetHdr() && (off & Tun.TUN_F_TSO4) != 0);
-                stack.devinet().add(tap, v.usnetAddr, 24);
-                tap.setUp(true);
-                return null;
+                int off = t.tun().offloads();
+                t.setTxChecksumOffload(t.tun().vnetHdr() && (off & Tun.TUN_F_CSUM) != 0);
+                t.setGsoOffload(t.tun().vnetHdr() && (off & Tun.TUN_F_TSO4) != 0);
             });
-            assertEquals(v.vnetHdr, tap.gsoOffload(), v + ": GSO offload as negotiated (offloads 0x" + Integer.toHexString(off) + ")");
-            kernel("ip", "addr", "add", v.kernelIp + "/24", "dev", v.ifname);
-            kernel("ip", "link", "set", v.ifname, "up");
+            taps[v.ordinal()] = tap;
+            assertEquals(v.vnetHdr, tap.gsoOffload(), v + ": GSO offload as negotiated (offloads 0x"
+                    + Integer.toHexString(tap.tun().offloads()) + ")");
         }
-        tcp = onLoop(() -> Tcp.install(stack));
+        tcp = fx.installTcp();
     }
 
     @AfterAll
     void tearDown() {
-        try {
-            for (Process p : processes) {
-                kill(p);
-            }
-            if (stack != null) {
-                try {
-                    // NetStack.close closes TCP first (its connections hold pooled packets), then deletes the TAPs:
-                    // closing their fds removes the kernel devices.
-                    onLoop(() -> {
-                        stack.close();
-                        return null;
-                    });
-                } catch (Exception e) {
-                    System.err.println("TcpInteropTest: closing the usnet stack: " + e);
-                }
-            }
-            if (group != null) {
-                group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
-            }
-        } finally {
-            if (nsCreated) {
-                HostCommand.Result r = HostCommand.run(10, "ip", "netns", "del", NS);
-                if (!r.ok()) {
-                    System.err.println("TcpInteropTest: could not delete netns " + NS + ": " + r.output());
-                }
-            }
-            for (Path f : tempFiles) {
-                try {
-                    Files.deleteIfExists(f);
-                } catch (IOException e) {
-                    System.err.println("TcpInteropTest: " + e);
-                }
-            }
-        }
+        fx.close();
     }
 
     // ---- usnet client -> Linux server ----
@@ -203,16 +139,16 @@ class TcpInteropTest {
     void usnetClientSends50MbToALinuxServer(Variant v) throws Exception {
         byte[] data = randomBytes(SIZE, 0x5eed_0000L + v.ordinal());
         String expected = sha256(data);
-        Path srvOut = tempFile("usnet-tcpi-srv", ".out");
-        Process server = start(srvOut, "sh", "-c", "socat -u TCP-LISTEN:" + SERVER_PORT_LINUX + ",bind=" + v.kernelIp
+        Path srvOut = fx.tempFile("usnet-tcpi-srv", ".out");
+        Process server = fx.start(srvOut, "sh", "-c", "socat -u TCP-LISTEN:" + SERVER_PORT_LINUX + ",bind=" + v.kernelIp
                 + ",reuseaddr STDOUT | sha256sum");
         await("the kernel socat server to listen on " + v.kernelIp + ":" + SERVER_PORT_LINUX, 10, () ->
-                kernelTry("ss", "-ltnH", "src", v.kernelIp, "sport", "=", ":" + SERVER_PORT_LINUX).output()
+                fx.kernelTry("ss", "-ltnH", "src", v.kernelIp, "sport", "=", ":" + SERVER_PORT_LINUX).output()
                         .contains(v.kernelIp + ":" + SERVER_PORT_LINUX));
 
         Capture cap = capture(v, "usnet-client");
         BulkSender sender = new BulkSender(data);
-        TcpSock sock = onLoop(() -> tcp.connect(v.kernelAddr, SERVER_PORT_LINUX, sender));
+        TcpSock sock = fx.onLoop(() -> tcp.connect(v.kernelAddr, SERVER_PORT_LINUX, sender));
         try {
             await("usnet's connect to complete", 10, () -> sender.connected || sender.closedWith != null);
             assertTrue(sender.connected, "connect failed: " + sender.closedWith);
@@ -230,7 +166,7 @@ class TcpInteropTest {
             // usnet sees the kernel's FIN after socat closes: usnet closes in turn.
             await("usnet to see the end of the stream", 10, () -> sender.eof || sender.closedWith != null,
                     () -> sock.info().format(), v);
-            TcpInfo info = onLoop(sock::info);
+            TcpInfo info = fx.onLoop(sock::info);
             cap.close();
             report(v, "usnet -> Linux", nanos, info, linux);
 
@@ -243,13 +179,13 @@ class TcpInteropTest {
             checkHandshake(v, cap, true, info);
         } finally {
             cap.close();
-            onLoop(() -> {
+            fx.onLoop(() -> {
                 if (sock.state() != TcpState.CLOSED && sock.state() != TcpState.TIME_WAIT) {
                     sock.abort();
                 }
                 return null;
             });
-            kill(server);
+            KernelTapFixture.kill(server);
         }
     }
 
@@ -260,7 +196,7 @@ class TcpInteropTest {
     @Timeout(value = 150, unit = TimeUnit.SECONDS)
     void linuxClientSends50MbToAUsnetServer(Variant v) throws Exception {
         byte[] data = randomBytes(SIZE, 0xc0ffee_00L + v.ordinal());
-        Path file = tempFile("usnet-tcpi-data", ".bin");
+        Path file = fx.tempFile("usnet-tcpi-data", ".bin");
         Files.write(file, data);
         HostCommand.Result sum = HostCommand.run(30, "sha256sum", file.toString());
         assertTrue(sum.ok(), sum.output());
@@ -268,12 +204,12 @@ class TcpInteropTest {
         assertEquals(sha256(data), expected, "sha256sum agrees with Java about the file");
 
         HashingSink sink = new HashingSink();
-        TcpListener listener = onLoop(() -> tcp.listen(v.usnetAddr, SERVER_PORT_USNET, 8, sink::accept));
+        TcpListener listener = fx.onLoop(() -> tcp.listen(v.usnetAddr, SERVER_PORT_USNET, 8, sink::accept));
         Capture cap = capture(v, "usnet-server");
         long retrans0 = kernelRetransSegs();
-        Path cliOut = tempFile("usnet-tcpi-cli", ".out");
+        Path cliOut = fx.tempFile("usnet-tcpi-cli", ".out");
         long t0 = System.nanoTime();
-        Process client = start(cliOut, "socat", "-u", "FILE:" + file, "TCP:" + v.usnetIp + ":" + SERVER_PORT_USNET);
+        Process client = fx.start(cliOut, "socat", "-u", "FILE:" + file, "TCP:" + v.usnetIp + ":" + SERVER_PORT_USNET);
         try {
             await("the kernel's connection to be accepted", 10, () -> sink.sock != null || !client.isAlive());
             assertNotNull(sink.sock, "no connection accepted; socat: " + Files.readString(cliOut));
@@ -286,7 +222,7 @@ class TcpInteropTest {
             long nanos = System.nanoTime() - t0;
             assertTrue(client.waitFor(10, TimeUnit.SECONDS), "socat client did not exit");
             assertEquals(0, client.exitValue(), "socat client: " + Files.readString(cliOut));
-            TcpInfo info = onLoop(sink.sock::info);
+            TcpInfo info = fx.onLoop(sink.sock::info);
             long linuxRetrans = kernelRetransSegs() - retrans0;
             cap.close();
             report(v, "Linux -> usnet", nanos, info, linux);
@@ -301,14 +237,14 @@ class TcpInteropTest {
             checkHandshake(v, cap, false, info);
         } finally {
             cap.close();
-            onLoop(() -> {
+            fx.onLoop(() -> {
                 listener.close();
                 if (sink.sock != null && sink.sock.state() != TcpState.CLOSED && sink.sock.state() != TcpState.TIME_WAIT) {
                     sink.sock.abort();
                 }
                 return null;
             });
-            kill(client);
+            KernelTapFixture.kill(client);
         }
     }
 
@@ -395,7 +331,7 @@ class TcpInteropTest {
 
     private void report(Variant v, String dir, long nanos, TcpInfo info, KernelView linux) {
         TapDevice tap = taps[v.ordinal()];
-        String kstats = kernelTry("sh", "-c", "cd /sys/class/net/" + v.ifname + "/statistics && echo rx_dropped $(cat rx_dropped)"
+        String kstats = fx.kernelTry("sh", "-c", "cd /sys/class/net/" + v.ifname + "/statistics && echo rx_dropped $(cat rx_dropped)"
                 + " tx_dropped $(cat tx_dropped)").output().trim();
         System.out.printf(Locale.ROOT, "TcpInteropTest %s %s: %d MB in %.2f s = %.2f Gbit/s%n  usnet: %s%n  kernel: %s%n"
                         + "  usnet tap: %s%n  kernel tap: %s%n", v, dir, SIZE >> 20, nanos / 1e9, SIZE * 8.0 / nanos,
@@ -426,7 +362,7 @@ class TcpInteropTest {
     private KernelView kernelView(Variant v) throws InterruptedException {
         String[] out = new String[1];
         await("ss to list the kernel's end of the connection", 10, () -> {
-            out[0] = kernelTry("ss", "-tinoH", "state", "established", "src", v.kernelIp, "dst", v.usnetIp).output();
+            out[0] = fx.kernelTry("ss", "-tinoH", "state", "established", "src", v.kernelIp, "dst", v.usnetIp).output();
             return !out[0].isBlank();
         });
         return KernelView.parse(out[0]);
@@ -434,7 +370,7 @@ class TcpInteropTest {
 
     /** Tcp RetransSegs of the kernel namespace (/proc/net/snmp is per namespace). */
     private long kernelRetransSegs() {
-        String snmp = kernel("cat", "/proc/net/snmp");
+        String snmp = fx.kernel("cat", "/proc/net/snmp");
         String[] head = null;
         for (String l : snmp.split("\n")) {
             if (!l.startsWith("Tcp:")) {
@@ -454,46 +390,7 @@ class TcpInteropTest {
         throw new AssertionError("no Tcp RetransSegs in /proc/net/snmp of " + NS + ":\n" + snmp);
     }
 
-    private String kernel(String... cmd) {
-        HostCommand.Result r = kernelTry(cmd);
-        assertTrue(r.ok(), "in " + NS + ": " + String.join(" ", cmd) + " exited " + r.exit() + ": " + r.output());
-        return r.output();
-    }
-
-    private HostCommand.Result kernelTry(String... cmd) {
-        List<String> c = new ArrayList<>(List.of("ip", "netns", "exec", NS));
-        c.addAll(List.of(cmd));
-        return HostCommand.run(30, c.toArray(new String[0]));
-    }
-
-    /** Starts {@code cmd} in the kernel namespace in the background, output to {@code out}. */
-    private Process start(Path out, String... cmd) throws IOException {
-        List<String> c = new ArrayList<>(List.of("ip", "netns", "exec", NS));
-        c.addAll(List.of(cmd));
-        Process p = new ProcessBuilder(c).redirectErrorStream(true).redirectOutput(out.toFile()).start();
-        p.getOutputStream().close();
-        processes.add(p);
-        return p;
-    }
-
-    /** Stops a process this test started, with its children. */
-    private static void kill(Process p) {
-        if (p.isAlive()) {
-            p.descendants().forEach(ProcessHandle::destroyForcibly);
-            p.destroyForcibly();
-            try {
-                p.waitFor(5, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
     // ---- usnet's side ----
-
-    private <T> T onLoop(Callable<T> task) throws Exception {
-        return ((RealTimeScheduler) stack.scheduler()).executor().submit(task).get(10, TimeUnit.SECONDS);
-    }
 
     /** usnet's own capture of the variant's TAP, both directions, first {@value #CAPTURE_FRAMES} frames. */
     private final class Capture {
@@ -509,7 +406,7 @@ class TcpInteropTest {
             this.dev = taps[v.ordinal()];
             long epoch = System.currentTimeMillis() * 1_000_000L - stack.now();
             this.tap = new PcapTap(writer, PcapTap.Direction.INOUT, epoch, CAPTURE_FRAMES);
-            onLoop(() -> {
+            fx.onLoop(() -> {
                 dev.addTap(tap);
                 return null;
             });
@@ -520,7 +417,7 @@ class TcpInteropTest {
                 return;
             }
             closed = true;
-            onLoop(() -> {
+            fx.onLoop(() -> {
                 dev.removeTap(tap);
                 return null;
             });
@@ -670,12 +567,6 @@ class TcpInteropTest {
 
     // ---- small things ----
 
-    private Path tempFile(String prefix, String suffix) throws IOException {
-        Path p = Files.createTempFile(prefix, suffix);
-        tempFiles.add(p);
-        return p;
-    }
-
     private static byte[] randomBytes(int n, long seed) {
         byte[] b = new byte[n];
         new SplittableRandom(seed).nextBytes(b);
@@ -709,12 +600,12 @@ class TcpInteropTest {
             if (System.nanoTime() > end) {
                 String state;
                 try {
-                    state = onLoop(usnetState);
+                    state = fx.onLoop(usnetState);
                 } catch (Exception e) {
                     state = "(state unavailable: " + e + ")";
                 }
                 if (v != null) {
-                    state += "; kernel: " + kernelTry("ss", "-tinoH", "dst", v.usnetIp).output().replaceAll("\\s+", " ");
+                    state += "; kernel: " + fx.kernelTry("ss", "-tinoH", "dst", v.usnetIp).output().replaceAll("\\s+", " ");
                 }
                 throw new AssertionError("timed out after " + timeoutS + " s waiting for " + what
                         + (state.isEmpty() ? "" : "; " + state));
