@@ -823,6 +823,9 @@ public final class TcpSock {
         long newlySacked = 0;
         if (sackOk && o.sackBlocks > 0) {
             newlySacked = sacktag(o);
+            if (newlySacked > 0 && retransOut > 0) {
+                markLostRetrans();
+            }
         }
         long pktsAcked = 0;
         long seqRttUs = -1;
@@ -1010,6 +1013,37 @@ public final class TcpSock {
             }
         }
         return newly;
+    }
+
+    /**
+     * tcp_mark_lost_retrans (Linux up to 4.3, before RACK): a retransmission is lost when the peer SACKs data we
+     * sent after it (its snd_nxt at retransmission lies below the highest SACK). It is marked lost again so fast
+     * recovery resends it, instead of waiting for the RTO.
+     */
+    private void markLostRetrans() {
+        long seen = 0;
+        for (int k = 0; k < rtx.size() && seen < retransOut; k++) {
+            Packet s = rtx.get(k);
+            if (!before(s.tcpSeq(), highSackedEnd)) {
+                break;
+            }
+            int bits = s.tcpSacked();
+            if ((bits & RETRANS) == 0 || (bits & SACKED) != 0) {
+                continue;
+            }
+            seen += s.tcpPcount();
+            if (after(highSackedEnd, s.tcpAckSeq())) {
+                s.setTcpSacked((bits & ~RETRANS) | LOST);
+                retransOut -= s.tcpPcount();
+                if ((bits & LOST) == 0) {
+                    lostOut += s.tcpPcount();
+                }
+                if (before(s.tcpSeq(), retransHint)) {
+                    retransHint = s.tcpSeq();
+                }
+                stack.mib().inc(Mib.TcpExtTCPLostRetransmit);
+            }
+        }
     }
 
     private void addRenoSack() {
@@ -2069,6 +2103,7 @@ public final class TcpSock {
             retransStamped = true;
         }
         s.setTcpSacked(bits | RETRANS | EVER_RETRANS);
+        s.setTcpAckSeq(sndNxt);
         retransOut += s.tcpPcount();
         totalRetrans += s.tcpPcount();
         int payload = (int) seqSub(s.tcpEndSeq(), s.tcpSeq()) - ((bits & (SEG_SYN | SEG_FIN)) != 0 ? 1 : 0);

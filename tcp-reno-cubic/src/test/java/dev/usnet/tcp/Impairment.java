@@ -22,6 +22,8 @@ final class Impairment {
     boolean blackout;
     /** Frames (non-ARP, counted from 0 on this end) to drop, e.g. to lose exactly the tail of a burst. */
     java.util.function.LongPredicate dropFrame = n -> false;
+    /** Frames to drop by content (e.g. every copy of one TCP segment, retransmissions included). */
+    java.util.function.Predicate<dev.usnet.core.buf.Packet> dropIf = p -> false;
     long frames;
     long dropped;
     long duplicated;
@@ -41,7 +43,7 @@ final class Impairment {
                 return false;
             }
             long n = im.frames++;
-            if (im.blackout || im.dropFrame.test(n) || im.rnd.nextDouble() < im.loss) {
+            if (im.blackout || im.dropFrame.test(n) || im.dropIf.test(p) || im.rnd.nextDouble() < im.loss) {
                 im.dropped++;
                 p.release();
                 return true;

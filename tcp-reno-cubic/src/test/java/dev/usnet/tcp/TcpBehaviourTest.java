@@ -307,4 +307,38 @@ class TcpBehaviourTest {
             assertTrue(cwndBefore > 10, "cwnd had grown before the spike: " + cwndBefore);
         }
     }
+
+    @Test
+    void lostRetransmissionIsSentAgainWithoutWaitingForTheRto() {
+        try (TcpPair pair = new TcpPair(41)) {
+            pair.set("net.core.netdev_max_backlog", "65536");
+            byte[] data = TcpPair.randomBytes(4 << 20, 41);
+            HashingSink sink = new HashingSink();
+            pair.serverTcp.listen(0, 7011, 16, c -> c.setCallbacks(sink));
+            // Lose the 300th data segment and its first retransmission; everything after it arrives.
+            long[] victim = {-1};
+            int[] seen = {0};
+            int[] dropped = {0};
+            pair.toServer.dropIf = p -> {
+                if (p.length() < 200) {
+                    return false;
+                }
+                long seq = p.buf().getUnsignedInt(p.start() + 14 + 20 + 4);
+                if (victim[0] < 0 && ++seen[0] == 300) {
+                    victim[0] = seq;
+                }
+                if (seq == victim[0] && dropped[0] < 2) {
+                    dropped[0]++;
+                    return true;
+                }
+                return false;
+            };
+            TcpSock c = pair.clientTcp.connect(TcpPair.SERVER, 7011, new BulkSender(data, 64 * 1024));
+            pair.runUntil(() -> sink.eof, 60_000_000_000L);
+            assertEquals(TcpPair.sha256(data), sink.hash());
+            assertEquals(2, dropped[0], "original and first retransmission lost");
+            assertTrue(pair.client.mib().get(Mib.TcpExtTCPLostRetransmit) >= 1, "the lost retransmission was detected");
+            assertEquals(0, c.timeouts(), "repaired without an RTO: " + c.info().format());
+        }
+    }
 }

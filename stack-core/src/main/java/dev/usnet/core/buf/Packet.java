@@ -59,6 +59,7 @@ public final class Packet {
     private int tcpSacked;
     private long tcpTxNanos;
     private int tcpPcount;
+    private long tcpAckSeq;
 
     private Packet(Recycler.Handle<Packet> handle) {
         this.handle = handle;
@@ -251,6 +252,15 @@ public final class Packet {
         this.tcpPcount = n;
     }
 
+    /** TCP_SKB_CB(skb)->ack_seq as the retransmission path uses it: snd_nxt when the segment was last retransmitted. */
+    public long tcpAckSeq() {
+        return tcpAckSeq;
+    }
+
+    public void setTcpAckSeq(long seq) {
+        this.tcpAckSeq = seq;
+    }
+
     /** Set when a clone was ever made of this packet (skb->cloned). */
     public boolean isCloned() {
         return cloned;
@@ -414,6 +424,7 @@ public final class Packet {
         tcpSacked = o.tcpSacked;
         tcpTxNanos = o.tcpTxNanos;
         tcpPcount = o.tcpPcount;
+        tcpAckSeq = o.tcpAckSeq;
     }
 
     /** Releases the data reference and returns this holder to the pool. Must be the last use. */
@@ -441,6 +452,7 @@ public final class Packet {
         tcpSacked = 0;
         tcpTxNanos = 0;
         tcpPcount = 0;
+        tcpAckSeq = 0;
         if (b != null) {
             b.release();
         }

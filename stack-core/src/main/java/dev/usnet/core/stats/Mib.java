@@ -13,7 +13,7 @@ public enum Mib {
     TcpActiveOpens, TcpPassiveOpens, TcpAttemptFails, TcpEstabResets, TcpInSegs, TcpOutSegs, TcpRetransSegs,
     TcpInErrs, TcpOutRsts, TcpInCsumErrors,
     TcpExtListenOverflows, TcpExtListenDrops, TcpExtTCPTimeouts, TcpExtTCPSackRecovery, TcpExtTCPRenoRecovery,
-    TcpExtTCPLossProbes, TcpExtTCPLossProbeRecovery, TcpExtTCPLossUndo, TcpExtTCPFullUndo, TcpExtTCPAbortOnTimeout, TcpExtTCPAbortOnData, TcpExtPAWSEstab, TcpExtTCPChallengeACK,
+    TcpExtTCPLossProbes, TcpExtTCPLossProbeRecovery, TcpExtTCPLossUndo, TcpExtTCPFullUndo, TcpExtTCPLostRetransmit, TcpExtTCPAbortOnTimeout, TcpExtTCPAbortOnData, TcpExtPAWSEstab, TcpExtTCPChallengeACK,
     TcpExtDelayedACKs, TcpExtTCPOFOQueue, TcpExtTCPRcvQDrop, TcpExtTW, TcpExtTCPKeepAlive,
     ArpInRequests, ArpInReplies, ArpOutRequests, ArpOutReplies, ArpProxyReplies,
     NeighResolutionFailed, NeighTableOverflow
