@@ -119,15 +119,12 @@ public final class Tcp implements L4Protocol, AutoCloseable {
         }
         TcpSock sk = newSock();
         sk.setCallbacks(cb);
-        sk.laddr = s;
-        sk.lport = port;
-        sk.raddr = dst;
-        sk.rport = dstPort;
+        sk.setAddresses(s, port, dst, dstPort);
         hash(sk);
         if (beforeSyn != null) {
             beforeSyn.accept(sk);
         }
-        sk.connect(rt, s, port, dst, dstPort);
+        sk.connect(rt);
         return sk;
     }
 

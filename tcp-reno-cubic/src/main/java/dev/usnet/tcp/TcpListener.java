@@ -129,13 +129,10 @@ public final class TcpListener {
             return;
         }
         TcpSock child = tcp.newSock();
-        child.laddr = dst;
-        child.lport = port;
-        child.raddr = src;
-        child.rport = seg.srcPort();
+        child.setAddresses(dst, port, src, seg.srcPort());
         tcp.hash(child);
         synQueueLen++;
-        child.acceptSyn(this, rt, dst, port, src, seg.srcPort(), seg, o);
+        child.acceptSyn(this, rt, seg, o);
         p.release();
     }
 

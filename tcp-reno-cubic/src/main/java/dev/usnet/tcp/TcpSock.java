@@ -485,48 +485,44 @@ public final class TcpSock {
     // ------------------------------------------------------------------------------------------------------
     // Opening
 
+    /** The connection's 4-tuple, set before it is hashed. */
+    void setAddresses(int localAddr, int localPort, int remoteAddr, int remotePort) {
+        this.laddr = localAddr;
+        this.lport = localPort;
+        this.raddr = remoteAddr;
+        this.rport = remotePort;
+    }
+
     /** Active open (tcp_v4_connect + tcp_connect): sends the SYN. */
-    void connect(Route rt, int src, int srcPort, int dst, int dstPort) {
-        this.route = rt;
-        this.laddr = src;
-        this.lport = srcPort;
-        this.raddr = dst;
-        this.rport = dstPort;
-        initLocalOptions(rt);
-        tsOk = stack.knobs().getLong("net.ipv4.tcp_timestamps") != 0;
-        sackOk = stack.knobs().getLong("net.ipv4.tcp_sack") != 0;
-        wscaleOk = stack.knobs().getLong("net.ipv4.tcp_window_scaling") != 0;
-        iss = stack.random().nextLong(1L << 32);
-        sndUna = iss;
-        sndNxt = iss;
-        sndSml = iss;
+    void connect(Route rt) {
+        open(rt);
         setState(TcpState.SYN_SENT);
         stack.mib().inc(Mib.TcpActiveOpens);
         queueControl(SEG_SYN);
     }
 
     /** Passive open: a SYN reached a listener; this child answers with a SYN-ACK (tcp_conn_request). */
-    void acceptSyn(TcpListener l, Route rt, int dst, int dstPort, int src, int srcPort, TcpSegment seg,
-            TcpOptions o) {
+    void acceptSyn(TcpListener l, Route rt, TcpSegment seg, TcpOptions o) {
         this.parent = l;
-        this.route = rt;
-        this.laddr = dst;
-        this.lport = dstPort;
-        this.raddr = src;
-        this.rport = srcPort;
-        initLocalOptions(rt);
-        tsOk = stack.knobs().getLong("net.ipv4.tcp_timestamps") != 0;
-        sackOk = stack.knobs().getLong("net.ipv4.tcp_sack") != 0;
-        wscaleOk = stack.knobs().getLong("net.ipv4.tcp_window_scaling") != 0;
+        open(rt);
         adoptPeerSyn(seg, o);
-        iss = stack.random().nextLong(1L << 32);
-        sndUna = iss;
-        sndNxt = iss;
-        sndSml = iss;
         computeMss();
         setState(TcpState.SYN_RECV);
         stack.mib().inc(Mib.TcpPassiveOpens);
         queueControl(SEG_SYN);
+    }
+
+    /** What both opens share: the route, our own options and what we offer, a random initial sequence number. */
+    private void open(Route rt) {
+        this.route = rt;
+        initLocalOptions(rt);
+        tsOk = stack.knobs().getLong("net.ipv4.tcp_timestamps") != 0;
+        sackOk = stack.knobs().getLong("net.ipv4.tcp_sack") != 0;
+        wscaleOk = stack.knobs().getLong("net.ipv4.tcp_window_scaling") != 0;
+        iss = stack.random().nextLong(1L << 32);
+        sndUna = iss;
+        sndNxt = iss;
+        sndSml = iss;
     }
 
     /**
@@ -1849,8 +1845,7 @@ public final class TcpSock {
     }
 
     private int synOptionsLength() {
-        boolean ws = state == TcpState.SYN_SENT ? wscaleOk : wscaleOk;
-        return TcpOptions.synLength(sackOk, tsOk, ws);
+        return TcpOptions.synLength(sackOk, tsOk, wscaleOk);
     }
 
     /**
@@ -1877,10 +1872,10 @@ public final class TcpSock {
         }
         ByteBuf b = seg.buf();
         int t = seg.transport();
-        int end = syn ? writeSynHeader(b, t, seg.tcpSeq(), flags) : writeHeader(b, t, seg.tcpSeq(), flags, false);
-        int hl = end - t;
-        if (hl != headerLenOf(b, t)) {
-            throw new IllegalStateException("header length mismatch");
+        if (syn) {
+            writeSynHeader(b, t, seg.tcpSeq(), flags);
+        } else {
+            writeHeader(b, t, seg.tcpSeq(), flags, false);
         }
         seg.setTcpTxNanos(stack.now());
         finishChecksum(seg);
@@ -2359,9 +2354,13 @@ public final class TcpSock {
             syncCc();
             ops.setState(cc, s);
             cc.caState = s;
-            traceEvent("ca-" + s.ssName());
+            traceEvent(CA_EVENT_NAMES[s.ordinal()]);
         }
     }
+
+    // Trace event names per CA state, built once rather than concatenated on every state change.
+    private static final String[] CA_EVENT_NAMES = java.util.Arrays.stream(CaState.values())
+            .map(st -> "ca-" + st.ssName()).toArray(String[]::new);
 
     private void traceEvent(String what) {
         if (trace != null) {
