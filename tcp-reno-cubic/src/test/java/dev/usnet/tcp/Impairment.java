@@ -8,33 +8,39 @@ import dev.usnet.core.wire.EthernetFrame;
 import java.util.SplittableRandom;
 
 /**
- * A deterministic impairment on a device's receive side for tests: fixed one-way delay, seeded loss,
- * duplication and reordering (a reordered frame is held back by an extra delay), and an optional blackout.
+ * A deterministic impairment on a device's receive side for tests: a serialising bottleneck of {@code rateBps}
+ * (an unbounded FIFO in front), a fixed one-way delay, seeded loss, duplication and reordering (a reordered
+ * frame is held back by an extra delay), frames dropped by index or content, and an optional blackout.
  * ARP passes untouched so neighbours resolve. Install on the receiving end of each direction.
  */
-final class Impairment {
+public final class Impairment {
     final SplittableRandom rnd;
-    long delayNanos;
-    double loss;
-    double dup;
-    double reorder;
-    long reorderExtraNanos = 300_000;
-    boolean blackout;
+    public long delayNanos;
+    public double loss;
+    public double dup;
+    public double reorder;
+    public long reorderExtraNanos = 300_000;
+    public boolean blackout;
     /** Frames (non-ARP, counted from 0 on this end) to drop, e.g. to lose exactly the tail of a burst. */
-    java.util.function.LongPredicate dropFrame = n -> false;
+    public java.util.function.LongPredicate dropFrame = n -> false;
     /** Frames to drop by content (e.g. every copy of one TCP segment, retransmissions included). */
-    java.util.function.Predicate<dev.usnet.core.buf.Packet> dropIf = p -> false;
-    long frames;
-    long dropped;
-    long duplicated;
-    long reordered;
-    long delivered;
+    public java.util.function.Predicate<dev.usnet.core.buf.Packet> dropIf = p -> false;
+    public long frames;
+    /** Bits per second of the bottleneck; 0: infinitely fast. */
+    public long rateBps;
+    /** Frame bytes that went through the bottleneck. */
+    public long wireBytes;
+    private long busyUntil;
+    public long dropped;
+    public long duplicated;
+    public long reordered;
+    public long delivered;
 
     private Impairment(long seed) {
         this.rnd = new SplittableRandom(seed);
     }
 
-    static Impairment on(NetStack stack, Device dev, long seed) {
+    public static Impairment on(NetStack stack, Device dev, long seed) {
         Impairment im = new Impairment(seed);
         Scheduler sched = stack.scheduler();
         dev.setRxHandler((d, p) -> {
@@ -55,6 +61,12 @@ final class Impairment {
                 sched.schedule(() -> im.deliver(stack, c), im.delayNanos + extra);
             }
             long delay = im.delayNanos;
+            im.wireBytes += p.length();
+            if (im.rateBps > 0) {
+                long now = sched.nanoTime();
+                im.busyUntil = Math.max(now, im.busyUntil) + p.length() * 8L * 1_000_000_000L / im.rateBps;
+                delay += im.busyUntil - now;
+            }
             if (im.rnd.nextDouble() < im.reorder) {
                 im.reordered++;
                 delay += im.reorderExtraNanos;

@@ -15,20 +15,20 @@ import java.util.SplittableRandom;
  * Two namespaces joined by a veth pair in virtual time — client 198.18.0.1, server 198.18.0.2 — with TCP
  * installed and an impairment on each receiving end, plus a bulk sender and a hashing sink.
  */
-final class TcpPair implements AutoCloseable {
-    static final int CLIENT = Ipv4Addr.parse("198.18.0.1");
-    static final int SERVER = Ipv4Addr.parse("198.18.0.2");
+public final class TcpPair implements AutoCloseable {
+    public static final int CLIENT = Ipv4Addr.parse("198.18.0.1");
+    public static final int SERVER = Ipv4Addr.parse("198.18.0.2");
 
-    final TestNet net = new TestNet();
-    final NetStack client = net.ns("client");
-    final NetStack server = net.ns("server");
-    final VethEnd[] veth;
-    final Tcp clientTcp;
-    final Tcp serverTcp;
-    final Impairment toServer;
-    final Impairment toClient;
+    public final TestNet net = new TestNet();
+    public final NetStack client = net.ns("client");
+    public final NetStack server = net.ns("server");
+    public final VethEnd[] veth;
+    public final Tcp clientTcp;
+    public final Tcp serverTcp;
+    public final Impairment toServer;
+    public final Impairment toClient;
 
-    TcpPair(long seed) {
+    public TcpPair(long seed) {
         this(seed, false);
     }
 
@@ -48,9 +48,30 @@ final class TcpPair implements AutoCloseable {
         toClient.delayNanos = 50_000;
     }
 
-    void set(String key, String value) {
+    /** Sets a knob in both namespaces. */
+    public TcpPair set(String key, String value) {
         client.knobs().set(key, value);
         server.knobs().set(key, value);
+        return this;
+    }
+
+    /** Both directions: a {@code rateBps} bottleneck (0: none) and {@code oneWayNanos} of delay. */
+    public TcpPair link(long rateBps, long oneWayNanos) {
+        for (Impairment im : new Impairment[] {toServer, toClient}) {
+            im.rateBps = rateBps;
+            im.delayNanos = oneWayNanos;
+        }
+        return this;
+    }
+
+    public long now() {
+        return net.sched.nanoTime();
+    }
+
+    /** Runs virtual time until {@code done} holds, for at most {@code limitNanos}; returns whether it holds. */
+    public boolean until(java.util.function.BooleanSupplier done, long limitNanos) {
+        runUntil(done, limitNanos);
+        return done.getAsBoolean();
     }
 
     static byte[] randomBytes(int n, long seed) {

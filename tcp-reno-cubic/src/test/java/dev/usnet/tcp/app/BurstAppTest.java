@@ -1,5 +1,6 @@
 package dev.usnet.tcp.app;
 
+import dev.usnet.tcp.TcpPair;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -23,14 +24,14 @@ class BurstAppTest {
             String trace, long dataDropped) {}
 
     private static Run run(long seed, double loss, AppConfig cfg, BurstApp.Params p) {
-        try (AppPair pair = new AppPair(seed)) {
+        try (TcpPair pair = new TcpPair(seed)) {
             pair.link(GBIT, 50_000);
             pair.toServer.loss = loss;
             List<BurstApp.Burst> bursts = new ArrayList<>();
             List<Long> starts = new ArrayList<>();
             TcpTrace trace = new TcpTrace();
             BurstApp.Server srv = BurstApp.server(pair.server, cfg, p);
-            BurstApp.Client cli = BurstApp.client(pair.client, AppPair.SERVER, cfg, p).observer(
+            BurstApp.Client cli = BurstApp.client(pair.client, TcpPair.SERVER, cfg, p).observer(
                     new BurstApp.BurstObserver() {
                         @Override
                         public void started(int index, long startNanos, TcpInfo info) {
@@ -46,7 +47,7 @@ class BurstAppTest {
             cli.setTrace(trace);
             srv.start();
             cli.start();
-            assertTrue(pair.runUntil(() -> cli.isDone() && srv.isDone(), LIMIT), cli + " / " + srv);
+            assertTrue(pair.until(() -> cli.isDone() && srv.isDone(), LIMIT), cli + " / " + srv);
             StringWriter w = new StringWriter();
             try {
                 trace.writeCsv(w);
@@ -134,19 +135,19 @@ class BurstAppTest {
 
     @Test
     void stopWhileComputingEndsAtOnce() {
-        try (AppPair pair = new AppPair(4)) {
+        try (TcpPair pair = new TcpPair(4)) {
             pair.link(GBIT, 50_000);
             AppConfig cfg = AppConfig.defaults();
             BurstApp.Params p = BurstApp.Params.of(8 * 1024, 10_000_000L);
             BurstApp.Server srv = BurstApp.server(pair.server, cfg, p);
-            BurstApp.Client cli = BurstApp.client(pair.client, AppPair.SERVER, cfg, p);
+            BurstApp.Client cli = BurstApp.client(pair.client, TcpPair.SERVER, cfg, p);
             srv.start();
             cli.start();
             pair.net.run(25_000_000L);
             assertEquals(3, cli.bursts(), "bursts at 0.1, 10.3 and 20.5 ms");
             long stopAt = pair.now();
             cli.stop();
-            assertTrue(pair.runUntil(() -> cli.isDone() && srv.isDone(), LIMIT));
+            assertTrue(pair.until(() -> cli.isDone() && srv.isDone(), LIMIT));
             assertEquals(3, cli.result().operations());
             assertEquals(stopAt - cli.result().startNanos(), cli.result().durationNanos());
             assertEquals(3, srv.result().operations());

@@ -1,5 +1,6 @@
 package dev.usnet.tcp.app;
 
+import dev.usnet.tcp.TcpPair;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -41,7 +42,7 @@ class RealTimeAppTest {
 
             AppConfig cfg = AppConfig.defaults().withPort(7001).withCount(2 << 20);
             StreamApp.Server ss = StreamApp.server(b, cfg);
-            StreamApp.Client sc = StreamApp.client(a, AppPair.SERVER, cfg);
+            StreamApp.Client sc = StreamApp.client(a, TcpPair.SERVER, cfg);
             ss.start().get(10, TimeUnit.SECONDS);
             sc.start().get(10, TimeUnit.SECONDS);
             AppResult stream = sc.completion().get(60, TimeUnit.SECONDS);
@@ -51,7 +52,7 @@ class RealTimeAppTest {
 
             cfg = AppConfig.defaults().withPort(7002).withCount(200);
             RrApp.Server rs = RrApp.server(b, cfg, new RrApp.Params(64, 1024));
-            RrApp.Client rc = RrApp.client(a, AppPair.SERVER, cfg, new RrApp.Params(64, 1024));
+            RrApp.Client rc = RrApp.client(a, TcpPair.SERVER, cfg, new RrApp.Params(64, 1024));
             rs.start().get(10, TimeUnit.SECONDS);
             rc.start().get(10, TimeUnit.SECONDS);
             AppResult rr = rc.completion().get(60, TimeUnit.SECONDS);
@@ -64,7 +65,7 @@ class RealTimeAppTest {
             cfg = AppConfig.defaults().withPort(7003);
             BurstApp.Params p = BurstApp.Params.of(32 * 1024, 1_000_000L);
             BurstApp.Server bs = BurstApp.server(b, cfg, p);
-            BurstApp.Client bc = BurstApp.client(a, AppPair.SERVER, cfg, p);
+            BurstApp.Client bc = BurstApp.client(a, TcpPair.SERVER, cfg, p);
             bs.start().get(10, TimeUnit.SECONDS);
             bc.start().get(10, TimeUnit.SECONDS);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);

@@ -1,5 +1,6 @@
 package dev.usnet.tcp.app;
 
+import dev.usnet.tcp.TcpPair;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -19,17 +20,17 @@ class RrAppTest {
 
     private record Run(AppResult client, AppResult server) {}
 
-    private static Run run(AppPair pair, AppConfig cfg, RrApp.Params p) {
+    private static Run run(TcpPair pair, AppConfig cfg, RrApp.Params p) {
         RrApp.Server srv = RrApp.server(pair.server, cfg, p);
-        RrApp.Client cli = RrApp.client(pair.client, AppPair.SERVER, cfg, p);
+        RrApp.Client cli = RrApp.client(pair.client, TcpPair.SERVER, cfg, p);
         srv.start();
         cli.start();
-        assertTrue(pair.runUntil(() -> cli.isDone() && srv.isDone(), LIMIT), cli + " / " + srv);
+        assertTrue(pair.until(() -> cli.isDone() && srv.isDone(), LIMIT), cli + " / " + srv);
         return new Run(cli.result(), srv.result());
     }
 
     private static Run run(long seed, long rateBps, AppConfig cfg, RrApp.Params p) {
-        try (AppPair pair = new AppPair(seed)) {
+        try (TcpPair pair = new TcpPair(seed)) {
             pair.link(rateBps, 50_000);
             return run(pair, cfg, p);
         }
@@ -96,7 +97,7 @@ class RrAppTest {
         AppResult[] c = new AppResult[2];
         AppResult[] s = new AppResult[2];
         for (int i = 0; i < 2; i++) {
-            try (AppPair pair = new AppPair(4)) {
+            try (TcpPair pair = new TcpPair(4)) {
                 pair.toServer.loss = 0.01;
                 pair.toClient.loss = 0.01;
                 Run r = run(pair, AppConfig.defaults().withCount(1000), RrApp.Params.defaults());
@@ -117,15 +118,15 @@ class RrAppTest {
 
     @Test
     void stopCountsOnlyCompletedTransactions() {
-        try (AppPair pair = new AppPair(5)) {
+        try (TcpPair pair = new TcpPair(5)) {
             AppConfig cfg = AppConfig.defaults();
             RrApp.Server srv = RrApp.server(pair.server, cfg, RrApp.Params.defaults());
-            RrApp.Client cli = RrApp.client(pair.client, AppPair.SERVER, cfg, RrApp.Params.defaults());
+            RrApp.Client cli = RrApp.client(pair.client, TcpPair.SERVER, cfg, RrApp.Params.defaults());
             srv.start();
             cli.start();
             pair.net.run(5_030_000L);
             cli.stop();
-            assertTrue(pair.runUntil(() -> cli.isDone() && srv.isDone(), LIMIT));
+            assertTrue(pair.until(() -> cli.isDone() && srv.isDone(), LIMIT));
             AppResult c = cli.result();
             assertEquals(c.operations(), c.latency().count());
             assertEquals(c.operations(), srv.result().operations());

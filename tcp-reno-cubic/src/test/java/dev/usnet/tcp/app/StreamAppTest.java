@@ -1,5 +1,6 @@
 package dev.usnet.tcp.app;
 
+import dev.usnet.tcp.TcpPair;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -18,13 +19,13 @@ class StreamAppTest {
     private record Run(AppResult client, AppResult server) {}
 
     private static Run run(long seed, long rateBps, AppConfig cfg) {
-        try (AppPair pair = new AppPair(seed)) {
+        try (TcpPair pair = new TcpPair(seed)) {
             pair.link(rateBps, 50_000);
             StreamApp.Server srv = StreamApp.server(pair.server, cfg);
-            StreamApp.Client cli = StreamApp.client(pair.client, AppPair.SERVER, cfg);
+            StreamApp.Client cli = StreamApp.client(pair.client, TcpPair.SERVER, cfg);
             srv.start();
             cli.start();
-            assertTrue(pair.runUntil(() -> cli.isDone() && srv.isDone(), LIMIT), cli + " / " + srv);
+            assertTrue(pair.until(() -> cli.isDone() && srv.isDone(), LIMIT), cli + " / " + srv);
             assertEquals(cli.result(), cli.completion().join(), "the future holds the result");
             return new Run(cli.result(), srv.result());
         }
@@ -99,15 +100,15 @@ class StreamAppTest {
 
     @Test
     void lossIsRepairedAndCounted() {
-        try (AppPair pair = new AppPair(5)) {
+        try (TcpPair pair = new TcpPair(5)) {
             pair.link(100_000_000L, 50_000);
             pair.toServer.loss = 0.01;
             AppConfig cfg = AppConfig.defaults().withCount(1 << 20);
             StreamApp.Server srv = StreamApp.server(pair.server, cfg);
-            StreamApp.Client cli = StreamApp.client(pair.client, AppPair.SERVER, cfg);
+            StreamApp.Client cli = StreamApp.client(pair.client, TcpPair.SERVER, cfg);
             srv.start();
             cli.start();
-            assertTrue(pair.runUntil(() -> cli.isDone() && srv.isDone(), LIMIT));
+            assertTrue(pair.until(() -> cli.isDone() && srv.isDone(), LIMIT));
             assertEquals(1 << 20, srv.result().bytesReceived());
             assertTrue(cli.result().retransmits() >= pair.toServer.dropped - 1, cli.result().format());
             assertTrue(pair.toServer.dropped > 0);
@@ -116,13 +117,13 @@ class StreamAppTest {
 
     @Test
     void stopEndsTheRunAndTraceAndHookSeeTheSocket() {
-        try (AppPair pair = new AppPair(6)) {
+        try (TcpPair pair = new TcpPair(6)) {
             pair.link(100_000_000L, 50_000);
             int[] hooked = new int[1];
             AppConfig cfg = AppConfig.defaults().withPort(6000).withBuffers(256 << 10, 0)
                     .withSocketHook(s -> hooked[0]++);
             StreamApp.Server srv = StreamApp.server(pair.server, cfg);
-            StreamApp.Client cli = StreamApp.client(pair.client, AppPair.SERVER, cfg);
+            StreamApp.Client cli = StreamApp.client(pair.client, TcpPair.SERVER, cfg);
             TcpTrace trace = new TcpTrace();
             cli.setTrace(trace);
             srv.start();
@@ -130,7 +131,7 @@ class StreamAppTest {
             pair.net.run(20_000_000L);
             assertTrue(!cli.isDone() && !srv.isDone());
             cli.stop();
-            assertTrue(pair.runUntil(() -> cli.isDone() && srv.isDone(), LIMIT));
+            assertTrue(pair.until(() -> cli.isDone() && srv.isDone(), LIMIT));
             AppResult c = cli.result();
             assertTrue(c.durationNanos() < 20_000_000L && c.durationNanos() > 19_000_000L, c.format());
             assertTrue(c.bytes() > 0 && srv.result().bytesReceived() >= c.bytes());
@@ -142,7 +143,7 @@ class StreamAppTest {
 
     @Test
     void serverStoppedBeforeAnyClientReleasesThePort() {
-        try (AppPair pair = new AppPair(7)) {
+        try (TcpPair pair = new TcpPair(7)) {
             AppConfig cfg = AppConfig.defaults();
             StreamApp.Server srv = StreamApp.server(pair.server, cfg);
             srv.start();
@@ -156,9 +157,9 @@ class StreamAppTest {
             StreamApp.Server again = StreamApp.server(pair.server, cfg);
             again.start();
             again.stop();
-            StreamApp.Client cli = StreamApp.client(pair.client, AppPair.SERVER, cfg.withCount(1000));
+            StreamApp.Client cli = StreamApp.client(pair.client, TcpPair.SERVER, cfg.withCount(1000));
             cli.start();
-            assertTrue(pair.runUntil(cli::isDone, LIMIT));
+            assertTrue(pair.until(cli::isDone, LIMIT));
             assertEquals(TcpError.ECONNREFUSED, cli.result().error());
             assertEquals(-1, cli.result().startNanos());
             assertTrue(AppResult.table(List.of(cli.result(), srv.result())).contains("ECONNREFUSED"));
@@ -167,18 +168,18 @@ class StreamAppTest {
 
     @Test
     void abortResetsBothEnds() {
-        try (AppPair pair = new AppPair(8)) {
+        try (TcpPair pair = new TcpPair(8)) {
             pair.link(100_000_000L, 50_000);
             AppConfig cfg = AppConfig.defaults();
             StreamApp.Server srv = StreamApp.server(pair.server, cfg);
-            StreamApp.Client cli = StreamApp.client(pair.client, AppPair.SERVER, cfg);
+            StreamApp.Client cli = StreamApp.client(pair.client, TcpPair.SERVER, cfg);
             srv.start();
             cli.start();
             pair.net.run(5_000_000L);
             cli.abort();
             assertTrue(cli.isDone());
             assertEquals(TcpError.ECONNABORTED, cli.result().error());
-            assertTrue(pair.runUntil(srv::isDone, LIMIT));
+            assertTrue(pair.until(srv::isDone, LIMIT));
             assertEquals(TcpError.ECONNRESET, srv.result().error());
             assertTrue(srv.result().bytesReceived() > 0);
         }
