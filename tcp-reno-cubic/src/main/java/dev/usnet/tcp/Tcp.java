@@ -41,6 +41,14 @@ public final class Tcp implements L4Protocol, AutoCloseable {
     public static final String FOLLOW_PRESET = "preset";
 
     static {
+        defineKnobs();
+    }
+
+    /**
+     * Defines the per-switch knobs ({@code usnet.tcp.ai}, ...) in {@link dev.usnet.core.knob.Knobs}; runs when TCP
+     * is first used, and may be called earlier by code that validates knobs before any namespace exists.
+     */
+    public static void defineKnobs() {
         for (String key : CcSwitches.KEYS) {
             dev.usnet.core.knob.Knobs.defineString(key, FOLLOW_PRESET, v -> {
                 if (v.equals(FOLLOW_PRESET)) {

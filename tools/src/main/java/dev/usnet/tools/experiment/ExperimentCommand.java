@@ -99,16 +99,13 @@ public final class ExperimentCommand implements Runnable {
             var p = new CreditBugExperiment.Params(ks, seed, bursts, burstBytes, computeUs * 1000, rateMbit * 1_000_000,
                     Math.round(delayUs * 1000), queue, hz, gso, java.util.Map.copyOf(knobs));
             try {
-                // TCP defines its per-switch knobs when its class initializes.
-                Class.forName("dev.usnet.tcp.Tcp", true, CreditBug.class.getClassLoader());
+                dev.usnet.tcp.Tcp.defineKnobs();
                 var probe = new dev.usnet.core.knob.Knobs();
                 for (var e : knobs.entrySet()) {
                     probe.set(e.getKey(), e.getValue());
                 }
             } catch (IllegalArgumentException e) {
                 throw new UsageException("--set: " + e.getMessage());
-            } catch (ClassNotFoundException e) {
-                throw new IllegalStateException(e);
             }
             var results = CreditBugExperiment.run(p, out);
             PrintWriter o = spec.commandLine().getOut();
