@@ -148,28 +148,42 @@ public final class Tun implements AutoCloseable {
         }
         // setns and unshare(CLONE_NEWNET) change the namespace of the calling OS thread for good, so they run on
         // a platform thread of their own that ends right after.
+        return onOwnThread("usnet-tun-birth-" + o.name(),
+                () -> o.birth() == Birth.IN_NETNS ? createInNetns(o) : createAndMove(o));
+    }
+
+    /**
+     * Runs {@code task} on a new platform thread and waits for it (also through an interrupt, which is kept):
+     * a thread that changed its network namespace must not serve anything else afterwards. Exceptions of the
+     * task reach the caller as they were.
+     */
+    private static <T> T onOwnThread(String threadName, java.util.concurrent.Callable<T> task) throws TunException {
         AtomicReference<Object> result = new AtomicReference<>();
-        Thread t = Thread.ofPlatform().name("usnet-tun-birth-" + o.name()).daemon(true).unstarted(() -> {
+        Thread t = Thread.ofPlatform().name(threadName).daemon(true).unstarted(() -> {
             try {
-                result.set(o.birth() == Birth.IN_NETNS ? createInNetns(o) : createAndMove(o));
+                result.set(new Object[] {task.call()});
             } catch (Throwable e) {
                 result.set(e);
             }
         });
         t.start();
-        try {
-            t.join();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        boolean interrupted = false;
+        while (true) {
             try {
                 t.join();
-            } catch (InterruptedException again) {
-                Thread.currentThread().interrupt();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
             }
         }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
         Object r = result.get();
-        if (r instanceof Tun tun) {
-            return tun;
+        if (r instanceof Object[] box) {
+            @SuppressWarnings("unchecked")
+            T v = (T) box[0];
+            return v;
         }
         if (r instanceof TunException e) {
             throw e;
@@ -180,7 +194,7 @@ public final class Tun implements AutoCloseable {
         if (r instanceof Error e) {
             throw e;
         }
-        throw new IllegalStateException("TAP birth thread ended without a result", (Throwable) r);
+        throw new IllegalStateException(threadName + " failed: " + r, (Throwable) r);
     }
 
     public int fd() {
@@ -249,45 +263,17 @@ public final class Tun implements AutoCloseable {
      * namespace and may be used from any thread afterwards.
      */
     public static <T> T callInNetns(String netns, java.util.concurrent.Callable<T> task) throws TunException {
-        AtomicReference<Object> result = new AtomicReference<>();
-        Thread t = Thread.ofPlatform().name("usnet-netns-" + netns).daemon(true).unstarted(() -> {
+        return onOwnThread("usnet-netns-" + netns, () -> {
+            int nsfd = openNetns(netns);
             try {
-                int nsfd = openNetns(netns);
-                try {
-                    if (Native.setns(nsfd, CLONE_NEWNET) < 0) {
-                        throw fail("setns", netns, Native.lastErrno());
-                    }
-                } finally {
-                    Native.close(nsfd);
+                if (Native.setns(nsfd, CLONE_NEWNET) < 0) {
+                    throw fail("setns", netns, Native.lastErrno());
                 }
-                result.set(new Object[] {task.call()});
-            } catch (Throwable e) {
-                result.set(e);
+            } finally {
+                Native.close(nsfd);
             }
+            return task.call();
         });
-        t.start();
-        try {
-            t.join();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while entering netns " + netns, e);
-        }
-        Object r = result.get();
-        if (r instanceof Object[] box) {
-            @SuppressWarnings("unchecked")
-            T v = (T) box[0];
-            return v;
-        }
-        if (r instanceof TunException e) {
-            throw e;
-        }
-        if (r instanceof RuntimeException e) {
-            throw e;
-        }
-        if (r instanceof Error e) {
-            throw e;
-        }
-        throw new IllegalStateException("netns task failed: " + r, (Throwable) r);
     }
 
     private static Tun createAndMove(Options o) throws TunException {
