@@ -65,16 +65,8 @@ public final class CreditBugExperiment {
             return new Params(kernels, seed, bursts, burstBytes, computeNanos, r, oneWayDelayNanos, queueLimit, hz, gso, knobs);
         }
 
-        public Params withOneWayDelayNanos(long d) {
-            return new Params(kernels, seed, bursts, burstBytes, computeNanos, rateBps, d, queueLimit, hz, gso, knobs);
-        }
-
         public Params withQueueLimit(int q) {
             return new Params(kernels, seed, bursts, burstBytes, computeNanos, rateBps, oneWayDelayNanos, q, hz, gso, knobs);
-        }
-
-        public Params withHz(int h) {
-            return new Params(kernels, seed, bursts, burstBytes, computeNanos, rateBps, oneWayDelayNanos, queueLimit, h, gso, knobs);
         }
 
         /** Knobs for both end namespaces after the preset, e.g. one switch overridden: usnet.tcp.ai=per-ack. */
@@ -83,9 +75,6 @@ public final class CreditBugExperiment {
                     java.util.Map.copyOf(k));
         }
 
-        public Params withGso(boolean g) {
-            return new Params(kernels, seed, bursts, burstBytes, computeNanos, rateBps, oneWayDelayNanos, queueLimit, hz, g, knobs);
-        }
     }
 
     /** One preset's outcome. */
