@@ -44,7 +44,7 @@ import org.HdrHistogram.Histogram;
  * Scenario benchmark {@code tap-throughput}: the same iperf3 TCP transfer and ping between two kernel network
  * namespaces over six paths, side by side — kernel veth, kernel bridge, usnet bridge with and without
  * virtio-net-header GSO, usnet router with and without GSO. For each path: iperf3 throughput (receiver sum,
- * {@code --seconds} per run, {@code --reps} runs, median), the usnet JVM's CPU during those runs, and ping RTT
+ * {@code --seconds} per run, {@code --reps} rounds in which the paths take turns, median), the usnet JVM's CPU during those runs, and ping RTT
  * p50/p99 from per-packet times (HdrHistogram). Every namespace is created here ({@code usnet-bench-<pid>-*}),
  * only 198.18.0.0/15 is used, and everything is removed in a finally block and on Ctrl-C.
  *
@@ -146,18 +146,27 @@ public final class TapThroughput {
 
     /** A built path: where the client and server run, the server's address, and what to tear down. */
     static final class Topo {
+        final int idx;
+        final PathResult result;
         String src;
         String dst;
         String dstAddr;
         final List<String> namespaces = new ArrayList<>();
         Usnet usnet;
+        String port;
+        Path serverOut;
+        Process server;
+
+        Topo(int idx, PathResult result) {
+            this.idx = idx;
+            this.result = result;
+        }
     }
 
     private final Options opt;
     private final BenchNetns kns = new BenchNetns("usnet-bench", "tap-throughput");
     private final com.sun.management.OperatingSystemMXBean os =
             ManagementFactory.getPlatformMXBean(com.sun.management.OperatingSystemMXBean.class);
-    private volatile Usnet liveUsnet;
 
     TapThroughput(Options opt) {
         this.opt = opt;
@@ -222,19 +231,38 @@ public final class TapThroughput {
         kns.addCleanupHook();
         String loadBefore = loadavg();
         String started = Instant.now().toString();
-        System.out.printf(Locale.ROOT, "tap-throughput: %d path(s), %d s warm-up + %d x %d s iperf3 each, %d pings at 10 ms; usnet on %s;"
-                        + " namespaces %s*; load average before: %s%n", opt.paths().size(), opt.warmup(), opt.reps(), opt.seconds(),
-                opt.pings(), loopsDesc(), kns.prefix(), loadBefore);
+        System.out.printf(Locale.ROOT, "tap-throughput: %d path(s), %d s warm-up each, then %d interleaved round(s) of %d s iperf3 per path,"
+                        + " %d pings at 10 ms; usnet on %s; namespaces %s*; load average before: %s%n", opt.paths().size(), opt.warmup(),
+                opt.reps(), opt.seconds(), opt.pings(), loopsDesc(), kns.prefix(), loadBefore);
         List<PathResult> results = new ArrayList<>();
+        List<Topo> topos = new ArrayList<>();
         try {
             for (String name : opt.paths()) {
-                int idx = ALL_PATHS.indexOf(name) + 1;
-                results.add(runPath(idx, name));
+                PathResult r = new PathResult(name);
+                results.add(r);
+                topos.add(setUp(ALL_PATHS.indexOf(name) + 1, r));
+            }
+            // All paths stay up and take turns, one iperf3 run each per round, the starting path rotating: a
+            // machine whose speed drifts over minutes (noisy neighbours, CPU steal) then shifts every path alike
+            // instead of whichever ran last.
+            for (int rep = 1; rep <= opt.reps(); rep++) {
+                System.out.printf(Locale.ROOT, "%n== round %d/%d == (load average %s)%n", rep, opt.reps(), loadavg());
+                for (int k = 0; k < topos.size(); k++) {
+                    Topo t = topos.get((k + rep - 1) % topos.size());
+                    if (t.result.error == null) {
+                        iperfOnce(t, rep);
+                    }
+                }
+            }
+            for (Topo t : topos) {
+                if (t.result.error == null) {
+                    System.out.printf(Locale.ROOT, "%n== %s: pings ==%n", t.result.name);
+                    pings(t, t.result);
+                }
             }
         } finally {
-            Usnet u = liveUsnet;
-            if (u != null) {
-                u.close();
+            for (Topo t : topos) {
+                tearDown(t);
             }
             kns.close();
         }
@@ -251,14 +279,14 @@ public final class TapThroughput {
 
     // ---- one path ----
 
-    private PathResult runPath(int idx, String name) {
-        PathResult r = new PathResult(name);
-        r.usnet = name.startsWith("usnet");
+    /** Builds the path, checks it with ping, starts its iperf3 server and warms it up; a failure is left in the result. */
+    private Topo setUp(int idx, PathResult r) {
+        r.usnet = r.name.startsWith("usnet");
         r.loadBefore = loadavg();
-        System.out.printf(Locale.ROOT, "%n== %s == (load average %s)%n", name, r.loadBefore);
-        Topo t = null;
+        System.out.printf(Locale.ROOT, "%n== %s: set-up == (load average %s)%n", r.name, r.loadBefore);
+        Topo t = new Topo(idx, r);
         try {
-            t = build(idx, name, r);
+            build(t);
             HostCommand.Result c = kns.tryExec(15, t.src, "ping", "-n", "-c", "3", "-i", "0.2", "-W", "1", t.dstAddr);
             if (!c.ok() || !c.output().contains(" 0% packet loss")) {
                 r.error = "no connectivity (ping " + t.dstAddr + "): " + lastLines(c.output(), 3);
@@ -266,28 +294,45 @@ public final class TapThroughput {
                     collectUsnet(r, t.usnet, null, null, 0);
                 }
                 System.out.println("  " + r.error);
-                return r;
+                return t;
             }
-            iperf(t, idx, r);
-            pings(t, r);
+            t.port = Integer.toString(5200 + idx);
+            t.serverOut = Files.createTempFile("usnet-bench-iperf3-server", ".out");
+            int serverLife = opt.paths().size() * opt.reps() * (opt.seconds() + 30) + 60;
+            t.server = Iperf3.startServer(kns, t.dst, t.serverOut, serverLife, t.dstAddr, t.port);
+            if (opt.warmup() > 0) {
+                // Untimed: lets the JIT compile usnet's data path (and TCP settle) before the measured runs.
+                Iperf3.warmUp(kns, t.src, t.dstAddr, t.port, opt.warmup());
+            }
         } catch (Exception e) {
             r.error = (r.error == null ? "" : r.error + "; ") + e;
             System.out.println("  failed: " + e);
-        } finally {
-            if (t != null) {
-                if (t.usnet != null) {
-                    t.usnet.close();
-                    liveUsnet = null;
-                }
-                kns.delete(t.namespaces);
-            }
-            r.loadAfter = loadavg();
         }
-        return r;
+        return t;
     }
 
-    private Topo build(int idx, String name, PathResult r) throws Exception {
-        Topo t = new Topo();
+    private void tearDown(Topo t) {
+        try {
+            if (t.server != null) {
+                kns.kill(t.server);
+            }
+            if (t.serverOut != null) {
+                Files.deleteIfExists(t.serverOut);
+            }
+        } catch (Exception e) {
+            System.err.println("tap-throughput: stopping iperf3 server of " + t.result.name + ": " + e);
+        }
+        if (t.usnet != null) {
+            t.usnet.close();
+        }
+        kns.delete(t.namespaces);
+        t.result.loadAfter = loadavg();
+    }
+
+    private void build(Topo t) throws Exception {
+        int idx = t.idx;
+        String name = t.result.name;
+        PathResult r = t.result;
         t.src = ns(t, "p" + idx + "a");
         t.dst = ns(t, "p" + idx + "b");
         String net = "198.18." + (idx * 10) + ".";
@@ -356,7 +401,6 @@ public final class TapThroughput {
             default -> throw new IllegalArgumentException(name);
         }
         System.out.println("  " + r.setup);
-        return t;
     }
 
     private static String tapDesc(boolean gso) {
@@ -377,7 +421,6 @@ public final class TapThroughput {
     private Usnet usnet(Topo t, String name, boolean gso) throws Exception {
         Usnet u = new Usnet(name, opt.loops());
         t.usnet = u;
-        liveUsnet = u;
         Tun.Options oa = Tun.Options.inNetns(t.src, "utapA");
         Tun.Options ob = Tun.Options.inNetns(t.dst, "utapB");
         if (gso) {
@@ -391,53 +434,41 @@ public final class TapThroughput {
 
     // ---- iperf3 ----
 
-    private void iperf(Topo t, int idx, PathResult r) throws Exception {
-        String port = Integer.toString(5200 + idx);
-        Path srvOut = Files.createTempFile("usnet-bench-iperf3-server", ".out");
-        Process srv = null;
+    /** One measured iperf3 run on a path that is up; a failure marks the path and takes it out of later rounds. */
+    private void iperfOnce(Topo t, int rep) {
+        PathResult r = t.result;
         try {
-            int serverLife = opt.reps() * (opt.seconds() + 30) + 30;
-            srv = Iperf3.startServer(kns, t.dst, srvOut, serverLife, t.dstAddr, port);
-            if (opt.warmup() > 0) {
-                // Untimed: lets the JIT compile usnet's data path (and TCP settle) before the measured runs.
-                Iperf3.warmUp(kns, t.src, t.dstAddr, port, opt.warmup());
+            long cpu0 = os.getProcessCpuTime();
+            long loop0 = t.usnet != null ? t.usnet.loopCpuNanos() : 0;
+            long t0 = System.nanoTime();
+            HostCommand.Result c = Iperf3.client(kns, t.src, t.dstAddr, t.port, opt.seconds(), true);
+            long wall = System.nanoTime() - t0;
+            long cpu = os.getProcessCpuTime() - cpu0;
+            long loopCpu = t.usnet != null ? t.usnet.loopCpuNanos() - loop0 : 0;
+            Object doc;
+            try {
+                doc = MiniJson.parse(c.output().substring(Math.max(0, c.output().indexOf('{'))));
+            } catch (RuntimeException e) {
+                throw new IllegalStateException("iperf3 run " + rep + " exited " + c.exit() + ": " + lastLines(c.output(), 5));
             }
-            for (int rep = 1; rep <= opt.reps(); rep++) {
-                long cpu0 = os.getProcessCpuTime();
-                long loop0 = t.usnet != null ? t.usnet.loopCpuNanos() : 0;
-                long t0 = System.nanoTime();
-                HostCommand.Result c = Iperf3.client(kns, t.src, t.dstAddr, port, opt.seconds(), true);
-                long wall = System.nanoTime() - t0;
-                long cpu = os.getProcessCpuTime() - cpu0;
-                long loopCpu = t.usnet != null ? t.usnet.loopCpuNanos() - loop0 : 0;
-                Object doc;
-                try {
-                    doc = MiniJson.parse(c.output().substring(Math.max(0, c.output().indexOf('{'))));
-                } catch (RuntimeException e) {
-                    throw new IllegalStateException("iperf3 run " + rep + " exited " + c.exit() + ": " + lastLines(c.output(), 5));
-                }
-                Object err = MiniJson.at(doc, "error");
-                Object bps = MiniJson.at(doc, "end", "sum_received", "bits_per_second");
-                if (err != null || !(bps instanceof Double d)) {
-                    throw new IllegalStateException("iperf3 run " + rep + ": " + (err != null ? err : "no end.sum_received"));
-                }
-                Object retr = MiniJson.at(doc, "end", "sum_sent", "retransmits");
-                r.gbps.add(d / 1e9);
-                r.cpuPct.add(100.0 * cpu / wall);
-                if (t.usnet != null) {
-                    r.loopCpuPct.add(100.0 * loopCpu / wall);
-                }
-                r.retransmits.add(retr instanceof Double x ? x.longValue() : -1L);
-                System.out.printf(Locale.ROOT, "  iperf3 run %d: %.2f Gbit/s, %d retransmits%s%n", rep, d / 1e9,
-                        r.retransmits.getLast(), t.usnet == null ? ""
-                                : String.format(Locale.ROOT, ", usnet process CPU %.0f %% (event loop thread(s) %.0f %%)",
-                                        r.cpuPct.getLast(), r.loopCpuPct.getLast()));
+            Object err = MiniJson.at(doc, "error");
+            Object bps = MiniJson.at(doc, "end", "sum_received", "bits_per_second");
+            if (err != null || !(bps instanceof Double d)) {
+                throw new IllegalStateException("iperf3 run " + rep + ": " + (err != null ? err : "no end.sum_received"));
             }
-        } finally {
-            if (srv != null) {
-                kns.kill(srv);
+            Object retr = MiniJson.at(doc, "end", "sum_sent", "retransmits");
+            r.gbps.add(d / 1e9);
+            r.cpuPct.add(100.0 * cpu / wall);
+            if (t.usnet != null) {
+                r.loopCpuPct.add(100.0 * loopCpu / wall);
             }
-            Files.deleteIfExists(srvOut);
+            r.retransmits.add(retr instanceof Double x ? x.longValue() : -1L);
+            System.out.printf(Locale.ROOT, "  %-17s %.2f Gbit/s, %d retransmits%s%n", r.name, d / 1e9, r.retransmits.getLast(),
+                    t.usnet == null ? "" : String.format(Locale.ROOT, ", usnet process CPU %.0f %% (event loop thread(s) %.0f %%)",
+                            r.cpuPct.getLast(), r.loopCpuPct.getLast()));
+        } catch (Exception e) {
+            r.error = e.toString();
+            System.out.println("  " + r.name + " failed: " + e);
         }
     }
 
@@ -544,7 +575,7 @@ public final class TapThroughput {
     private String table(List<PathResult> rs, String loadBefore, String loadAfter) {
         PathResult kb = find(rs, "kernel-bridge");
         StringBuilder b = new StringBuilder();
-        b.append(String.format(Locale.ROOT, "tap-throughput: iperf3 TCP %d s x %d (median, after %d s warm-up), %d pings at 10 ms; usnet on %s%n",
+        b.append(String.format(Locale.ROOT, "tap-throughput: iperf3 TCP %d s x %d interleaved rounds (median, after %d s warm-up), %d pings at 10 ms; usnet on %s%n",
                 opt.seconds(), opt.reps(), opt.warmup(), opt.pings(), loopsDesc()));
         String fmt = "%-17s | %15s | %13s | %11s | %11s | %11s | %s%n";
         b.append(String.format(Locale.ROOT, fmt, "path", "Gbit/s (median)", "min–max", "usnet CPU %", "ping p50 ms",
@@ -600,8 +631,28 @@ public final class TapThroughput {
             return;
         }
         double x = r.median() / kb.median();
-        b.append(String.format(Locale.ROOT, "  %-16s throughput >= %.2f× kernel bridge (%.2f Gbit/s): %.2f Gbit/s = %.2f×  %s%n",
-                name, want, kb.median(), r.median(), x, x >= want ? "MET" : "NOT MET"));
+        b.append(String.format(Locale.ROOT, "  %-16s throughput >= %.2f× kernel bridge (%.2f Gbit/s): %.2f Gbit/s = %.2f×  %s"
+                        + " (per-round ratios %s, median %.2f×)%n", name, want, kb.median(), r.median(), x, x >= want ? "MET" : "NOT MET",
+                fmtRatios(roundRatios(r, kb)), median(roundRatios(r, kb))));
+    }
+
+    /** usnet / kernel bridge in each round (both ran within seconds of each other); empty unless every round has both. */
+    private static List<Double> roundRatios(PathResult r, PathResult kb) {
+        List<Double> out = new ArrayList<>();
+        if (r.gbps.size() == kb.gbps.size()) {
+            for (int i = 0; i < r.gbps.size(); i++) {
+                out.add(r.gbps.get(i) / kb.gbps.get(i));
+            }
+        }
+        return out;
+    }
+
+    private static String fmtRatios(List<Double> xs) {
+        List<String> f = new ArrayList<>();
+        for (double x : xs) {
+            f.add(String.format(Locale.ROOT, "%.2f", x));
+        }
+        return "[" + String.join(", ", f) + "]";
     }
 
     private String json(List<PathResult> rs, String started, String loadBefore, String loadAfter) {
@@ -641,6 +692,7 @@ public final class TapThroughput {
             double ratio = kb == null || r.gbps.isEmpty() ? Double.NaN : r.median() / kb.median();
             double rttRatio = kb == null || r.ping.getTotalCount() == 0 ? Double.NaN : r.pingMs(50) / kb.pingMs(50);
             j.append(", \"ratio_to_kernel_bridge\": ").append(MiniJson.num(ratio));
+            j.append(", \"round_ratios_to_kernel_bridge\": ").append(MiniJson.list(kb == null ? List.of() : roundRatios(r, kb)));
             j.append(", \"rtt_p50_ratio_to_kernel_bridge\": ").append(MiniJson.num(rttRatio));
             j.append(", \"usnet\": ").append(r.usnetJson == null ? "null" : r.usnetJson);
             j.append('}');
