@@ -10,7 +10,8 @@
 #   SKIP_BUILD=1 perf-tests/tap-throughput.sh ...                  # skip the Maven build
 #
 # Options: --seconds N (10), --reps N (3), --warmup S (2, untimed iperf3 first), --paths a,b,... (all), --json FILE (perf-tests/target/tap-throughput.json),
-#          --loops 1|2 (1: NetStack and both TAPs on one epoll loop), --pings N (200, at 10 ms).
+#          --loops 1|2 (1: NetStack and both TAPs on one epoll loop), --pings N (200, at 10 ms),
+#          --busy-poll US (50: microseconds the loop keeps polling after activity before it sleeps; 0: off).
 # Needs root (CAP_NET_ADMIN), /dev/net/tun, iproute2, iperf3, ping (iputils), timeout (coreutils).
 set -euo pipefail
 

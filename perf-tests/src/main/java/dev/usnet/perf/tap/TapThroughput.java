@@ -18,6 +18,7 @@ import dev.usnet.perf.BenchSupport;
 import dev.usnet.perf.Iperf3;
 import dev.usnet.perf.LoopThreads;
 import dev.usnet.perf.MiniJson;
+import dev.usnet.tap.BusyPollSelectStrategy;
 import dev.usnet.tap.HostCommand;
 import dev.usnet.tap.TapDevice;
 import dev.usnet.tap.TapStats;
@@ -60,7 +61,7 @@ public final class TapThroughput {
     private static final long MAC_BR = 0x02_00_5e_00_01_0cL;
     private static final Pattern PING_TIME = Pattern.compile("icmp_seq=(\\d+) .*time=([0-9.]+) ms");
 
-    record Options(int seconds, int reps, List<String> paths, Path json, int loops, int pings, int warmup) {}
+    record Options(int seconds, int reps, List<String> paths, Path json, int loops, int pings, int warmup, int busyPollMicros) {}
 
     /** What one path measured. */
     static final class PathResult {
@@ -105,8 +106,8 @@ public final class TapThroughput {
         TapDevice b;
         final long[] loopThreads;
 
-        Usnet(String name, int loops) throws Exception {
-            group = new MultiThreadIoEventLoopGroup(loops, EpollIoHandler.newFactory());
+        Usnet(String name, int loops, int busyPollMicros) throws Exception {
+            group = new MultiThreadIoEventLoopGroup(loops, EpollIoHandler.newFactory(0, BusyPollSelectStrategy.factory(busyPollMicros)));
             stackLoop = (IoEventLoop) group.next();
             stack = new NetStack(name, new RealTimeScheduler(stackLoop), 7);
             this.loops.add(stackLoop);
@@ -179,7 +180,7 @@ public final class TapThroughput {
         } catch (IllegalArgumentException e) {
             System.err.println("tap-throughput: " + e.getMessage());
             System.err.println("usage: tap-throughput [--seconds N] [--reps N] [--paths " + String.join(",", ALL_PATHS)
-                    + "] [--json FILE] [--loops 1|2] [--pings N] [--warmup S]");
+                    + "] [--json FILE] [--loops 1|2] [--pings N] [--warmup S] [--busy-poll US]");
             System.exit(2);
             return;
         }
@@ -201,6 +202,7 @@ public final class TapThroughput {
         int loops = 1;
         int pings = 200;
         int warmup = 2;
+        int busyPoll = BusyPollSelectStrategy.DEFAULT_MICROS;
         List<String> paths = ALL_PATHS;
         Path json = Path.of("perf-tests/target/tap-throughput.json");
         for (String[] av : BenchSupport.options(args)) {
@@ -217,12 +219,13 @@ public final class TapThroughput {
                 }
                 case "--pings" -> pings = positive(a, v);
                 case "--warmup" -> warmup = v.equals("0") ? 0 : positive(a, v);
+                case "--busy-poll" -> busyPoll = v.equals("0") ? 0 : positive(a, v);
                 case "--json" -> json = Path.of(v);
                 case "--paths" -> paths = BenchSupport.paths(v, ALL_PATHS);
                 default -> throw new IllegalArgumentException("unknown option " + a);
             }
         }
-        return new Options(seconds, reps, paths, json, loops, pings, warmup);
+        return new Options(seconds, reps, paths, json, loops, pings, warmup, busyPoll);
     }
 
     int run() throws Exception {
@@ -273,8 +276,9 @@ public final class TapThroughput {
     }
 
     private String loopsDesc() {
-        return opt.loops() == 1 ? "one epoll event loop (NetStack + both TAPs, same-loop fast path)"
-                : "two epoll event loops (NetStack + TAP A on loop 0, TAP B on loop 1)";
+        return (opt.loops() == 1 ? "one epoll event loop (NetStack + both TAPs, same-loop fast path)"
+                : "two epoll event loops (NetStack + TAP A on loop 0, TAP B on loop 1)")
+                + (opt.busyPollMicros() == 0 ? ", no busy polling" : ", busy polling " + opt.busyPollMicros() + " us after activity");
     }
 
     // ---- one path ----
@@ -419,7 +423,7 @@ public final class TapThroughput {
     }
 
     private Usnet usnet(Topo t, String name, boolean gso) throws Exception {
-        Usnet u = new Usnet(name, opt.loops());
+        Usnet u = new Usnet(name, opt.loops(), opt.busyPollMicros());
         t.usnet = u;
         Tun.Options oa = Tun.Options.inNetns(t.src, "utapA");
         Tun.Options ob = Tun.Options.inNetns(t.dst, "utapB");
@@ -662,7 +666,8 @@ public final class TapThroughput {
         j.append(",\n  \"options\": {\"seconds\": ").append(opt.seconds()).append(", \"reps\": ").append(opt.reps())
                 .append(", \"pings\": ").append(opt.pings()).append(", \"ping_interval_ms\": 10, \"warmup_s\": ").append(opt.warmup())
                 .append(", \"event_loops\": ")
-                .append(opt.loops()).append("},\n  \"usnet_threads\": ").append(MiniJson.quote(loopsDesc()));
+                .append(opt.loops()).append(", \"busy_poll_us\": ").append(opt.busyPollMicros())
+                .append("},\n  \"usnet_threads\": ").append(MiniJson.quote(loopsDesc()));
         j.append(",\n  \"host\": ").append(BenchSupport.hostJson(loadBefore, loadAfter)).append(",\n");
         j.append("  \"paths\": [");
         for (int k = 0; k < rs.size(); k++) {

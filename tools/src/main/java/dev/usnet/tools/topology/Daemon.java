@@ -8,6 +8,7 @@ import dev.usnet.core.stats.LatencyPaths;
 import dev.usnet.core.time.RealTimeScheduler;
 import dev.usnet.core.time.Scheduler;
 import dev.usnet.ns.NetNamespace;
+import dev.usnet.tap.BusyPollSelectStrategy;
 import dev.usnet.tools.UsageException;
 import dev.usnet.tools.topology.TopologySpec.Capture;
 import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
@@ -40,8 +41,15 @@ import org.HdrHistogram.Histogram;
  * reverse, and is safe to call from a shutdown hook.
  */
 public final class Daemon implements AutoCloseable {
-    /** Where output goes and how many event loops carry the namespaces. */
-    public record Options(Path outDir, int threads) {}
+    /**
+     * Where output goes, how many event loops carry the namespaces, and how long (µs) an epoll loop keeps polling
+     * after its last work before it sleeps ({@link BusyPollSelectStrategy}; 0: sleep at once).
+     */
+    public record Options(Path outDir, int threads, int busyPollMicros) {
+        public Options(Path outDir, int threads) {
+            this(outDir, threads, BusyPollSelectStrategy.DEFAULT_MICROS);
+        }
+    }
 
     /** What reaches outside usnet: TAP devices, pcap ports, and the kernel's own networking. */
     public record Providers(TapProvider tap, PcapProvider pcap, KernelNet kernel) {
@@ -148,7 +156,8 @@ public final class Daemon implements AutoCloseable {
         int threads = Math.max(1, options.threads);
         // Epoll loops when available: TAP devices must run on them; everything else runs on any loop.
         group = new MultiThreadIoEventLoopGroup(threads, io.netty.channel.epoll.Epoll.isAvailable()
-                ? io.netty.channel.epoll.EpollIoHandler.newFactory() : LocalIoHandler.newFactory());
+                ? io.netty.channel.epoll.EpollIoHandler.newFactory(0, BusyPollSelectStrategy.factory(options.busyPollMicros()))
+                : LocalIoHandler.newFactory());
         Map<String, Scheduler> byNs = new HashMap<>();
         topology = TopologyBuilder.build(spec, n -> byNs.computeIfAbsent(n, x -> new RealTimeScheduler(group.next())),
                 new TopologyBuilder.ExternalDevices() {
