@@ -421,7 +421,13 @@ public final class TapDevice extends Device {
             deviceGone("write: " + Errno.name(errno));
             return;
         }
-        // EIO: the kernel side of the TAP is down; EINVAL: it refused the virtio-net header.
+        if (errno == Errno.EIO) {
+            // tun refuses writes while its interface is down, as Linux drops frames sent on a link without
+            // carrier; at start-up the kernel side often comes up after the first flooded frames.
+            tapStats.txKernelDown++;
+            return;
+        }
+        // EINVAL: the kernel refused the virtio-net header.
         tapStats.writeErrors++;
         if (tapStats.writeErrors == 1) {
             LOG.warn("tap {}: write failed ({}); counting further write errors silently", name(), Errno.name(errno));

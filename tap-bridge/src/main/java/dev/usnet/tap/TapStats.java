@@ -23,6 +23,8 @@ public final class TapStats {
     public volatile long txBytes;
     public volatile long txGsoFrames;
     public volatile long writeErrors;
+    /** Frames refused with EIO because the kernel's side of the TAP was not up (yet); counted, not logged. */
+    public volatile long txKernelDown;
     /** write() said EAGAIN: the frame was dropped (TAP writes rarely do this). */
     public volatile long writeEagain;
     /** Frames dropped because the device was closed or gone when their write came up. */
@@ -65,7 +67,7 @@ public final class TapStats {
         return "rx " + rxFrames + " frames " + rxBytes + " bytes (gso " + rxGsoFrames + ", max gso_size " + rxMaxGsoSize
                 + ", max frame " + rxMaxFrame + ", dropped " + rxDropped + ", read errors " + readErrors + ", wakeups "
                 + readWakeups + "), tx " + txFrames + " frames " + txBytes + " bytes (gso " + txGsoFrames
-                + ", write errors " + writeErrors + ", EAGAIN " + writeEagain + ", dropped " + txDropped
+                + ", write errors " + writeErrors + ", kernel side down " + txKernelDown + ", EAGAIN " + writeEagain + ", dropped " + txDropped
                 + ", queue drops " + txQueueDrops.get() + ", gso refused " + txGsoDropped.get() + "), gone " + gone;
     }
 }

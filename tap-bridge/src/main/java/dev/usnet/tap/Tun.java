@@ -61,6 +61,9 @@ public final class Tun implements AutoCloseable {
     private static final int AF_NETLINK = 16;
     private static final int SOCK_RAW = 3;
     private static final int SOCK_CLOEXEC = 0x80000;
+    private static final int AF_UNIX = 1;
+    private static final int SOCK_SEQPACKET = 5;
+    private static final int SOCK_NONBLOCK = 0x800;
     private static final int NETLINK_ROUTE = 0;
     private static final short RTM_NEWLINK = 16;
     private static final short NLMSG_ERROR = 2;
@@ -195,6 +198,23 @@ public final class Tun implements AutoCloseable {
             throw e;
         }
         throw new IllegalStateException(threadName + " failed: " + r, (Throwable) r);
+    }
+
+    /** A stand-in for a TAP ({@link #socketPair}): usnet's end as a Tun, and the fd of the end that plays the kernel. */
+    record SocketPair(Tun tun, int peerFd) {}
+
+    /**
+     * An AF_UNIX SOCK_SEQPACKET socket pair instead of a TAP: it keeps frame boundaries as a TAP fd does, so a
+     * {@link TapDevice} runs over one end unchanged (virtio-net header, GSO offloads) while the caller reads and
+     * writes frames at the other, non-blocking too. No device, no privileges: for exercising the TAP data path.
+     */
+    static SocketPair socketPair(String name) throws TunException {
+        int[] fds = new int[2];
+        if (Native.socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, fds) < 0) {
+            throw fail("socketpair", "a frame socket pair", Native.lastErrno());
+        }
+        Options o = new Options(Birth.CURRENT_NETNS, null, name, true, OFFLOAD_GSO);
+        return new SocketPair(new Tun(fds[0], name, o), fds[1]);
     }
 
     public int fd() {
@@ -418,6 +438,8 @@ public final class Tun implements AutoCloseable {
                 FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT), CCS);
         private static final MethodHandle RECV = handle("recv",
                 FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT), CCS);
+        private static final MethodHandle SOCKETPAIR = handle("socketpair",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS), CCS);
         private static final MethodHandle IF_NAMETOINDEX = handle("if_nametoindex",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS), CCS);
 
@@ -488,6 +510,17 @@ public final class Tun implements AutoCloseable {
 
         static int socket(int domain, int type, int protocol) {
             return (int) call((a, cap) -> (int) SOCKET.invokeExact(cap, domain, type, protocol));
+        }
+
+        /** Both fds in {@code fds[0..1]}, or -1 with errno kept. */
+        static int socketpair(int domain, int type, int[] fds) {
+            return (int) call((a, cap) -> {
+                MemorySegment out = a.allocate(JAVA_INT, 2);
+                int rc = (int) SOCKETPAIR.invokeExact(cap, domain, type, 0, out);
+                fds[0] = out.getAtIndex(JAVA_INT, 0);
+                fds[1] = out.getAtIndex(JAVA_INT, 1);
+                return rc;
+            });
         }
 
         static long send(int fd, MemorySegment buf, long len) {

@@ -100,6 +100,34 @@ class TapKernelTest {
         return kns.tryExec(20, netns, "ping", "-n", "-c", String.valueOf(count), "-i", "0.2", "-W", "1", dst);
     }
 
+    /** tun refuses writes with EIO while the kernel's interface is down: counted as such, not as a write error. */
+    @Test
+    void framesSentWhileTheKernelSideIsDownAreCountedNotLogged() throws Exception {
+        String k = kns.create("kd");
+        IoEventLoop loop = group.next();
+        NetStack s = stack("usnet-kd", loop);
+        TapDevice tap = TapDevice.open(s, Tun.Options.inNetns(k, "utapd"), loop, MAC_A);
+        Callable<Void> sendOne = () -> {
+            Packet p = Packet.allocate(Buffers.HEADROOM, 60);
+            p.buf().writeZero(60);
+            p.buf().setBytes(p.start(), new byte[] {-1, -1, -1, -1, -1, -1, 2, 0, 0x5e, 0, 0, 0x0a, 0x08, 0x06});
+            tap.transmit(p);
+            return null;
+        };
+        onLoop(s, () -> {
+            tap.setUp(true);
+            return null;
+        });
+        onLoop(s, sendOne);
+        TapStats st = tap.tapStats();
+        assertEquals(1, st.txKernelDown, st.toString());
+        assertEquals(0, st.writeErrors + st.txFrames, st.toString());
+        kns.exec(k, "ip", "link", "set", "utapd", "up");
+        onLoop(s, sendOne);
+        assertEquals(1, st.txFrames, "written once the kernel side is up: " + st);
+        assertEquals(1, st.txKernelDown);
+    }
+
     /** (a) The kernel in namespace K pings usnet's address on a TAP born in K: usnet answers ARP and echo. */
     @Test
     void kernelPingsUsnetThroughATapBornInItsNamespace() throws Exception {

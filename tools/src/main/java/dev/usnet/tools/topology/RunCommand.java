@@ -1,6 +1,7 @@
 package dev.usnet.tools.topology;
 
 import dev.usnet.tap.BusyPollSelectStrategy;
+import dev.usnet.tap.TapWarmUp;
 import dev.usnet.tools.UsageException;
 import dev.usnet.tools.Usnet;
 import java.io.PrintWriter;
@@ -54,6 +55,12 @@ public final class RunCommand implements Callable<Integer> {
                     + BusyPollSelectStrategy.DEFAULT_MICROS + ")")
     Integer busyPollMicros;
 
+    @Option(names = "--warm-up-frames", paramLabel = "N",
+            description = "before building, send N frames each through a throw-away bridge and router over socket-pair"
+                    + " TAPs, so the JIT has compiled the data path before real traffic arrives; 0 skips it (default: "
+                    + Daemon.Options.DEFAULT_WARM_UP_FRAMES + ")")
+    Integer warmUpFrames;
+
     @Option(names = "--set", paramLabel = "[NS:]KEY=VALUE",
             description = "a knob for namespace NS (every namespace when NS is left out), applied after the file's own knobs,"
                     + " e.g. host:usnet.netem.hb1.delay=10ms; repeatable")
@@ -71,6 +78,9 @@ public final class RunCommand implements Callable<Integer> {
         }
         if (busyPollMicros != null && (busyPollMicros < 0 || busyPollMicros > 1_000_000)) {
             throw new UsageException("--busy-poll-us must be 0..1000000, got " + busyPollMicros);
+        }
+        if (warmUpFrames != null && (warmUpFrames < 0 || warmUpFrames > 10_000_000)) {
+            throw new UsageException("--warm-up-frames must be 0..10000000, got " + warmUpFrames);
         }
         TopologySpec t;
         try {
@@ -116,7 +126,8 @@ public final class RunCommand implements Callable<Integer> {
         try {
             try {
                 d = Daemon.start(t, new Daemon.Options(dir, n,
-                        busyPollMicros != null ? busyPollMicros : BusyPollSelectStrategy.DEFAULT_MICROS), Daemon.Providers.forThisBuild());
+                        busyPollMicros != null ? busyPollMicros : BusyPollSelectStrategy.DEFAULT_MICROS,
+                        warmUpFrames != null ? warmUpFrames : Daemon.Options.DEFAULT_WARM_UP_FRAMES), Daemon.Providers.forThisBuild());
             } catch (TopologyException ex) {
                 for (String s : ex.errors()) {
                     e.println("usnet: " + s);
@@ -136,6 +147,11 @@ public final class RunCommand implements Callable<Integer> {
                 var files = daemon.writeHistograms();
                 o.println("usnet: SIGUSR1: wrote " + files.size() + " histograms to " + dir);
             });
+            TapWarmUp.Result w = d.warmUp();
+            if (w != null) {
+                o.printf("usnet: data path warmed up (%d frames through a bridge and a router, %d lost, %d ms)%n", w.sent(),
+                        w.lost(), w.nanos() / 1_000_000);
+            }
             o.printf("usnet: ready (%s, %s)%n", count(d.topology().namespaces().size(), "namespace"),
                     count(d.topology().deviceCount(), "device"));
             o.flush();
