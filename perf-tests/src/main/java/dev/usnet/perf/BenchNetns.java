@@ -6,7 +6,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The kernel network namespaces and background processes of one scenario-benchmark run. Namespaces are named
@@ -127,21 +126,10 @@ public final class BenchNetns implements AutoCloseable {
         synchronized (this) {
             background.remove(p);
         }
-        destroy(p);
+        HostCommand.kill(p);
     }
 
-    private static void destroy(Process p) {
-        if (!p.isAlive()) {
-            return;
-        }
-        p.descendants().forEach(ProcessHandle::destroyForcibly);
-        p.destroyForcibly();
-        try {
-            p.waitFor(5, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
+
 
     /** Deletes the named namespaces now (only ones created here). */
     public void delete(List<String> names) {
@@ -199,7 +187,7 @@ public final class BenchNetns implements AutoCloseable {
             names = new ArrayList<>(created);
             created.clear();
         }
-        procs.forEach(BenchNetns::destroy);
+        procs.forEach(HostCommand::kill);
         names.forEach(this::deleteNow);
     }
 }

@@ -27,8 +27,7 @@ public final class HostCommand {
                 Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
                 p.getOutputStream().close();
                 if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-                    p.descendants().forEach(ProcessHandle::destroyForcibly);
-                    p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+                    kill(p);
                     return new Result(-1, "timed out after " + timeoutSeconds + " s: " + String.join(" ", cmd) + "\n"
                             + Files.readString(out, StandardCharsets.UTF_8));
                 }
@@ -41,6 +40,23 @@ public final class HostCommand {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return new Result(-1, "interrupted");
+        }
+    }
+
+    /**
+     * Kills {@code p} and its children (iperf3 under timeout under ip netns exec, ...) and waits up to 5 s for it;
+     * an interrupt during the wait is kept.
+     */
+    public static void kill(Process p) {
+        if (!p.isAlive()) {
+            return;
+        }
+        p.descendants().forEach(ProcessHandle::destroyForcibly);
+        p.destroyForcibly();
+        try {
+            p.waitFor(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

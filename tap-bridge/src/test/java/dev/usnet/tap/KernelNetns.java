@@ -6,7 +6,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -103,15 +102,7 @@ final class KernelNetns implements AutoCloseable {
     @Override
     public void close() {
         for (Process p : background) {
-            if (p.isAlive()) {
-                p.descendants().forEach(ProcessHandle::destroyForcibly);
-                p.destroyForcibly();
-                try {
-                    p.waitFor(5, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
+            HostCommand.kill(p);
         }
         background.clear();
         for (String ns : created) {

@@ -147,15 +147,7 @@ final class KernelTapFixture implements AutoCloseable {
 
     /** Stops a process the test started, with its children. */
     static void kill(Process p) {
-        if (p.isAlive()) {
-            p.descendants().forEach(ProcessHandle::destroyForcibly);
-            p.destroyForcibly();
-            try {
-                p.waitFor(5, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        HostCommand.kill(p);
     }
 
     /** A temporary file deleted in {@link #close}. */
