@@ -643,8 +643,7 @@ public final class TcpSock {
                 p.release();
                 resetByPeer();
             } else {
-                stack.mib().inc(Mib.TcpExtTCPChallengeACK);
-                sendAck();
+                sendChallengeAck();
                 p.release();
             }
             return;
@@ -654,8 +653,7 @@ public final class TcpSock {
                 // Our SYN-ACK was lost: the peer retransmitted its SYN.
                 retransmitHead();
             } else {
-                stack.mib().inc(Mib.TcpExtTCPChallengeACK);
-                sendAck();
+                sendChallengeAck();
             }
             p.release();
             return;
@@ -2016,6 +2014,12 @@ public final class TcpSock {
         if (quickAcks > 0) {
             quickAcks--;
         }
+    }
+
+    /** tcp_send_challenge_ack (RFC 5961): a SYN or an inexact RST inside the window is answered with an ACK. */
+    private void sendChallengeAck() {
+        stack.mib().inc(Mib.TcpExtTCPChallengeACK);
+        sendAck();
     }
 
     /** A pure ACK (with SACK blocks when out-of-order data is held). */

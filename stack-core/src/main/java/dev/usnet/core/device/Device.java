@@ -186,11 +186,7 @@ public abstract class Device {
         NetStack s = stack;
         if (!up || s == null) {
             stats.rxDrop();
-            if (s != null) {
-                s.drop(p, DropReason.DEV_DOWN);
-            } else {
-                p.release();
-            }
+            dropDown(p, s);
             return;
         }
         long now = s.now();
@@ -221,11 +217,7 @@ public abstract class Device {
         NetStack s = stack;
         if (!up || !hasCarrier()) {
             stats.txDrop();
-            if (s != null) {
-                s.drop(p, DropReason.DEV_DOWN);
-            } else {
-                p.release();
-            }
+            dropDown(p, s);
             return;
         }
         if (p.isGso() && !gsoOffload && GsoSegmentation.segment(this, p)) {
@@ -268,16 +260,21 @@ public abstract class Device {
         xmit(p);
     }
 
+    /** A frame meeting a down device: counted as DEV_DOWN in its namespace, or just freed when it has none. */
+    private static void dropDown(Packet p, NetStack s) {
+        if (s != null) {
+            s.drop(p, DropReason.DEV_DOWN);
+        } else {
+            p.release();
+        }
+    }
+
     /** A frame leaving the link emulation: the device may have gone down or lost its peer meanwhile. */
     private void netemOutput(Packet p) {
         NetStack s = stack;
         if (s == null || !up || !hasCarrier()) {
             stats.txDrop();
-            if (s != null) {
-                s.drop(p, DropReason.DEV_DOWN);
-            } else {
-                p.release();
-            }
+            dropDown(p, s);
             return;
         }
         send(p, s.now());
