@@ -12,6 +12,26 @@ import java.util.List;
 public final class BenchSupport {
     private BenchSupport() {}
 
+    /** {@code parse.get()}; on a bad option (IllegalArgumentException) prints it and {@code usage}, exits 2. */
+    public static <T> T parseOrExit(String prog, String usage, java.util.function.Supplier<T> parse) {
+        try {
+            return parse.get();
+        } catch (IllegalArgumentException e) {
+            System.err.println(prog + ": " + e.getMessage());
+            System.err.println("usage: " + usage);
+            System.exit(2);
+            throw e;
+        }
+    }
+
+    /** Exits 2 naming {@code missing} (tools, devices) and how to do without, unless nothing is missing. */
+    public static void exitIfMissing(String prog, List<String> missing, String hint) {
+        if (!missing.isEmpty()) {
+            System.err.println(prog + ": missing " + String.join(", ", missing) + hint);
+            System.exit(2);
+        }
+    }
+
     /** {@code v} as a positive integer; otherwise an IllegalArgumentException naming option {@code opt}. */
     public static int positive(String opt, String v) {
         try {

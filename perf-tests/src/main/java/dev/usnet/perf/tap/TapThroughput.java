@@ -174,25 +174,15 @@ public final class TapThroughput {
     }
 
     public static void main(String[] args) throws Exception {
-        Options o;
-        try {
-            o = parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println("tap-throughput: " + e.getMessage());
-            System.err.println("usage: tap-throughput [--seconds N] [--reps N] [--paths " + String.join(",", ALL_PATHS)
-                    + "] [--json FILE] [--loops 1|2] [--pings N] [--warmup S] [--busy-poll US]");
-            System.exit(2);
-            return;
-        }
+        Options o = BenchSupport.parseOrExit("tap-throughput", "tap-throughput [--seconds N] [--reps N] [--paths "
+                + String.join(",", ALL_PATHS) + "] [--json FILE] [--loops 1|2] [--pings N] [--warmup S] [--busy-poll US]",
+                () -> parse(args));
         List<String> missing = new ArrayList<>();
         if (!Files.exists(Path.of("/dev/net/tun"))) {
             missing.add("/dev/net/tun");
         }
         missing.addAll(BenchNetns.missing("ip", "iperf3", "ping", "timeout"));
-        if (!missing.isEmpty()) {
-            System.err.println("tap-throughput: missing " + String.join(", ", missing));
-            System.exit(2);
-        }
+        BenchSupport.exitIfMissing("tap-throughput", missing, "");
         System.exit(new TapThroughput(o).run());
     }
 

@@ -146,24 +146,13 @@ public final class TcpThroughput {
     }
 
     public static void main(String[] args) throws Exception {
-        Options o;
-        try {
-            o = parse(args);
-        } catch (IllegalArgumentException e) {
-            System.err.println("tcp-throughput: " + e.getMessage());
-            System.err.println("usage: tcp-throughput [--seconds N] [--reps N] [--warmup S] [--paths "
-                    + String.join(",", ALL_PATHS) + "[," + String.join(",", EXTRA_PATHS)
-                    + "]] [--loops 1,2] [--backlog N] [--sink skip|read] [--chunk BYTES] [--set key=value ...] [--json FILE]");
-            System.exit(2);
-            return;
-        }
+        Options o = BenchSupport.parseOrExit("tcp-throughput", "tcp-throughput [--seconds N] [--reps N] [--warmup S] [--paths "
+                + String.join(",", ALL_PATHS) + "[," + String.join(",", EXTRA_PATHS)
+                + "]] [--loops 1,2] [--backlog N] [--sink skip|read] [--chunk BYTES] [--set key=value ...] [--json FILE]",
+                () -> parse(args));
         if (o.paths().stream().anyMatch(p -> p.startsWith("kernel"))) {
-            List<String> missing = BenchNetns.missing("ip", "iperf3", "timeout", "ss");
-            if (!missing.isEmpty()) {
-                System.err.println("tcp-throughput: the kernel path needs " + String.join(", ", missing)
-                        + " (or run only usnet paths: --paths usnet-1448,usnet-64k)");
-                System.exit(2);
-            }
+            BenchSupport.exitIfMissing("tcp-throughput", BenchNetns.missing("ip", "iperf3", "timeout", "ss"),
+                    " for the kernel path (or run only usnet paths: --paths usnet-1448,usnet-64k)");
         }
         System.exit(new TcpThroughput(o).run());
     }
