@@ -3,12 +3,15 @@ package dev.usnet.tap;
 import dev.usnet.core.bridge.Bridge;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.time.RealTimeScheduler;
+import dev.usnet.core.wire.Checksum;
+import dev.usnet.core.wire.EthernetFrame;
 import dev.usnet.core.wire.Ipv4Addr;
+import dev.usnet.core.wire.MacAddr;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.IoEventLoop;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -161,60 +164,40 @@ public final class TapWarmUp {
      */
     private static MemorySegment frame(Arena arena, boolean router, boolean fromX, boolean gso) {
         int len = gso ? GSO_LEN : SMALL_LEN;
-        ByteBuffer b = ByteBuffer.allocate(VirtioNetHdr.LEN + len).order(ByteOrder.BIG_ENDIAN);
+        byte[] bytes = new byte[VirtioNetHdr.LEN + len];
+        ByteBuf b = Unpooled.wrappedBuffer(bytes);
         if (gso) {
-            b.put(0, (byte) VirtioNetHdr.F_NEEDS_CSUM);
-            b.put(1, (byte) VirtioNetHdr.GSO_TCPV4);
-            b.putShort(2, Short.reverseBytes((short) (14 + 20 + 20)));
-            b.putShort(4, Short.reverseBytes((short) GSO_SIZE));
-            b.putShort(6, Short.reverseBytes((short) (14 + 20)));
-            b.putShort(8, Short.reverseBytes((short) 16));
+            b.setByte(VirtioNetHdr.OFF_FLAGS, VirtioNetHdr.F_NEEDS_CSUM);
+            b.setByte(VirtioNetHdr.OFF_GSO_TYPE, VirtioNetHdr.GSO_TCPV4);
+            b.setShortLE(VirtioNetHdr.OFF_HDR_LEN, EthernetFrame.HEADER_LEN + 20 + 20);
+            b.setShortLE(VirtioNetHdr.OFF_GSO_SIZE, GSO_SIZE);
+            b.setShortLE(VirtioNetHdr.OFF_CSUM_START, EthernetFrame.HEADER_LEN + 20);
+            b.setShortLE(VirtioNetHdr.OFF_CSUM_OFFSET, 16);
         }
         int e = VirtioNetHdr.LEN;
-        long dst = router ? (fromX ? MAC_A : MAC_B) : (fromX ? MAC_Y : MAC_X);
-        long src = fromX ? MAC_X : MAC_Y;
-        putMac(b, e, dst);
-        putMac(b, e + 6, src);
-        b.putShort(e + 12, (short) 0x0800);
-        int ip = e + 14;
-        b.put(ip, (byte) 0x45);
-        b.putShort(ip + 2, (short) (len - 14));
-        b.putShort(ip + 6, (short) 0x4000);
-        b.put(ip + 8, (byte) 64);
-        b.put(ip + 9, (byte) (gso ? 6 : 1));
-        b.putInt(ip + 12, fromX ? IP_X : IP_Y);
-        b.putInt(ip + 16, fromX ? IP_Y : IP_X);
-        b.putShort(ip + 10, (short) ipChecksum(b, ip));
+        MacAddr.set(b, e, router ? (fromX ? MAC_A : MAC_B) : (fromX ? MAC_Y : MAC_X));
+        MacAddr.set(b, e + 6, fromX ? MAC_X : MAC_Y);
+        b.setShort(e + 12, EthernetFrame.ETH_P_IP);
+        int ip = e + EthernetFrame.HEADER_LEN;
+        b.setByte(ip, 0x45);
+        b.setShort(ip + 2, len - EthernetFrame.HEADER_LEN);
+        b.setShort(ip + 6, 0x4000);
+        b.setByte(ip + 8, 64);
+        b.setByte(ip + 9, gso ? 6 : 1);
+        b.setInt(ip + 12, fromX ? IP_X : IP_Y);
+        b.setInt(ip + 16, fromX ? IP_Y : IP_X);
+        b.setShort(ip + 10, Checksum.compute(b, ip, 20));
         int l4 = ip + 20;
         if (gso) {
-            b.putShort(l4, (short) 40000);
-            b.putShort(l4 + 2, (short) 5201);
-            b.put(l4 + 12, (byte) 0x50);
-            b.put(l4 + 13, (byte) 0x10);
-            b.putShort(l4 + 14, (short) 0xffff);
+            b.setShort(l4, 40000);
+            b.setShort(l4 + 2, 5201);
+            b.setByte(l4 + 12, 0x50);
+            b.setByte(l4 + 13, 0x10);
+            b.setShort(l4 + 14, 0xffff);
         } else {
-            b.put(l4, (byte) 8);
+            b.setByte(l4, 8);
         }
-        MemorySegment m = arena.allocate(b.capacity());
-        m.copyFrom(MemorySegment.ofArray(b.array()));
-        return m;
-    }
-
-    private static void putMac(ByteBuffer b, int at, long mac) {
-        for (int i = 0; i < 6; i++) {
-            b.put(at + i, (byte) (mac >>> (40 - 8 * i)));
-        }
-    }
-
-    private static int ipChecksum(ByteBuffer b, int at) {
-        int sum = 0;
-        for (int i = 0; i < 20; i += 2) {
-            sum += b.getShort(at + i) & 0xffff;
-        }
-        while ((sum >>> 16) != 0) {
-            sum = (sum & 0xffff) + (sum >>> 16);
-        }
-        return ~sum & 0xffff;
+        return arena.allocateFrom(java.lang.foreign.ValueLayout.JAVA_BYTE, bytes);
     }
 
     private static <T> T onLoop(IoEventLoop loop, Callable<T> task) {
