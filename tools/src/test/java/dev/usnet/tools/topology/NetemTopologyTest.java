@@ -1,5 +1,7 @@
 package dev.usnet.tools.topology;
 
+import static dev.usnet.tools.topology.TopologyErrors.errors;
+import static dev.usnet.tools.topology.TopologyErrors.onlyError;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -55,20 +57,6 @@ class NetemTopologyTest {
                     peer: {namespace: host, name: hb2, netem: {delay: 10ms}}
             """;
 
-    private static List<String> errors(String yaml) {
-        try {
-            TopologyBuilder.check(TopologyFile.parse("t.yaml", yaml));
-            return List.of();
-        } catch (TopologyException e) {
-            return e.errors();
-        }
-    }
-
-    private static String onlyError(String yaml) {
-        List<String> e = errors(yaml);
-        assertEquals(1, e.size(), "expected exactly one error, got " + e);
-        return e.get(0);
-    }
 
     private static Topology buildVirtual(TopologySpec spec, VirtualScheduler vs) {
         return TopologyBuilder.build(spec, n -> vs, TopologyBuilder.ExternalDevices.placeholders());

@@ -1,5 +1,7 @@
 package dev.usnet.tools.topology;
 
+import static dev.usnet.tools.topology.TopologyErrors.errors;
+import static dev.usnet.tools.topology.TopologyErrors.onlyError;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -78,20 +80,6 @@ class TcpAppsTopologyTest {
                   - {kind: burst, server: b, port: 6003, burst_size: 32k, compute: 2ms}
             """;
 
-    private static List<String> errors(String yaml) {
-        try {
-            TopologyBuilder.check(TopologyFile.parse("t.yaml", yaml));
-            return List.of();
-        } catch (TopologyException e) {
-            return e.errors();
-        }
-    }
-
-    private static String onlyError(String yaml) {
-        List<String> e = errors(yaml);
-        assertEquals(1, e.size(), "expected exactly one error, got " + e);
-        return e.get(0);
-    }
 
     @Test
     void entriesParseWithTheirUnitsAndTheServerAddressIsDerived() {

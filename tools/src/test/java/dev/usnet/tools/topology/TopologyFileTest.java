@@ -1,5 +1,7 @@
 package dev.usnet.tools.topology;
 
+import static dev.usnet.tools.topology.TopologyErrors.errors;
+import static dev.usnet.tools.topology.TopologyErrors.onlyError;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -34,21 +36,6 @@ class TopologyFileTest {
             """;
 
     /** Parses and builds (as --check does) and returns the errors, or an empty list. */
-    private static List<String> errors(String yaml) {
-        try {
-            TopologySpec spec = TopologyFile.parse("t.yaml", yaml);
-            TopologyBuilder.check(spec);
-            return List.of();
-        } catch (TopologyException e) {
-            return e.errors();
-        }
-    }
-
-    private static String onlyError(String yaml) {
-        List<String> e = errors(yaml);
-        assertEquals(1, e.size(), "expected exactly one error, got " + e);
-        return e.get(0);
-    }
 
     @Test
     void aGoodFileParsesWithThePeerEndInItsNamespace() {
