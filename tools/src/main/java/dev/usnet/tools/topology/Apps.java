@@ -83,6 +83,7 @@ public final class Apps {
         private final Histogram total = new Histogram(3);
         private volatile long sent;
         private volatile long received;
+        private volatile long noRoute;
         private int seq;
         private Timeout timer;
 
@@ -129,7 +130,9 @@ public final class Apps {
             sentSeq[slot] = s;
             sentAt[slot] = stack.now();
             sent++;
-            stack.icmp().sendEcho(to, id, s, payload, 0, size, 0);
+            if (!stack.icmp().sendEcho(to, id, s, payload, 0, size, 0)) {
+                noRoute++;
+            }
             timer = stack.scheduler().schedule(this::tick, intervalNanos);
         }
 
@@ -163,7 +166,9 @@ public final class Apps {
             long s = sent;
             long r = received;
             String loss = s == 0 ? "" : String.format(java.util.Locale.ROOT, ", %.0f%% loss", 100.0 * (s - Math.min(s, r)) / s);
-            return ns + ": ping " + Ipv4Addr.format(to) + ": " + s + " sent, " + r + " received" + loss + rtt;
+            long n = noRoute;
+            return ns + ": ping " + Ipv4Addr.format(to) + ": " + s + " sent, " + r + " received" + loss + rtt
+                    + (n == 0 ? "" : ", " + n + " without a route");
         }
 
         /** Failed when no echo was answered; some loss is ok (the summary shows it). */
@@ -173,7 +178,11 @@ public final class Apps {
             if (s == 0) {
                 return Outcome.failed("sent no echo request");
             }
-            return received == 0 ? Outcome.failed("no replies: 0 of " + s + " echoes answered") : Outcome.OK;
+            if (received > 0) {
+                return Outcome.OK;
+            }
+            return Outcome.failed(noRoute == s ? "no route to " + Ipv4Addr.format(to) + " (ENETUNREACH): no echo request left"
+                    : "no replies: 0 of " + s + " echoes answered");
         }
 
         @Override
@@ -261,7 +270,7 @@ public final class Apps {
             if (s == 0) {
                 return Outcome.failed("sent no datagram");
             }
-            return noRoute == s ? Outcome.failed("no datagram left: no route to " + Ipv4Addr.format(to) + ", ENETUNREACH")
+            return noRoute == s ? Outcome.failed("no route to " + Ipv4Addr.format(to) + " (ENETUNREACH): no datagram left")
                     : Outcome.OK;
         }
 
