@@ -5,58 +5,86 @@ package dev.usnet.core.stats;
  * Every drop in usnet is counted under exactly one reason.
  */
 public enum DropReason {
-    PKT_TOO_SMALL("frame shorter than its headers"),
-    PKT_TOO_BIG("frame larger than the receiving device's MTU"),
-    MAC_INVALID_SOURCE("source MAC is multicast or zero"),
-    OTHERHOST("frame not addressed to this host's MAC"),
-    UNHANDLED_PROTO("no handler for this ethertype or protocol"),
-    DEV_DOWN("device is down"),
-    NO_CARRIER("device has no peer"),
-    BACKLOG_FULL("receive backlog full (netdev_max_backlog)"),
-    BRIDGE_LINK_LOCAL("IEEE 802.1D link-local group frame not forwarded"),
-    BRIDGE_SAME_PORT("destination learned on the ingress port"),
-    BRIDGE_NO_PORT("no port to forward to"),
-    FDB_FULL("FDB full: source MAC not learned"),
-    ARP_MALFORMED("malformed ARP packet"),
-    ARP_NOT_FOR_US("ARP request for an address not ours and not proxied"),
-    IP_VERSION("IP version is not 4"),
-    IP_INHDR("IP header length invalid"),
-    IP_CSUM("IP header checksum wrong"),
-    IP_TRUNCATED("IP total length exceeds the frame"),
-    IP_INVALID_SOURCE("martian source address"),
-    IP_INVALID_DEST("martian destination address"),
-    IP_NOT_FORWARDING("forwarding disabled (net.ipv4.ip_forward=0)"),
-    IP_NOROUTE("no route to destination"),
-    IP_TTL_EXPIRED("TTL expired in transit"),
-    IP_FRAG_NEEDED("DF set and larger than the next-hop MTU"),
-    IP_BROADCAST_FORWARD("broadcast or multicast is not forwarded"),
-    IP_OPTIONS("bad IP options"),
-    IP_REASM_TIMEOUT("fragment reassembly timed out"),
-    IP_REASM_OVERLAP("fragment overlaps or exceeds 64 KiB"),
-    IP_REASM_LIMIT("reassembly memory limit reached"),
-    ICMP_CSUM("ICMP checksum wrong"),
-    ICMP_MALFORMED("malformed ICMP message"),
-    UDP_CSUM("UDP checksum wrong"),
-    UDP_MALFORMED("UDP length invalid"),
-    UDP_NO_SOCKET("no socket on the destination port"),
-    TCP_CSUM("TCP checksum wrong"),
-    TCP_MALFORMED("TCP header truncated or data offset invalid"),
-    TCP_NO_SOCKET("no TCP socket or listener on the destination port"),
+    PKT_TOO_SMALL("frame shorter than the Ethernet, ARP, IP or TCP header it claims to carry (Linux: PKT_TOO_SMALL)"),
+    PKT_TOO_BIG("frame longer than the receiving end's MTU, as veth's is_skb_forwardable check refuses it; counted as "
+            + "the peer's rx dropped (TAP without vnet_hdr: a GSO super-frame it cannot take)"),
+    MAC_INVALID_SOURCE("a bridge port received a frame whose source MAC is multicast or zero; bridges never forward "
+            + "those (Linux: MAC_INVALID_SOURCE)"),
+    OTHERHOST("frame addressed to another host's MAC, seen because it was flooded or the device is promiscuous (Linux: "
+            + "PACKET_OTHERHOST, OTHERHOST)"),
+    UNHANDLED_PROTO("no handler for the frame's ethertype or the IP protocol number (IpInUnknownProtos for IP)"),
+    DEV_DOWN("the device, or the bridge port, was down; or link emulation still held the frame when its device went "
+            + "down, moved or was deleted (the qdisc purged)"),
+    NO_CARRIER("a veth end sent with its peer gone: no carrier; counted as tx dropped"),
+    BACKLOG_FULL("the namespace's receive backlog was full (net.core.netdev_max_backlog, default 1000; Linux counts it "
+            + "in /proc/net/softnet_stat's dropped column); counted as rx dropped"),
+    BRIDGE_LINK_LOCAL("frame to an IEEE 802.1D link-local group 01:80:c2:00:00:0X (STP, PAUSE, LLDP ...) that the "
+            + "bridge's group_fwd_mask does not forward"),
+    BRIDGE_SAME_PORT("the bridge's FDB places the destination behind the port the frame came in on, so it is not sent "
+            + "back out (no hairpin)"),
+    BRIDGE_NO_PORT("the bridge had no port to send the frame out of: the learned port or every flood candidate was "
+            + "down or not forwarding"),
+    FDB_FULL("the bridge's FDB held fdb_max_learned entries, so the source MAC was not learned (the frame itself was "
+            + "still forwarded)"),
+    ARP_MALFORMED("ARP packet with a wrong hardware or protocol type or address length (arp_rcv's checks)"),
+    ARP_NOT_FOR_US("ARP request for an address that is not ours and that proxy ARP does not answer (or the proxy "
+            + "queue, proxy_qlen, was full)"),
+    IP_VERSION("IP header version is not 4 (IpInHdrErrors)"),
+    IP_INHDR("IP header length below 20 bytes or beyond the packet (IpInHdrErrors; Linux: IP_INHDR)"),
+    IP_CSUM("IP header checksum wrong (IpInHdrErrors, IpExtInCsumErrors; Linux: IP_CSUM)"),
+    IP_TRUNCATED("IP total length longer than the frame that carried it (IpExtInTruncatedPkts)"),
+    IP_INVALID_SOURCE("martian source: multicast, broadcast, 0.0.0.0/8, loopback from outside, or one of our own "
+            + "addresses arriving from outside (ip_route_input's martian check)"),
+    IP_INVALID_DEST("martian destination: 0.0.0.0/8, or 127.0.0.0/8 arriving on a device other than lo"),
+    IP_NOT_FORWARDING("packet for another host arrived but forwarding is off (net.ipv4.ip_forward=0 or "
+            + "conf.<dev>.forwarding=0; IpInAddrErrors)"),
+    IP_NOROUTE("no route to the destination, or a blackhole/unreachable/prohibit route; forwarded packets get an ICMP "
+            + "unreachable (IpOutNoRoutes, IpExtInNoRoutes; ENETUNREACH for local senders)"),
+    IP_TTL_EXPIRED("TTL reached 0 while forwarding; an ICMP time exceeded went back (IcmpOutTimeExcds)"),
+    IP_FRAG_NEEDED("DF set and longer than the next hop's MTU; an ICMP fragmentation needed went back (IpFragFails)"),
+    IP_BROADCAST_FORWARD("multicast or broadcast destination: never forwarded, and no group joined here "
+            + "(IpExtInMcastPkts)"),
+    IP_OPTIONS("bad or source-routing IP options; an ICMP parameter problem went back for bad ones (IpInHdrErrors)"),
+    IP_REASM_TIMEOUT("not every fragment of a datagram arrived within net.ipv4.ipfrag_time (IpReasmTimeout, "
+            + "IpReasmFails)"),
+    IP_REASM_OVERLAP("fragment overlaps another, is empty, or would make the datagram longer than 64 KiB "
+            + "(IpReasmFails)"),
+    IP_REASM_LIMIT("reassembly memory above net.ipv4.ipfrag_high_thresh (IpReasmFails)"),
+    ICMP_CSUM("ICMP checksum wrong (IcmpInCsumErrors, IcmpInErrors)"),
+    ICMP_MALFORMED("ICMP message shorter than its header (IcmpInErrors)"),
+    UDP_CSUM("UDP checksum wrong (UdpInCsumErrors, UdpInErrors)"),
+    UDP_MALFORMED("UDP length field below 8 or beyond the IP payload (UdpInErrors)"),
+    UDP_NO_SOCKET("no socket bound to the destination UDP port; an ICMP port unreachable went back (UdpNoPorts; Linux: "
+            + "NO_SOCKET)"),
+    TCP_CSUM("TCP checksum wrong (TcpInCsumErrors, TcpInErrs)"),
+    TCP_MALFORMED("TCP header truncated or its data offset invalid (TcpInErrs)"),
+    TCP_NO_SOCKET("no connection and no listener on the TCP port; answered with a reset unless it was one (TcpOutRsts; "
+            + "Linux: NO_SOCKET)"),
     TCP_NOT_HOST("TCP segment to a broadcast or multicast address"),
-    TCP_OLD_SEGMENT("TCP timestamp older than the last seen (PAWS)"),
-    TCP_OUT_OF_WINDOW("TCP segment outside the receive window"),
-    TCP_NO_ACK("TCP segment without ACK in a synchronized state"),
-    TCP_INVALID_ACK("TCP ACK for data never sent"),
-    TCP_RCVBUF_FULL("TCP receive buffer full"),
-    TCP_LISTEN_OVERFLOW("TCP SYN dropped: listen or SYN backlog full"),
-    SOCKET_RCVBUF("socket receive queue full"),
-    NEIGH_FAILED("neighbour resolution failed"),
-    NEIGH_QUEUE_FULL("neighbour resolution queue full (unres_qlen_bytes)"),
-    NEIGH_DEAD("neighbour entry removed with packets queued"),
-    TX_QUEUE_FULL("transmit queue full"),
-    NETEM_LOSS("link emulation: random loss (usnet.netem.<dev>.loss)"),
-    NETEM_QUEUE_FULL("link emulation: queue limit reached, tail drop (usnet.netem.<dev>.limit)"),
-    NOT_SPECIFIED("not specified");
+    TCP_OLD_SEGMENT("TCP timestamp older than the last one seen: an old duplicate, rejected by PAWS (TcpExtPAWSEstab)"),
+    TCP_OUT_OF_WINDOW("TCP segment outside the receive window (or data after the peer's FIN); answered with a "
+            + "duplicate ACK (Linux: TCP_INVALID_SEQUENCE)"),
+    TCP_NO_ACK("TCP segment without the ACK flag in a synchronized state, or an unexpected SYN-SENT answer (Linux: "
+            + "TCP_FLAGS)"),
+    TCP_INVALID_ACK("TCP ACK for data never sent (Linux: TCP_ACK_UNSENT_DATA)"),
+    TCP_RCVBUF_FULL("TCP receive buffer full (SO_RCVBUF / net.ipv4.tcp_rmem): the application did not read and the "
+            + "peer ignored the window (TcpExtTCPRcvQDrop)"),
+    TCP_LISTEN_OVERFLOW("SYN or handshake ACK dropped: the listener's accept queue (backlog, net.core.somaxconn) or "
+            + "SYN queue (tcp_max_syn_backlog) was full (TcpExtListenOverflows, TcpExtListenDrops)"),
+    SOCKET_RCVBUF("socket receive queue full (SO_RCVBUF; UdpRcvbufErrors)"),
+    NEIGH_FAILED("ARP got no answer to its solicitations (mcast_solicit, default 3, retrans_time_ms apart, default "
+            + "1 s): what waited for that neighbour is dropped, forwarded packets with an ICMP host unreachable "
+            + "(ip neigh: FAILED)"),
+    NEIGH_QUEUE_FULL("packet waited for ARP resolution and the neighbour's unresolved queue (unres_qlen_bytes) was "
+            + "full"),
+    NEIGH_DEAD("neighbour entry deleted (ip neigh del or flush, device gone) while packets still waited for its "
+            + "resolution"),
+    TX_QUEUE_FULL("the device's transmit queue was full: the reader on the other side (a TAP's kernel end) did not "
+            + "keep up; counted as tx dropped"),
+    NETEM_LOSS("link emulation drew the frame as lost (netem loss, usnet.netem.<dev>.loss); counted as tx dropped"),
+    NETEM_QUEUE_FULL("link emulation already held its limit of frames: tail drop (netem limit, "
+            + "usnet.netem.<dev>.limit); counted as tx dropped"),
+    NOT_SPECIFIED("dropped without a more specific reason (Linux: NOT_SPECIFIED)");
 
     private final String description;
 
@@ -64,7 +92,10 @@ public enum DropReason {
         this.description = description;
     }
 
-    /** A sentence for users, shown next to the counter. */
+    /**
+     * What happened to the packet, for users reading a drop table: the cause, and where Linux counts the same
+     * thing, its counter (nstat name), knob or drop reason.
+     */
     public String description() {
         return description;
     }

@@ -51,6 +51,48 @@ public record AppResult(String app, App.Role role, String local, String peer, lo
                 info, error);
     }
 
+    /**
+     * Whether this end did its job. Failed: the client never connected (the cause from {@link #error}: SYN
+     * retries exhausted, refused by a reset, or still connecting when stopped), the server never got a
+     * connection, the peer reset the connection or retransmissions timed out, nothing was moved, or an rr/burst
+     * completed no transaction. A connection reset by a local abort ({@code ECONNABORTED}: the grace at the
+     * end ran out) after a measurement that moved data is ok: the numbers stand, the line shows the error.
+     */
+    public Outcome outcome() {
+        boolean connected = startNanos >= 0;
+        if (!connected) {
+            if (role == App.Role.SERVER) {
+                return Outcome.failed("no connection: the client never reached " + local);
+            }
+            return Outcome.failed("never connected: " + switch (error) {
+                case ETIMEDOUT -> "SYN retries exhausted (net.ipv4.tcp_syn_retries), ETIMEDOUT";
+                case ECONNREFUSED -> "refused by a reset from " + peer + " (nothing listening), ECONNREFUSED";
+                case ECONNRESET -> "reset by " + peer + " during the handshake, ECONNRESET";
+                case NONE, ECONNABORTED -> "still connecting (SYN unanswered) when stopped";
+            });
+        }
+        long moved = bytesSent + bytesReceived;
+        switch (error) {
+            case ECONNRESET -> {
+                return Outcome.failed("reset by peer after " + moved + " bytes, ECONNRESET");
+            }
+            case ETIMEDOUT -> {
+                return Outcome.failed("connection timed out after " + moved + " bytes: retransmissions"
+                        + " unanswered (net.ipv4.tcp_retries2), ETIMEDOUT");
+            }
+            default -> { }
+        }
+        if (bytes == 0) {
+            return Outcome.failed(moved == 0 ? "connected but moved 0 bytes"
+                    : "connected but none of the " + moved + " bytes written was acknowledged");
+        }
+        if (operations == 0 && !app.equals("stream")) {
+            return Outcome.failed("connected but completed 0 " + (app.equals("burst") ? "bursts" : "transactions")
+                    + " (" + bytesSent + " bytes sent, " + bytesReceived + " received)");
+        }
+        return Outcome.OK;
+    }
+
     /** Throughput in Mbit/s. */
     public double mbps() {
         return throughputBps / 1e6;

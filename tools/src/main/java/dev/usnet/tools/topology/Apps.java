@@ -7,6 +7,7 @@ import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.tcp.app.AppConfig;
 import dev.usnet.tcp.app.AppResult;
 import dev.usnet.tcp.app.BurstApp;
+import dev.usnet.tcp.app.Outcome;
 import dev.usnet.tcp.app.RrApp;
 import dev.usnet.tcp.app.StreamApp;
 import dev.usnet.tools.UsageException;
@@ -43,12 +44,18 @@ public final class Apps {
         /** Stops on the namespace thread; releases what it holds. */
         abstract void stop();
 
-        /** One line for the exit summary. */
+        /** What it counted, in one line: namespace, kind, peer, counters. */
         public abstract String summary();
 
-        /** The exit summary's lines for this app (one, unless the app has two ends). */
+        /** Whether it did its job; final once the app has stopped. */
+        public abstract Outcome outcome();
+
+        /** Which app this is, for a list of those that failed: its namespace, kind and peer. */
+        public abstract String label();
+
+        /** The exit summary's lines for this app, each ending in its outcome (one line, unless the app has two ends). */
         public List<String> summaryLines() {
-            return List.of(summary());
+            return List.of(summary() + "; " + outcome().format());
         }
 
         /** A histogram to write as .hgrm, or null. */
@@ -76,6 +83,7 @@ public final class Apps {
         private final Histogram total = new Histogram(3);
         private volatile long sent;
         private volatile long received;
+        private volatile long noRoute;
         private int seq;
         private Timeout timer;
 
@@ -122,7 +130,9 @@ public final class Apps {
             sentSeq[slot] = s;
             sentAt[slot] = stack.now();
             sent++;
-            stack.icmp().sendEcho(to, id, s, payload, 0, size, 0);
+            if (!stack.icmp().sendEcho(to, id, s, payload, 0, size, 0)) {
+                noRoute++;
+            }
             timer = stack.scheduler().schedule(this::tick, intervalNanos);
         }
 
@@ -153,7 +163,31 @@ public final class Apps {
             String rtt = h.getTotalCount() == 0 ? ""
                     : String.format(", rtt p50 %.1f us, p99 %.1f us", h.getValueAtPercentile(50) / 1000.0,
                     h.getValueAtPercentile(99) / 1000.0);
-            return ns + ": ping " + Ipv4Addr.format(to) + ": " + sent + " sent, " + received + " received" + rtt;
+            long s = sent;
+            long r = received;
+            String loss = s == 0 ? "" : String.format(java.util.Locale.ROOT, ", %.0f%% loss", 100.0 * (s - Math.min(s, r)) / s);
+            long n = noRoute;
+            return ns + ": ping " + Ipv4Addr.format(to) + ": " + s + " sent, " + r + " received" + loss + rtt
+                    + (n == 0 ? "" : ", " + n + " without a route");
+        }
+
+        /** Failed when no echo was answered; some loss is ok (the summary shows it). */
+        @Override
+        public Outcome outcome() {
+            long s = sent;
+            if (s == 0) {
+                return Outcome.failed("sent no echo request");
+            }
+            if (received > 0) {
+                return Outcome.OK;
+            }
+            return Outcome.failed(noRoute == s ? "no route to " + Ipv4Addr.format(to) + " (ENETUNREACH): no echo request left"
+                    : "no replies: 0 of " + s + " echoes answered");
+        }
+
+        @Override
+        public String label() {
+            return ns + ": ping " + Ipv4Addr.format(to);
         }
     }
 
@@ -166,6 +200,7 @@ public final class Apps {
         private ByteBuf data;
         private UdpSocket sock;
         private volatile long sent;
+        private volatile long noRoute;
         private long startNanos;
         private Timeout timer;
 
@@ -197,7 +232,9 @@ public final class Apps {
             }
             long due = (stack.now() - startNanos) * rate / 1_000_000_000L + 1;
             while (sent < due) {
-                sock.sendTo(to, port, data, 0, size);
+                if (!sock.sendTo(to, port, data, 0, size)) {
+                    noRoute++;
+                }
                 sent++;
             }
             long period = rate >= 1000 ? 1_000_000L : 1_000_000_000L / rate;
@@ -218,7 +255,28 @@ public final class Apps {
 
         @Override
         public String summary() {
-            return ns + ": udp-send " + Ipv4Addr.format(to) + ":" + port + ": " + sent + " sent";
+            long n = noRoute;
+            return ns + ": udp-send " + Ipv4Addr.format(to) + ":" + port + ": " + sent + " sent"
+                    + (n == 0 ? "" : ", " + n + " of them without a route");
+        }
+
+        /**
+         * Failed when not one datagram left the namespace (no route to the destination); whether they arrive is
+         * for a sink to say.
+         */
+        @Override
+        public Outcome outcome() {
+            long s = sent;
+            if (s == 0) {
+                return Outcome.failed("sent no datagram");
+            }
+            return noRoute == s ? Outcome.failed("no route to " + Ipv4Addr.format(to) + " (ENETUNREACH): no datagram left")
+                    : Outcome.OK;
+        }
+
+        @Override
+        public String label() {
+            return ns + ": udp-send " + Ipv4Addr.format(to) + ":" + port;
         }
     }
 
@@ -255,6 +313,17 @@ public final class Apps {
         public String summary() {
             UdpSocket s = sock;
             return ns + ": udp-sink :" + port + ": " + received() + " received (" + (s == null ? 0 : s.rxBytes()) + " bytes)";
+        }
+
+        /** Failed when nothing arrived: a sink is there to show that traffic gets through. */
+        @Override
+        public Outcome outcome() {
+            return received() == 0 ? Outcome.failed("nothing received on port " + port) : Outcome.OK;
+        }
+
+        @Override
+        public String label() {
+            return ns + ": udp-sink :" + port;
         }
     }
 
@@ -356,7 +425,10 @@ public final class Apps {
             return String.join("\n", summaryLines());
         }
 
-        /** {@link AppResult#format()} of the client, then of the server, each after its namespace. */
+        /**
+         * {@link AppResult#format()} of the client, then of the server, each after its namespace and ending in that
+         * end's {@link AppResult#outcome()}.
+         */
         @Override
         public List<String> summaryLines() {
             return List.of(line(ns, client), line(serverNs, server));
@@ -365,10 +437,33 @@ public final class Apps {
         private String line(String where, dev.usnet.tcp.app.App a) {
             AppResult r = a.result();
             if (r != null) {
-                return where + ": " + r.format();
+                return where + ": " + r.format() + "; " + r.outcome().format();
             }
             return where + ": " + spec.kind() + " " + a.role().name().toLowerCase(java.util.Locale.ROOT) + " "
-                    + Ipv4Addr.format(to) + ":" + spec.common().port() + ": no result (" + a + ")";
+                    + Ipv4Addr.format(to) + ":" + spec.common().port() + ": no result (" + a + "); "
+                    + outcome(a).format();
+        }
+
+        /** The client's outcome when it failed (the cause is on its side), else the server's, else ok. */
+        @Override
+        public Outcome outcome() {
+            Outcome c = outcome(client);
+            if (!c.ok()) {
+                return c;
+            }
+            Outcome s = outcome(server);
+            return s.ok() ? s : Outcome.failed("server: " + s.reason());
+        }
+
+        private static Outcome outcome(dev.usnet.tcp.app.App a) {
+            AppResult r = a.result();
+            return r != null ? r.outcome() : Outcome.failed("no result: " + a);
+        }
+
+        @Override
+        public String label() {
+            return ns + ": " + spec.kind() + " to " + Ipv4Addr.format(to) + ":" + spec.common().port() + " (server in "
+                    + serverNs + ")";
         }
     }
 
@@ -505,7 +600,13 @@ public final class Apps {
         }
     }
 
-    /** Stops TCP apps, then senders, then sinks. */
+    /** How long sinks keep counting after the senders stopped, for what is still on its way. */
+    static final long SINK_SETTLE_MILLIS = 50;
+
+    /**
+     * Stops TCP apps, then senders, then, after {@link #SINK_SETTLE_MILLIS} so that datagrams in flight are
+     * counted rather than refused with UDP_NO_SOCKET, sinks.
+     */
     void stop() {
         stopTcp();
         for (App a : apps) {
@@ -514,6 +615,13 @@ public final class Apps {
                     a.stop();
                     return null;
                 });
+            }
+        }
+        if (apps.stream().anyMatch(a -> a instanceof UdpSink && a.running)) {
+            try {
+                Thread.sleep(SINK_SETTLE_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }
         for (App a : apps) {

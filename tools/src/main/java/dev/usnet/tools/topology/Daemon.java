@@ -11,7 +11,10 @@ import dev.usnet.ns.NetNamespace;
 import dev.usnet.tap.BusyPollSelectStrategy;
 import dev.usnet.tap.TapWarmUp;
 import dev.usnet.tap.TunException;
+import dev.usnet.tcp.app.Outcome;
 import dev.usnet.tools.UsageException;
+import dev.usnet.tools.report.DeviceTable;
+import dev.usnet.tools.report.DropTable;
 import dev.usnet.tools.topology.TopologySpec.Capture;
 import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
 import dev.usnet.tools.topology.TopologySpec.KernelNs;
@@ -69,9 +72,22 @@ public final class Daemon implements AutoCloseable {
         }
     }
 
-    /** What a run did, for the exit report. */
+    /** One app's outcome, under the app's {@link Apps.App#label()}. */
+    public record AppOutcome(String app, Outcome outcome) {}
+
+    /**
+     * What a run did, for the exit report: the apps' lines and outcomes, the drop table ({@link DropTable}) and
+     * device counters ({@link DeviceTable}) as they were when the apps had stopped, the link emulation lines, and
+     * what was written and deleted.
+     */
     public record Summary(List<String> apps, List<Path> histograms, Map<Path, Long> captures, int usnetNamespaces,
-                          List<String> kernelNamespacesDeleted, List<String> errors, List<String> links) {}
+                          List<String> kernelNamespacesDeleted, List<String> errors, List<String> links,
+                          List<AppOutcome> outcomes, List<String> drops, List<String> devices) {
+        /** The apps that failed, in file order. */
+        public List<AppOutcome> failed() {
+            return outcomes.stream().filter(a -> !a.outcome().ok()).toList();
+        }
+    }
 
     private record OpenedTap(TapProvider.TapRequest req, TopologySpec.KernelSide side) {}
 
@@ -340,6 +356,7 @@ public final class Daemon implements AutoCloseable {
             ticker.shutdownNow();
         }
         List<String> appLines = new ArrayList<>();
+        List<AppOutcome> outcomes = new ArrayList<>();
         if (apps != null) {
             try {
                 apps.stop();
@@ -350,6 +367,7 @@ public final class Daemon implements AutoCloseable {
             sleep(100);
             for (Apps.App a : apps.list()) {
                 appLines.addAll(a.summaryLines());
+                outcomes.add(new AppOutcome(a.label(), a.outcome()));
             }
         }
         try {
@@ -362,6 +380,9 @@ public final class Daemon implements AutoCloseable {
         }
         int usnetNs = stacks.size();
         List<String> links = linkEmulationLines();
+        // Before the namespaces go: deleting them takes their devices away.
+        List<String> drops = stacks.isEmpty() ? List.of() : DropTable.lines(stacks);
+        List<String> devices = stacks.isEmpty() ? List.of() : DeviceTable.lines(stacks);
         if (topology != null) {
             try {
                 topology.close();
@@ -401,7 +422,8 @@ public final class Daemon implements AutoCloseable {
                 errors.add("deleting kernel namespace " + k + ": " + e.getMessage() + " (delete it with: ip netns del " + k + ")");
             }
         }
-        summary = new Summary(appLines, List.copyOf(histogramFiles), caps, usnetNs, deleted, errors, links);
+        summary = new Summary(appLines, List.copyOf(histogramFiles), caps, usnetNs, deleted, errors, links,
+                List.copyOf(outcomes), drops, devices);
         return summary;
     }
 

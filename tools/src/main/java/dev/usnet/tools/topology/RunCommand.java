@@ -66,6 +66,14 @@ public final class RunCommand implements Callable<Integer> {
                     + " e.g. host:usnet.netem.hb1.delay=10ms; repeatable")
     java.util.List<String> knobs = new java.util.ArrayList<>();
 
+    @Option(names = "--allow-app-failures",
+            description = "exit 0 even when an app failed (never connected, no ping answered, nothing received, ...);"
+                    + " without it such a run exits " + RunCommand.EXIT_APPS_FAILED)
+    boolean allowAppFailures;
+
+    /** Exit code of a run that built, ran and cleaned up, but in which at least one app failed. */
+    public static final int EXIT_APPS_FAILED = 1;
+
     @Override
     public Integer call() throws InterruptedException {
         PrintWriter o = spec.commandLine().getOut();
@@ -163,9 +171,9 @@ public final class RunCommand implements Callable<Integer> {
             if (signalled.get()) {
                 o.println("usnet: stopping on signal");
             }
-            report(d.stop(), dir, o, e);
-            exit.set(0);
-            return 0;
+            int code = report(d.stop(), dir, allowAppFailures, o, e);
+            exit.set(code);
+            return code;
         } finally {
             if (d != null) {
                 d.stop();
@@ -186,9 +194,20 @@ public final class RunCommand implements Callable<Integer> {
         return n + " " + what + (n == 1 ? "" : "s");
     }
 
-    private static void report(Daemon.Summary s, Path dir, PrintWriter o, PrintWriter e) {
+    /**
+     * Prints the exit summary: each app's line and outcome, the drops by namespace and reason with what each
+     * reason means, every device's counters, link emulation, files, cleanup; then which apps failed. Returns the
+     * exit code: 0, or {@link #EXIT_APPS_FAILED} when an app failed and {@code allowAppFailures} is off.
+     */
+    private static int report(Daemon.Summary s, Path dir, boolean allowAppFailures, PrintWriter o, PrintWriter e) {
         for (String a : s.apps()) {
             o.println("usnet: " + a);
+        }
+        for (String l : s.drops()) {
+            o.println("usnet: " + l);
+        }
+        for (String l : s.devices()) {
+            o.println("usnet: " + l);
         }
         if (!s.histograms().isEmpty()) {
             o.println("usnet: wrote " + s.histograms().size() + " histograms to " + dir);
@@ -202,7 +221,16 @@ public final class RunCommand implements Callable<Integer> {
         for (String err : s.errors()) {
             e.println("usnet: " + err);
         }
+        var failed = s.failed();
+        int code = 0;
+        if (!failed.isEmpty()) {
+            String which = String.join("; ", failed.stream().map(f -> f.app() + ": " + f.outcome().reason()).toList());
+            code = allowAppFailures ? 0 : EXIT_APPS_FAILED;
+            (allowAppFailures ? o : e).println("usnet: " + failed.size() + " of " + count(s.outcomes().size(), "app")
+                    + " failed" + (allowAppFailures ? " (--allow-app-failures: exit 0)" : "") + ": " + which);
+        }
         o.flush();
         e.flush();
+        return code;
     }
 }

@@ -259,6 +259,8 @@ class TcpAppsTopologyTest {
         assertTrue(number(o, "usnet: b: rr server \\S+: .*?, (\\d+) ops") > 0, o);
         assertTrue(number(o, "usnet: a: burst client \\S+:6003: .*?, (\\d+) ops") > 0, o);
         assertFalse(o.contains("ECONNABORTED"), o);
+        // Stopped by usnet run, not by their own limits: each of the six ends still did its job.
+        assertEquals(6, o.lines().filter(l -> l.matches("usnet: [ab]: (stream|rr|burst) (client|server) .*; ok")).count(), o);
         assertTrue(o.contains("usnet: wrote 2 histograms to " + out), o);
         assertTrue(Files.readString(out.resolve("a.rr-198.18.0.2-6002.hgrm")).contains("Percentile"));
         assertTrue(Files.readString(out.resolve("a.burst-198.18.0.2-6003.hgrm")).contains("Percentile"));
