@@ -355,8 +355,9 @@ public final class Demo {
         final Options o;
         final AtomicBoolean running;
         final ByteBuf data;
+        final Pacer pacer;
         UdpSocket sock;
-        long sent;
+        volatile long sent;
 
         Streamer(NetStack s, String dst, Options o, AtomicBoolean running) {
             this.s = s;
@@ -364,26 +365,27 @@ public final class Demo {
             this.o = o;
             this.running = running;
             this.data = Unpooled.buffer(o.payload).writeZero(o.payload);
+            this.pacer = new Pacer(o.ratePps);
         }
 
         void start() {
             s.scheduler().execute(() -> {
                 sock = s.udp().bind(0, 0);
                 sock.setKeepClones(o.keepClones);
-                tick(System.nanoTime());
+                pacer.start(s.now());
+                tick();
             });
         }
 
-        private void tick(long startNanos) {
+        private void tick() {
             if (!running.get()) {
                 return;
             }
-            long due = (s.now() - startNanos) * o.ratePps / 1_000_000_000L;
-            while (sent < due) {
+            for (long n = pacer.due(s.now()); n > 0; n--) {
                 sock.sendTo(dst, STREAM_PORT, data, 0, o.payload);
                 sent++;
             }
-            s.scheduler().schedule(() -> tick(startNanos), 1_000_000L);
+            s.scheduler().schedule(this::tick, 1_000_000L);
         }
 
         void close() {
