@@ -32,6 +32,8 @@ final class TcpStreamer {
     /** Nanoseconds from connect() to ESTABLISHED, or -1 while not connected; set on the client's thread. */
     volatile long connectNanos = -1;
     long received;
+    /** Bytes the client handed to its socket; read on the client's thread. */
+    long written;
 
     TcpStreamer(NetStack client, NetStack server, String dst, int port, int chunk) {
         this.client = client;
@@ -85,7 +87,7 @@ final class TcpStreamer {
             return;
         }
         if (sock.writableBytes() >= chunk) {
-            sock.write(data, 0, chunk);
+            written += sock.write(data, 0, chunk);
         }
         tick = client.scheduler().schedule(this::pace, 10_000_000L);
     }
