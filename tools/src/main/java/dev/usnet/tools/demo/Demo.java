@@ -150,7 +150,7 @@ public final class Demo {
                     });
                 }
             }
-            // Warm-up (JIT, ARP) is excluded: everything measured is taken as a difference from here.
+            // Warm-up (JIT, ARP) is excluded: everything measured is taken as a difference from its end.
             Thread.sleep((long) (o.warmupSeconds * 1000));
             // A SYN evicted from an unresolved neighbour's queue comes back after TCP's 1 s initial RTO;
             // measuring starts once both streams run, so that does not decide the TCP numbers.

@@ -32,7 +32,7 @@ public final class DemoCommand implements Callable<Integer> {
     double warmup = 1.0;
 
     @Option(names = "--rate", paramLabel = "PPS", description = "datagrams per second per UDP stream (default: ${DEFAULT-VALUE})")
-    int rate = 5_000;
+    int rate = 2_000;
 
     @Option(names = "--size", paramLabel = "BYTES", description = "UDP payload size (default: ${DEFAULT-VALUE})")
     int size = 1000;
