@@ -42,10 +42,10 @@ import org.HdrHistogram.Histogram;
 public final class Demo {
     /** What to run. */
     public record Options(Path out, double seconds, double warmupSeconds, int ratePps, int payload, int keepClones,
-                          int tcpChunk, Map<String, String> knobs) {}
+                          int tcpChunk, long seed, Map<String, String> knobs) {}
 
     /** A TCP stream's result: bytes the receiver got while measuring and the sender as ss -ti shows it. */
-    public record TcpReport(String name, long bytes, String ss) {}
+    public record TcpReport(String name, long bytes, long connectNanos, String ss) {}
 
     /** One row of the report. */
     public record PathReport(String path, String via, long packets, long bytes, long cowCopies, long cowBytes,
@@ -54,20 +54,25 @@ public final class Demo {
     /** Ping results per target. */
     public record PingReport(String name, long sent, long received, Histogram rtt) {}
 
+    /** A UDP stream's datagrams while measuring: sent, received, and skipped by its pacer because it ran late. */
+    public record UdpReport(String name, long sent, long received, long skipped) {}
+
     /** Everything the demo measured. */
-    public record Report(List<PathReport> paths, List<PingReport> pings, long streamSent, long streamReceivedBridge,
-                         long streamReceivedRouted, List<TcpReport> tcp, Map<String, Long> hostDrops, Path outDir) {}
+    public record Report(Options options, List<PathReport> paths, List<PingReport> pings, List<UdpReport> udp,
+                         List<TcpReport> tcp, Map<String, Long> hostDrops, Path outDir) {}
 
     private static final int STREAM_PORT = 5001;
+    /** host, ctr1, ctr2: each runs on its own event loop. */
+    private static final int NAMESPACES = 3;
 
     private Demo() {}
 
     public static Report run(Options o) throws IOException, InterruptedException {
         Files.createDirectories(o.out);
-        IoEventLoopGroup group = new MultiThreadIoEventLoopGroup(2, LocalIoHandler.newFactory());
+        IoEventLoopGroup group = new MultiThreadIoEventLoopGroup(NAMESPACES, LocalIoHandler.newFactory());
         Map<String, Scheduler> byNs = new LinkedHashMap<>();
         List<PcapWriter> writers = new ArrayList<>();
-        NamespaceRegistry reg = new NamespaceRegistry(n -> byNs.computeIfAbsent(n, x -> new RealTimeScheduler(group.next())), 1);
+        NamespaceRegistry reg = new NamespaceRegistry(n -> byNs.computeIfAbsent(n, x -> new RealTimeScheduler(group.next())), o.seed);
         try {
             NetNamespace host = reg.create("host");
             NetNamespace c1 = reg.create("ctr1");
@@ -145,8 +150,14 @@ public final class Demo {
                     });
                 }
             }
-            // Warm-up (JIT, ARP) is excluded: everything measured is taken as a difference from here.
+            // Warm-up (JIT, ARP) is excluded: everything measured is taken as a difference from its end.
             Thread.sleep((long) (o.warmupSeconds * 1000));
+            // A SYN evicted from an unresolved neighbour's queue comes back after TCP's 1 s initial RTO;
+            // measuring starts once both streams run, so that does not decide the TCP numbers.
+            long connectDeadline = System.nanoTime() + 5_000_000_000L;
+            while (System.nanoTime() < connectDeadline && tcp.stream().anyMatch(t -> t.connectNanos < 0)) {
+                Thread.sleep(20);
+            }
             Map<String, PathReport> atWarm = new LinkedHashMap<>();
             for (LatencyPaths.Path p : h.latency().all()) {
                 atWarm.put(p.name(), new PathReport(p.name(), "", p.packets(), p.bytes(), p.cowCopies(), p.cowBytes(), p.snapshot()));
@@ -157,13 +168,14 @@ public final class Demo {
                     return null;
                 });
             }
-            long sentAtWarm = bridged.sent + routed.sent;
+            long[] sentAtWarm = {bridged.sent, routed.sent};
+            long[] skippedAtWarm = {bridged.skipped, routed.skipped};
             long[] tcpAtWarm = new long[tcp.size()];
             for (int i = 0; i < tcp.size(); i++) {
                 TcpStreamer t = tcp.get(i);
                 tcpAtWarm[i] = onLoop(c2.stack(), () -> t.received);
             }
-            long[] recvAtWarm = received.clone();
+            long[] recvAtWarm = onLoop(c2.stack(), received::clone);
             Thread.sleep((long) (o.seconds * 1000));
             running.set(false);
             List<TcpReport> tcpReports = new ArrayList<>();
@@ -171,18 +183,21 @@ public final class Demo {
                 TcpStreamer t = tcp.get(i);
                 long got = onLoop(c2.stack(), () -> t.received) - tcpAtWarm[i];
                 var info = onLoop(c1.stack(), t::info);
-                tcpReports.add(new TcpReport(tcpNames.get(i), got,
+                tcpReports.add(new TcpReport(tcpNames.get(i), got, t.connectNanos,
                         info == null ? "not connected" : info.summary().trim() + "\n\t" + info.format()));
                 onLoop(c1.stack(), () -> {
                     t.stop();
                     return null;
                 });
+            }
+            // Lets what is in flight arrive and the FINs close the TCP streams, so teardown drops nothing.
+            Thread.sleep(300);
+            for (TcpStreamer t : tcp) {
                 onLoop(c2.stack(), () -> {
                     t.closeServer();
                     return null;
                 });
             }
-            Thread.sleep(300);
             onLoop(c1.stack(), () -> {
                 bridged.close();
                 routed.close();
@@ -216,8 +231,13 @@ public final class Demo {
             for (NetNamespace ns : reg.list()) {
                 ns.stack().drops().snapshot().forEach((k, v) -> drops.merge(ns.name() + ":" + k.name(), v, Long::sum));
             }
-            Report rep = new Report(paths, pings, bridged.sent + routed.sent - sentAtWarm, received[0] - recvAtWarm[0],
-                    received[1] - recvAtWarm[1], tcpReports, drops, o.out);
+            long[] recvAtEnd = onLoop(c2.stack(), received::clone);
+            List<UdpReport> udp = List.of(
+                    new UdpReport("UDP ctr1->ctr2 via bridge", bridged.sent - sentAtWarm[0], recvAtEnd[0] - recvAtWarm[0],
+                            bridged.skipped - skippedAtWarm[0]),
+                    new UdpReport("UDP ctr1->ctr2 via routing", routed.sent - sentAtWarm[1], recvAtEnd[1] - recvAtWarm[1],
+                            routed.skipped - skippedAtWarm[1]));
+            Report rep = new Report(o, paths, pings, udp, tcpReports, drops, o.out);
             writeHistograms(rep);
             return rep;
         } finally {
@@ -263,27 +283,92 @@ public final class Demo {
         }
     }
 
-    /** Prints the per-path table. Latencies in microseconds. */
+    /** The namespaces, links and addresses {@link #run} builds. */
+    static final String TOPOLOGY = """
+              ctr1                           host  (ip_forward=1)                         ctr2
+        +-----------------+        +-------------------------------------+        +-----------------+
+        | eth0            |  veth  | hb1 ---- br0 198.18.0.1/24 ---- hb2 |  veth  | eth0            |
+        | 198.18.0.11/24  |========|          (bridge, layer 2)          |========| 198.18.0.12/24  |
+        |                 |        |                                     |        |                 |
+        | eth1            |  veth  | hr1      lo 198.18.1.1/32       hr2 |  veth  | eth1            |
+        | 198.18.1.11/24  |========| proxy_arp      routing    proxy_arp |========| 198.18.1.12/24  |
+        +-----------------+        | 198.18.1.11/32 dev hr1              |        +-----------------+
+                                   | 198.18.1.12/32 dev hr2              |
+                                   +-------------------------------------+
+        bridged path: ctr1 eth0 -> hb1 -> br0 -> hb2 -> ctr2 eth0 (one subnet; the host switches frames)
+        routed path:  ctr1 eth1 -> hr1 -> IP forwarding -> hr2 -> ctr2 eth1 (hr1/hr2 answer ARP for the
+                      other side by proxy ARP, so each container sees one flat /24)
+        """;
+
+    /** What runs, before the numbers: the picture, the traffic, and what COW copies are. */
+    public static void printIntro(Options o, PrintWriter out) {
+        out.println("usnet demo: three network namespaces in one process, in real time, random seed " + o.seed
+                + " (--seed)");
+        out.println();
+        out.print(TOPOLOGY.indent(2));
+        out.println();
+        out.println("Traffic, all from ctr1, the same over both paths:");
+        out.printf("  ping      every 10 ms to the host (198.18.0.1, 198.18.1.1) and to ctr2 (198.18.0.12, 198.18.1.12)%n");
+        out.printf("  UDP       %d datagrams/s of %d bytes to ctr2 port %d on each path; the sender keeps its last %d%n",
+                o.ratePps, o.payload, STREAM_PORT, o.keepClones);
+        out.printf("            as clones (as TCP's retransmission queue does) so forwarded bytes are shared%n");
+        if (o.tcpChunk > 0) {
+            out.printf("  TCP       CUBIC, %d bytes written every 10 ms to ctr2 on each path%n", o.tcpChunk);
+        }
+        out.printf("  timing    %.1f s warm-up (JIT, ARP; not counted), then %.1f s measured%n", o.warmupSeconds, o.seconds);
+        out.println();
+        out.println("COW copy: a forwarder that must edit a packet whose bytes another holder shares (the sender's clone)");
+        out.println("  copies before writing (skb_cow / pskb_expand_head in Linux; usnet.forward.cow sets how much is copied).");
+        out.println("  Routing makes them: the router decrements TTL and rewrites both MACs. The bridge forwards frames");
+        out.println("  unmodified, so it never copies.");
+        out.println();
+    }
+
+    /** Prints the measured numbers, each table with what it means. Latencies in microseconds. */
     public static void print(Report r, PrintWriter out) {
-        out.printf("%-10s %-20s %9s %12s %9s %11s %9s %9s %9s%n", "path", "via", "packets", "bytes", "cow", "cow bytes",
+        Options o = r.options();
+        out.printf("Forwarding in the host, per port pair, while measuring (%.1f s): packets and bytes forwarded,%n",
+                o.seconds);
+        out.println("COW copies made and bytes they copied, and the time from arrival on the ingress port (into the host's");
+        out.println("receive backlog) to transmit on the egress port:");
+        out.printf("  %-10s %-20s %9s %12s %9s %11s %9s %9s %9s%n", "path", "via", "packets", "bytes", "cow", "cow bytes",
                 "p50 us", "p99 us", "p99.9 us");
         for (PathReport p : r.paths) {
-            out.printf("%-10s %-20s %9d %12d %9d %11d %9.2f %9.2f %9.2f%n", p.path, p.via, p.packets, p.bytes, p.cowCopies,
+            out.printf("  %-10s %-20s %9d %12d %9d %11d %9.2f %9.2f %9.2f%n", p.path, p.via, p.packets, p.bytes, p.cowCopies,
                     p.cowBytes, us(p.latency, 50), us(p.latency, 99), us(p.latency, 99.9));
         }
         out.println();
-        out.printf("%-26s %6s %6s %9s %9s%n", "ping", "sent", "recv", "p50 us", "p99 us");
+        out.println("Ping round trips (through the sender's and the receiver's stacks as well as the host):");
+        out.printf("  %-26s %6s %6s %9s %9s%n", "ping", "sent", "recv", "p50 us", "p99 us");
         for (PingReport p : r.pings) {
-            out.printf("%-26s %6d %6d %9.2f %9.2f%n", p.name, p.sent, p.received, us(p.rtt, 50), us(p.rtt, 99));
+            out.printf("  %-26s %6d %6d %9.2f %9.2f%n", p.name, p.sent, p.received, us(p.rtt, 50), us(p.rtt, 99));
         }
         out.println();
-        out.printf("UDP streams: %d datagrams sent, %d received over the bridge, %d over routing%n",
-                r.streamSent, r.streamReceivedBridge, r.streamReceivedRouted);
-        for (TcpReport t : r.tcp) {
-            out.printf("%s: %d bytes received while measuring; sender (ss -ti):%n  %s%n", t.name, t.bytes, t.ss);
+        out.println("Streams while measuring (Mbit/s of payload; \"late\" = datagrams a UDP sender skipped because its");
+        out.println("thread ran late by more than 10 ms, instead of sending them in one burst):");
+        for (UdpReport u : r.udp) {
+            out.printf("  %-27s %7d sent %7d received %5d late  %7.1f Mbit/s%n", u.name, u.sent, u.received, u.skipped,
+                    mbit(u.received * o.payload, o.seconds));
         }
-        out.println("drops (whole run, by namespace and reason): " + (r.hostDrops.isEmpty() ? "none" : r.hostDrops));
+        for (TcpReport t : r.tcp) {
+            out.printf("  %-27s %9d bytes received       %7.1f Mbit/s; %s; sender (ss -ti):%n    %s%n", t.name, t.bytes,
+                    mbit(t.bytes, o.seconds), t.connectNanos < 0 ? "never connected"
+                            : String.format("connected %.0f ms after connect()", t.connectNanos / 1e6),
+                    t.ss.replace("\n\t", "\n    "));
+        }
+        out.println();
+        printDrops(r, out);
+        out.println();
         out.println("wrote pcaps (first 2000 frames per host port) and .hgrm files to " + r.outDir.toAbsolutePath());
+    }
+
+    /** The drop counters, whole run; kept apart so a per-reason table can replace this one line. */
+    static void printDrops(Report r, PrintWriter out) {
+        out.println("drops (whole run, by namespace and reason): " + (r.hostDrops.isEmpty() ? "none" : r.hostDrops));
+    }
+
+    private static double mbit(long bytes, double seconds) {
+        return bytes * 8 / seconds / 1e6;
     }
 
     private static double us(Histogram h, double pct) {
@@ -355,8 +440,10 @@ public final class Demo {
         final Options o;
         final AtomicBoolean running;
         final ByteBuf data;
+        final Pacer pacer;
         UdpSocket sock;
-        long sent;
+        volatile long sent;
+        volatile long skipped;
 
         Streamer(NetStack s, String dst, Options o, AtomicBoolean running) {
             this.s = s;
@@ -364,26 +451,28 @@ public final class Demo {
             this.o = o;
             this.running = running;
             this.data = Unpooled.buffer(o.payload).writeZero(o.payload);
+            this.pacer = new Pacer(o.ratePps);
         }
 
         void start() {
             s.scheduler().execute(() -> {
                 sock = s.udp().bind(0, 0);
                 sock.setKeepClones(o.keepClones);
-                tick(System.nanoTime());
+                pacer.start(s.now());
+                tick();
             });
         }
 
-        private void tick(long startNanos) {
+        private void tick() {
             if (!running.get()) {
                 return;
             }
-            long due = (s.now() - startNanos) * o.ratePps / 1_000_000_000L;
-            while (sent < due) {
+            for (long n = pacer.due(s.now()); n > 0; n--) {
                 sock.sendTo(dst, STREAM_PORT, data, 0, o.payload);
                 sent++;
             }
-            s.scheduler().schedule(() -> tick(startNanos), 1_000_000L);
+            skipped = pacer.skipped();
+            s.scheduler().schedule(this::tick, 1_000_000L);
         }
 
         void close() {

@@ -16,8 +16,8 @@ import picocli.CommandLine.Spec;
 /** {@code usnet demo}: the container picture, bridged and routed, in a few seconds without privileges. */
 @Command(name = "demo", mixinStandardHelpOptions = true,
         description = {"Two containers reach a host namespace over veth+bridge and over veth+routing with proxy ARP;",
-                "pings and UDP streams run over both; prints per path packets, bytes, copy-on-write copies and",
-                "forwarding latency, and writes pcaps and .hgrm files."})
+                "pings, UDP and TCP streams run over both. Prints the topology and what runs, then per path packets,",
+                "bytes, copy-on-write copies, forwarding latency and stream throughput; writes pcaps and .hgrm files."})
 public final class DemoCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -32,7 +32,7 @@ public final class DemoCommand implements Callable<Integer> {
     double warmup = 1.0;
 
     @Option(names = "--rate", paramLabel = "PPS", description = "datagrams per second per UDP stream (default: ${DEFAULT-VALUE})")
-    int rate = 5_000;
+    int rate = 2_000;
 
     @Option(names = "--size", paramLabel = "BYTES", description = "UDP payload size (default: ${DEFAULT-VALUE})")
     int size = 1000;
@@ -44,6 +44,10 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--tcp-chunk", paramLabel = "BYTES",
             description = "bytes each of the two TCP streams (bridge, routing) writes every 10 ms (default: ${DEFAULT-VALUE}; 0 = no TCP)")
     int tcpChunk = 16384;
+
+    @Option(names = "--seed", description = "seed of the namespaces' random sources (reachable_time, proxy_delay, TCP's"
+            + " initial sequence numbers) (default: ${DEFAULT-VALUE})")
+    long seed = 1;
 
     @Option(names = "--set", paramLabel = "KEY=VALUE", description = "a knob for every namespace, e.g. usnet.forward.cow=full-copy")
     Map<String, String> knobs = new LinkedHashMap<>();
@@ -59,18 +63,19 @@ public final class DemoCommand implements Callable<Integer> {
         if (size < 0 || size > 65_507) {
             throw new UsageException("--size must be 0..65507, got " + size);
         }
-        Path dir = out != null ? out
-                : Path.of("usnet-out", "demo-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
-        PrintWriter o = spec.commandLine().getOut();
-        o.printf("usnet demo: %.1f s warm-up + %.1f s measured, %d pps per UDP stream, %d-byte datagrams, senders keep %d clones%n",
-                warmup, seconds, rate, size, keepClones);
         if (warmup < 0 || warmup > 60) {
             throw new UsageException("--warmup must be 0..60, got " + warmup);
         }
         if (tcpChunk < 0 || tcpChunk > 4 << 20) {
             throw new UsageException("--tcp-chunk must be 0..4194304, got " + tcpChunk);
         }
-        Demo.Report r = Demo.run(new Demo.Options(dir, seconds, warmup, rate, size, keepClones, tcpChunk, knobs));
+        Path dir = out != null ? out
+                : Path.of("usnet-out", "demo-" + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")));
+        PrintWriter o = spec.commandLine().getOut();
+        Demo.Options opts = new Demo.Options(dir, seconds, warmup, rate, size, keepClones, tcpChunk, seed, knobs);
+        Demo.printIntro(opts, o);
+        o.flush();
+        Demo.Report r = Demo.run(opts);
         Demo.print(r, o);
         return 0;
     }

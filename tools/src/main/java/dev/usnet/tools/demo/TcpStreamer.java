@@ -28,7 +28,12 @@ final class TcpStreamer {
     private TcpSock serverSide;
     private Timeout tick;
     private volatile boolean running = true;
+    private long connectStartNanos;
+    /** Nanoseconds from connect() to ESTABLISHED, or -1 while not connected; set on the client's thread. */
+    volatile long connectNanos = -1;
     long received;
+    /** Bytes the client handed to its socket; read on the client's thread. */
+    long written;
 
     TcpStreamer(NetStack client, NetStack server, String dst, int port, int chunk) {
         this.client = client;
@@ -50,6 +55,11 @@ final class TcpStreamer {
                     while ((n = s.skip(Integer.MAX_VALUE)) > 0) {
                         received += n;
                     }
+                    if (n < 0) {
+                        // The client's FIN: everything arrived, so closing now sends no reset.
+                        s.close();
+                        serverSide = null;
+                    }
                 }
             });
         });
@@ -57,9 +67,11 @@ final class TcpStreamer {
 
     /** Call on the client namespace's thread. */
     void connect() {
+        connectStartNanos = client.now();
         sock = Tcp.of(client).connect(dst, port, new TcpSock.Callbacks() {
             @Override
             public void connected(TcpSock s) {
+                connectNanos = client.now() - connectStartNanos;
                 pace();
             }
 
@@ -75,7 +87,7 @@ final class TcpStreamer {
             return;
         }
         if (sock.writableBytes() >= chunk) {
-            sock.write(data, 0, chunk);
+            written += sock.write(data, 0, chunk);
         }
         tick = client.scheduler().schedule(this::pace, 10_000_000L);
     }
@@ -85,18 +97,18 @@ final class TcpStreamer {
         return sock == null ? null : sock.info();
     }
 
-    /** Call on the client's thread. */
+    /** Stops writing and closes: a FIN follows what was written. Call on the client's thread. */
     void stop() {
         running = false;
         if (tick != null) {
             tick.cancel();
         }
         if (sock != null) {
-            sock.abort();
+            sock.close();
         }
     }
 
-    /** Call on the server's thread. */
+    /** Call on the server's thread after {@link #stop}; a server still waiting for the FIN is reset. */
     void closeServer() {
         if (serverSide != null) {
             serverSide.abort();

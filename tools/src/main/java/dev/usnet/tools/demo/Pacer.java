@@ -1,0 +1,55 @@
+package dev.usnet.tools.demo;
+
+/**
+ * A constant-rate sender's clock: how many datagrams are due at a given time for {@code ratePps} since
+ * {@link #start}. The demo's UDP streams ask it once per tick.
+ *
+ * <p>A sender whose thread was held up (class loading and JIT at start, a collection, a core shared with other
+ * work) owes many datagrams at once. Sending them in one tick turned each stall into a burst of thousands: more
+ * than an unresolved neighbour queues (unres_qlen_bytes, so TCP's SYN queued behind them was evicted) and more
+ * than the next namespace's receive backlog holds (netdev_max_backlog). A live source skips what it missed
+ * instead: at most {@link #MAX_BURST_NANOS} worth goes out at once, the rest is counted in {@link #skipped}.
+ */
+final class Pacer {
+    /** The most a late tick catches up on, as time at the rate. */
+    static final long MAX_BURST_NANOS = 10_000_000L;
+
+    private final long ratePps;
+    private final long maxBurst;
+    private long startNanos;
+    private long sent;
+    private long skipped;
+
+    Pacer(long ratePps) {
+        this.ratePps = ratePps;
+        this.maxBurst = Math.max(1, ratePps * MAX_BURST_NANOS / 1_000_000_000L);
+    }
+
+    void start(long nowNanos) {
+        startNanos = nowNanos;
+        sent = 0;
+        skipped = 0;
+    }
+
+    /** Datagrams to send now; the caller sends exactly this many. */
+    long due(long nowNanos) {
+        long target = (nowNanos - startNanos) * ratePps / 1_000_000_000L - skipped;
+        long n = Math.max(0, target - sent);
+        if (n > maxBurst) {
+            skipped += n - maxBurst;
+            n = maxBurst;
+        }
+        sent += n;
+        return n;
+    }
+
+    /** Datagrams handed out so far. */
+    long sent() {
+        return sent;
+    }
+
+    /** Datagrams not sent because the sender was late by more than {@link #MAX_BURST_NANOS}. */
+    long skipped() {
+        return skipped;
+    }
+}
