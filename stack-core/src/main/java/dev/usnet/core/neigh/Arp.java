@@ -103,9 +103,8 @@ public final class Arp {
             boolean override = garp || stack.now() - n.updated > 1_000_000_000L;
             stack.neigh().update(n, sha, reply, override);
         }
-        if (op == ArpPacket.OP_REQUEST) {
-            stack.drops().count(DropReason.ARP_NOT_FOR_US);
-        }
+        // A request for someone else is consumed, not dropped: Linux's arp_process frees it with consume_skb, so
+        // every broadcast ARP on a segment would otherwise show up as a drop in each namespace that hears it.
         p.release();
     }
 
@@ -130,7 +129,7 @@ public final class Arp {
 
     private void enqueueProxy(Packet p, DevConf conf) {
         if (proxyPending.size() >= conf.proxyQlen) {
-            stack.drop(p, DropReason.ARP_NOT_FOR_US);
+            stack.drop(p, DropReason.ARP_PROXY_QUEUE_FULL);
             return;
         }
         // pneigh_enqueue: a uniformly random delay below proxy_delay (in 1/100 s).

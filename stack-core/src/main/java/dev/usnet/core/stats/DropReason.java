@@ -27,8 +27,8 @@ public enum DropReason {
     FDB_FULL("the bridge's FDB held fdb_max_learned entries, so the source MAC was not learned (the frame itself was "
             + "still forwarded)"),
     ARP_MALFORMED("ARP packet with a wrong hardware or protocol type or address length (arp_rcv's checks)"),
-    ARP_NOT_FOR_US("ARP request for an address that is not ours and that proxy ARP does not answer (or the proxy "
-            + "queue, proxy_qlen, was full)"),
+    ARP_PROXY_QUEUE_FULL("an ARP request proxy ARP would answer found proxy_qlen requests already waiting out their "
+            + "random proxy_delay (pneigh_enqueue)"),
     IP_VERSION("IP header version is not 4 (IpInHdrErrors)"),
     IP_INHDR("IP header length below 20 bytes or beyond the packet (IpInHdrErrors; Linux: IP_INHDR)"),
     IP_CSUM("IP header checksum wrong (IpInHdrErrors, IpExtInCsumErrors; Linux: IP_CSUM)"),

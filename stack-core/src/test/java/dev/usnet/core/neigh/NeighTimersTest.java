@@ -49,6 +49,18 @@ class NeighTimersTest {
     }
 
     @Test
+    void aBroadcastRequestForSomeoneElseIsConsumedWithoutAnswerOrDrop() {
+        try (Router t = new Router()) {
+            t.w1.send(Frames.arp(H1, MacAddr.BROADCAST, ArpPacket.OP_REQUEST, H1, "198.18.1.2", 0, "198.18.1.77"));
+            t.net.run(SEC);
+            assertEquals(0, t.w1.received.size(), "no answer: not ours and proxy_arp is off");
+            assertEquals(0, t.w2.received.size());
+            assertTrue(t.r.drops().snapshot().values().stream().allMatch(v -> v == 0),
+                    "consumed as arp_process does, not counted as a drop: " + t.r.drops().snapshot());
+        }
+    }
+
+    @Test
     void threeBroadcastSolicitationsOneSecondApartThenHostUnreachable() {
         try (Router t = new Router()) {
             t.fromH1("198.18.2.9", 77);

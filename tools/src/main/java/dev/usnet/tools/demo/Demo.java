@@ -9,12 +9,14 @@ import dev.usnet.core.pcap.PcapWriter;
 import dev.usnet.core.route.Route;
 import dev.usnet.core.route.RouteType;
 import dev.usnet.core.stack.NetStack;
+import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.stats.LatencyPaths;
 import dev.usnet.core.time.RealTimeScheduler;
 import dev.usnet.core.time.Scheduler;
 import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.ns.NamespaceRegistry;
 import dev.usnet.ns.NetNamespace;
+import dev.usnet.tools.report.DropTable;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.IoEventLoopGroup;
@@ -59,7 +61,7 @@ public final class Demo {
 
     /** Everything the demo measured. */
     public record Report(Options options, List<PathReport> paths, List<PingReport> pings, List<UdpReport> udp,
-                         List<TcpReport> tcp, Map<String, Long> hostDrops, Path outDir) {}
+                         List<TcpReport> tcp, Map<String, Map<DropReason, Long>> drops, Path outDir) {}
 
     private static final int STREAM_PORT = 5001;
     /** host, ctr1, ctr2: each runs on its own event loop. */
@@ -227,9 +229,9 @@ public final class Demo {
             for (Pinger p : pingers) {
                 pings.add(new PingReport(p.name, p.sent, p.received, p.rtt));
             }
-            Map<String, Long> drops = new LinkedHashMap<>();
+            Map<String, Map<DropReason, Long>> drops = new LinkedHashMap<>();
             for (NetNamespace ns : reg.list()) {
-                ns.stack().drops().snapshot().forEach((k, v) -> drops.merge(ns.name() + ":" + k.name(), v, Long::sum));
+                drops.put(ns.name(), ns.stack().drops().snapshot());
             }
             long[] recvAtEnd = onLoop(c2.stack(), received::clone);
             List<UdpReport> udp = List.of(
@@ -362,9 +364,10 @@ public final class Demo {
         out.println("wrote pcaps (first 2000 frames per host port) and .hgrm files to " + r.outDir.toAbsolutePath());
     }
 
-    /** The drop counters, whole run; kept apart so a per-reason table can replace this one line. */
+    /** The drop counters of the whole run by namespace and reason, with what each reason that occurred means. */
     static void printDrops(Report r, PrintWriter out) {
-        out.println("drops (whole run, by namespace and reason): " + (r.hostDrops.isEmpty() ? "none" : r.hostDrops));
+        out.println("whole run:");
+        DropTable.lines(r.drops()).forEach(out::println);
     }
 
     private static double mbit(long bytes, double seconds) {
