@@ -118,6 +118,30 @@ def ip_batch(netns, commands):
         raise KernelError(f"ip -n {netns} {failed}: {reason or 'failed'}")
 
 
+def _read_host(keys):
+    values = {}
+    for k in keys:
+        try:
+            with open(_sysctl_path(k, ())) as f:
+                values[k] = f.read().strip()
+        except OSError:
+            pass
+    return values
+
+
+def _ensure_host_unchanged(before):
+    """br_netfilter's settings are per namespace only since Linux 5.x; where they are global, writing them for
+    the DUT would change the whole machine's bridging: put them back and refuse."""
+    now = _read_host(before.keys())
+    changed = [k for k, v in before.items() if now.get(k) != v]
+    for k in changed:
+        with open(_sysctl_path(k, ()), "w") as f:
+            f.write(before[k] + "\n")
+    if changed:
+        raise KernelError(f"{', '.join(changed)}: not per network namespace on this kernel, so a bridge "
+                          "fixture cannot set them without changing the whole machine (restored)")
+
+
 def _split_sysctls(settings, ports):
     """Global keys can be set before the ports exist (defaults then reach them); per-port keys only after."""
     before, after = {}, {}
@@ -131,8 +155,9 @@ def _split_sysctls(settings, ports):
 class KernelDut:
     """The DUT and tester namespaces of one recording: `create()` builds them, `delete()` removes them."""
 
-    def __init__(self, config):
+    def __init__(self, config, linux_sysctl=None):
         self.config = config
+        self.linux_sysctl = linux_sysctl or {}
         tag = f"{os.getpid()}-{secrets.token_hex(2)}"
         self.dut_ns = f"{NAME_PREFIX}{tag}-dut"
         self.tester_ns = f"{NAME_PREFIX}{tag}-tst"
@@ -155,20 +180,24 @@ class KernelDut:
         self._add_netns(self.dut_ns)
         write_sysctls(self.tester_ns, TESTER_MUTE)
 
+        # Later layers win: the baseline, the fixture's linux.sysctl, then the scenario's own settings.
         if cfg["device"] == "router":
             settings = dict(ROUTER_BASELINE)
+            settings.update(self.linux_sysctl)
             settings.update(cfg.get("router", {}).get("sysctl", {}) or {})
         else:
             settings = dict(BRIDGE_BASELINE)
-            wanted = cfg["bridge"].get("sysctl", {}) or {}
             if has_sysctl(self.dut_ns, "net.bridge.bridge-nf-call-iptables"):
                 settings.update(BRIDGE_NETFILTER_OFF)
-            settings.update(wanted)
+            settings.update(self.linux_sysctl)
+            settings.update(cfg["bridge"].get("sysctl", {}) or {})
         for p in cfg["ports"]:
             for k, v in (p.get("sysctl") or {}).items():
                 settings[f"net.ipv4.conf.{p['name']}.{k}"] = v
         before, after = _split_sysctls(settings, self.ports)
+        host_bridge = _read_host({k for k in before if k.startswith("net.bridge.")})
         write_sysctls(self.dut_ns, before, self.ports)
+        _ensure_host_unchanged(host_bridge)
         self.applied_sysctls = settings
 
         # The veth pairs are made inside the tester namespace with the DUT end born in the DUT namespace,

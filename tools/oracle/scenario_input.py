@@ -38,8 +38,10 @@ class Injection:
 class Recording:
     """The DUT config (scenario.json without `linux` and `steps`), the input, and how long to run after it."""
 
-    def __init__(self, config, injections, tail_s, epoch, steps_summary):
+    def __init__(self, config, injections, tail_s, epoch, steps_summary, linux_sysctl=None):
         self.config = config
+        # A fixture's linux.sysctl is part of its DUT: applied over the recorder's baseline.
+        self.linux_sysctl = linux_sysctl or {}
         self.injections = injections
         self.tail_s = tail_s
         self.epoch = epoch
@@ -246,4 +248,8 @@ def from_fixture(fixture):
     for st in sc.get("steps", []):
         trailing = trailing + st["advance_s"] if isinstance(st, dict) and "advance_s" in st else 0.0
     settle = sc.get("settle_s", DEFAULT_SETTLE_S)
-    return Recording(_dut_config(sc), injections, trailing + settle, epoch, sc.get("steps", []))
+    linux = sc.get("linux") or {}
+    if not isinstance(linux, dict):
+        _fail(path, "scenario['linux']", "expected a mapping")
+    linux_sysctl = _sysctls(path, "scenario['linux']['sysctl']", linux.get("sysctl"))
+    return Recording(_dut_config(sc), injections, trailing + settle, epoch, sc.get("steps", []), linux_sysctl)

@@ -45,7 +45,7 @@ def _scenario_json(rec, dut):
         "kernel": dut.kernel_release(),
         "sysctl": {k: v for k, v in dut.applied_sysctls.items()
                    if k in kernel_dut.ROUTER_BASELINE or k in kernel_dut.BRIDGE_BASELINE
-                   or k in kernel_dut.BRIDGE_NETFILTER_OFF},
+                   or k in kernel_dut.BRIDGE_NETFILTER_OFF or k in rec.linux_sysctl},
         "bridge": "stp_state 0, mcast_snooping 0, no vlan_filtering" if cfg["device"] == "bridge" else None,
     }
     meta["steps"] = rec.steps_summary
@@ -61,7 +61,7 @@ def record(rec, outdir, in_source=None):
     umask = os.umask(0)
     os.umask(umask)
     os.chmod(stage, 0o777 & ~umask)  # mkdtemp makes it private; a fixture is an ordinary directory
-    dut = kernel_dut.KernelDut(rec.config)
+    dut = kernel_dut.KernelDut(rec.config, rec.linux_sysctl)
     taps = None
     try:
         dut.create()
