@@ -158,7 +158,7 @@ def main(argv):
     try:
         kernel = record(rec, outdir, in_source)
     except (KeyboardInterrupt, Interrupted) as e:
-        print(f"usnet oracle: interrupted ({e or 'SIGINT'}); the namespaces made were deleted", file=sys.stderr)
+        print(f"usnet oracle: interrupted ({str(e) or 'SIGINT'}); the namespaces made were deleted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except (kernel_dut.KernelError, port_taps.CaptureError, OSError) as e:
         print(f"usnet oracle: recording {name} failed: {e}", file=sys.stderr)

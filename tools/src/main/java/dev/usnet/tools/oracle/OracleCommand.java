@@ -105,6 +105,11 @@ public final class OracleCommand implements Runnable {
             }
             Scenario sc = Scenario.load(fixture);
             Path dir = out != null ? out : Files.createTempDirectory("usnet-oracle-check-");
+            // A JVM stopped by a signal skips finally blocks; the temporary recording goes in either case.
+            Thread removeTemp = new Thread(() -> deleteQuietly(dir), "usnet-oracle-remove-temp");
+            if (out == null) {
+                Runtime.getRuntime().addShutdownHook(removeTemp);
+            }
             try {
                 o.println("recording " + sc.name() + " again (the fixture is from Linux " + recordedOn(fixture)
                         + ") on Linux " + System.getProperty("os.version"));
@@ -115,6 +120,11 @@ public final class OracleCommand implements Runnable {
                 return report(sc, dir, o);
             } finally {
                 if (out == null) {
+                    try {
+                        Runtime.getRuntime().removeShutdownHook(removeTemp);
+                    } catch (IllegalStateException shuttingDown) {
+                        // the hook is running and removes it
+                    }
                     deleteTree(dir);
                 }
             }
@@ -174,6 +184,14 @@ public final class OracleCommand implements Runnable {
             return k.isEmpty() ? "an unnamed kernel" : k;
         } catch (IOException e) {
             return "an unnamed kernel";
+        }
+    }
+
+    private static void deleteQuietly(Path dir) {
+        try {
+            deleteTree(dir);
+        } catch (IOException e) {
+            System.err.println("usnet oracle: could not remove " + dir + ": " + e.getMessage());
         }
     }
 
