@@ -17,6 +17,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -198,15 +199,27 @@ class OracleCommandTest {
     }
 
     @Test
-    void withoutPrivilegeTheRecorderSaysWhatItNeeds() {
+    void withoutPrivilegeTheRecorderSaysWhatItNeeds() throws IOException {
         org.junit.jupiter.api.Assumptions.assumeTrue(HostCommand.isRoot() && HostCommand.has("setpriv"),
                 "needs root to drop to an unprivileged user");
-        Path fixture = fixture("router-basic");
+        // The unprivileged user must be able to read the script and the fixture, wherever the tree is cloned.
+        Path world = tmp.resolve("readable");
+        copyTree(LinuxOracle.script().getParent(), world.resolve("oracle"));
+        copyTree(fixture("router-basic"), world.resolve("router-basic"));
+        makeWorldReadable(tmp);
         HostCommand.Result r = HostCommand.run(20, "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                "/usr/bin/python3", LinuxOracle.script().toString(), "rerecord", fixture.toString(),
-                "/tmp/" + PREFIX + "unprivileged-" + ProcessHandle.current().pid());
+                "/usr/bin/python3", world.resolve("oracle/usnet_oracle.py").toString(), "rerecord",
+                world.resolve("router-basic").toString(), world.resolve("out").toString());
         assertEquals(LinuxOracle.BAD_INPUT, r.exit(), r.output());
         assertTrue(r.output().contains("needs CAP_NET_ADMIN and CAP_SYS_ADMIN: run as root (sudo)"), r.output());
+    }
+
+    private static void makeWorldReadable(Path dir) throws IOException {
+        try (Stream<Path> s = Files.walk(dir)) {
+            for (Path p : s.toList()) {
+                Files.setPosixFilePermissions(p, PosixFilePermissions.fromString(Files.isDirectory(p) ? "rwxr-xr-x" : "rw-r--r--"));
+            }
+        }
     }
 
     private static void copyTree(Path from, Path to) throws IOException {
