@@ -12,7 +12,7 @@ import picocli.CommandLine.Command;
 @Command(name = "usnet", mixinStandardHelpOptions = true, version = "usnet 0.1.0",
         description = "Userspace network stack emulator: namespaces, veth, bridges, routers, checked against Linux.",
         subcommands = {DemoCommand.class, RunCommand.class, ReplayCommand.class, dev.usnet.tools.tcp.TcpCommand.class,
-                dev.usnet.tools.experiment.ExperimentCommand.class,
+                dev.usnet.tools.experiment.ExperimentCommand.class, dev.usnet.tools.oracle.OracleCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Usnet implements Runnable {
     /** Exit code for bad input: an invalid file, key or option. */

@@ -25,8 +25,9 @@ import java.util.Locale;
 import org.HdrHistogram.Histogram;
 
 /**
- * The seed's S2 question as one run: two namespaces joined by veth + a learning bridge with microsecond
- * RTTs, where the only queue is the receiver's 1000-packet backlog (modelled by the bridge port's link
+ * The 2015 netns + bridge + veth regression (bisected to 9949afa4, the 3.19 credit bug) as one run: two
+ * namespaces joined by veth + a learning bridge with microsecond RTTs, where the only queue is the
+ * receiver's 1000-packet backlog (modelled by the bridge port's link
  * emulation: the port toward the receiver drains at the link rate and holds at most {@code queueLimit}
  * frames). An MPI-like burst app alternates cwnd-limited bursts with idle compute phases over CUBIC, once per
  * kernel preset, in virtual time. Per preset: the cwnd trace, the bursts, a plot; and a summary table.

@@ -27,7 +27,7 @@ public final class ExperimentCommand implements Runnable {
 
     /** {@code usnet experiment credit-bug}. */
     @Command(name = "credit-bug", mixinStandardHelpOptions = true,
-            description = {"The tcp_cong_avoid_ai credit bug (seed 002): an MPI-like burst app over CUBIC between two "
+            description = {"The tcp_cong_avoid_ai credit bug (the 2015 netns + bridge + veth regression bisected to 9949afa4): an MPI-like burst app over CUBIC between two "
                     + "namespaces joined by veth + bridge with microsecond RTTs and a 1000-frame receive queue, once per "
                     + "kernel preset, in virtual time.",
                 "Writes per preset trace-K.csv (cwnd, ssthresh, snd_cwnd_cnt per ACK), bursts-K.csv, cwnd-K.png; "

@@ -1,0 +1,278 @@
+"""The device under test as Linux: a bridge or an IPv4 router in a network namespace of its own.
+
+Each DUT port is one end of a veth pair; the other end ("tp0", "tp1", ... in port order) lives in a tester
+namespace, where the recorder injects and captures. The tester namespace is made mute (no IPv6, no ARP, no
+forwarding, no echo replies) so that every frame entering the DUT is one the scenario sent. Nothing is
+created in the namespace the recorder was started from; both namespaces are deleted by name afterwards.
+"""
+import contextlib
+import ctypes
+import json
+import os
+import secrets
+import subprocess
+import time
+
+CLONE_NEWNET = 0x40000000
+NAME_PREFIX = "usnet-or-"
+
+# Settings every router fixture runs with: forwarding on, ICMP never rate limited, no reverse-path
+# filtering, TTL 64, no IPv6 (so no DAD, router solicitations or MLD reports among the captured frames).
+ROUTER_BASELINE = {
+    "net.ipv4.ip_forward": 1,
+    "net.ipv4.icmp_ratelimit": 0,
+    "net.ipv4.icmp_msgs_per_sec": 100000,
+    "net.ipv4.conf.all.rp_filter": 0,
+    "net.ipv4.conf.default.rp_filter": 0,
+    "net.ipv4.ip_default_ttl": 64,
+    "net.ipv6.conf.all.disable_ipv6": 1,
+    "net.ipv6.conf.default.disable_ipv6": 1,
+}
+BRIDGE_BASELINE = {
+    "net.ipv6.conf.all.disable_ipv6": 1,
+    "net.ipv6.conf.default.disable_ipv6": 1,
+}
+# With br_netfilter loaded a new namespace starts with these on, which validates and trims bridged IP
+# frames; a bridge fixture has them off unless its bridge.sysctl turns them on.
+BRIDGE_NETFILTER_OFF = {
+    "net.bridge.bridge-nf-call-iptables": 0,
+    "net.bridge.bridge-nf-call-ip6tables": 0,
+}
+TESTER_MUTE = {
+    "net.ipv6.conf.all.disable_ipv6": 1,
+    "net.ipv6.conf.default.disable_ipv6": 1,
+    "net.ipv4.ip_forward": 0,
+    "net.ipv4.icmp_echo_ignore_all": 1,
+}
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+class KernelError(Exception):
+    """The kernel (or iproute2) refused a step of the set-up."""
+
+
+@contextlib.contextmanager
+def inside(netns):
+    """Runs the block with this thread in network namespace `netns`; sockets opened there stay in it."""
+    home = os.open("/proc/self/ns/net", os.O_RDONLY)
+    target = os.open(f"/run/netns/{netns}", os.O_RDONLY)
+    try:
+        if _libc.setns(target, CLONE_NEWNET) != 0:
+            err = ctypes.get_errno()
+            raise KernelError(f"cannot enter namespace {netns}: {os.strerror(err)}")
+        try:
+            yield
+        finally:
+            if _libc.setns(home, CLONE_NEWNET) != 0:
+                raise KernelError("cannot return to the original network namespace")
+    finally:
+        os.close(target)
+        os.close(home)
+
+
+def _sysctl_path(key, ports):
+    """net.ipv4.conf.<port>.<knob> with dots in a port name is split at the port, not at every dot."""
+    for prefix in ("net.ipv4.conf.", "net.ipv4.neigh.", "net.ipv6.conf."):
+        if key.startswith(prefix):
+            rest = key[len(prefix):]
+            for port in ports:
+                if rest.startswith(port + "."):
+                    return "/proc/sys/" + prefix.replace(".", "/") + port + "/" + rest[len(port) + 1:].replace(".", "/")
+    return "/proc/sys/" + key.replace(".", "/")
+
+
+def write_sysctls(netns, settings, ports=()):
+    """Writes sysctls in `netns` through /proc/sys (per namespace), so no sysctl binary is needed."""
+    with inside(netns):
+        for key, value in settings.items():
+            path = _sysctl_path(key, ports)
+            try:
+                with open(path, "w") as f:
+                    f.write(f"{value}\n")
+            except FileNotFoundError:
+                hint = " (load br_netfilter: modprobe br_netfilter)" if key.startswith("net.bridge.") else ""
+                raise KernelError(f"sysctl {key}: no such setting in this kernel{hint}")
+            except OSError as e:
+                raise KernelError(f"sysctl {key}={value}: {e.strerror}")
+
+
+def has_sysctl(netns, key):
+    with inside(netns):
+        return os.path.exists(_sysctl_path(key, ()))
+
+
+def ip_batch(netns, commands):
+    """Runs `ip` commands in `netns` in one process; a failure names the command and iproute2's reason."""
+    if not commands:
+        return
+    r = subprocess.run(["ip", "-n", netns, "-batch", "-"], input="\n".join(commands) + "\n",
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        failed = "?"
+        for line in r.stderr.splitlines():
+            if line.startswith("Command failed -:"):
+                n = int(line.rsplit(":", 1)[1])
+                failed = commands[n - 1] if 0 < n <= len(commands) else failed
+        reason = " ".join(l for l in r.stderr.splitlines() if not l.startswith("Command failed")).strip()
+        raise KernelError(f"ip -n {netns} {failed}: {reason or 'failed'}")
+
+
+def _read_host(keys):
+    values = {}
+    for k in keys:
+        try:
+            with open(_sysctl_path(k, ())) as f:
+                values[k] = f.read().strip()
+        except OSError:
+            pass
+    return values
+
+
+def _ensure_host_unchanged(before):
+    """br_netfilter's settings are per namespace only since Linux 5.x; where they are global, writing them for
+    the DUT would change the whole machine's bridging: put them back and refuse."""
+    now = _read_host(before.keys())
+    changed = [k for k, v in before.items() if now.get(k) != v]
+    for k in changed:
+        with open(_sysctl_path(k, ()), "w") as f:
+            f.write(before[k] + "\n")
+    if changed:
+        raise KernelError(f"{', '.join(changed)}: not per network namespace on this kernel, so a bridge "
+                          "fixture cannot set them without changing the whole machine (restored)")
+
+
+def _split_sysctls(settings, ports):
+    """Global keys can be set before the ports exist (defaults then reach them); per-port keys only after."""
+    before, after = {}, {}
+    for k, v in settings.items():
+        per_port = any(k.startswith(f"{pre}{p}.") for p in ports
+                       for pre in ("net.ipv4.conf.", "net.ipv4.neigh.", "net.ipv6.conf."))
+        (after if per_port else before)[k] = v
+    return before, after
+
+
+class KernelDut:
+    """The DUT and tester namespaces of one recording: `create()` builds them, `delete()` removes them."""
+
+    def __init__(self, config, linux_sysctl=None):
+        self.config = config
+        self.linux_sysctl = linux_sysctl or {}
+        tag = f"{os.getpid()}-{secrets.token_hex(2)}"
+        self.dut_ns = f"{NAME_PREFIX}{tag}-dut"
+        self.tester_ns = f"{NAME_PREFIX}{tag}-tst"
+        self.created = []
+        self.ports = [p["name"] for p in config["ports"]]
+        self.tester_ifname = {p: f"tp{i}" for i, p in enumerate(self.ports)}
+        self.applied_sysctls = {}
+
+    def _add_netns(self, name):
+        # Listed before it exists: a signal between the kernel making it and this line must not leak it.
+        self.created.append(name)
+        r = subprocess.run(["ip", "netns", "add", name], capture_output=True, text=True)
+        if r.returncode != 0:
+            self.created.remove(name)
+            raise KernelError(f"ip netns add {name}: {r.stderr.strip()}")
+
+    def create(self):
+        cfg = self.config
+        self._add_netns(self.tester_ns)
+        self._add_netns(self.dut_ns)
+        write_sysctls(self.tester_ns, TESTER_MUTE)
+
+        # Later layers win: the baseline, the fixture's linux.sysctl, then the scenario's own settings.
+        if cfg["device"] == "router":
+            settings = dict(ROUTER_BASELINE)
+            settings.update(self.linux_sysctl)
+            settings.update(cfg.get("router", {}).get("sysctl", {}) or {})
+        else:
+            settings = dict(BRIDGE_BASELINE)
+            if has_sysctl(self.dut_ns, "net.bridge.bridge-nf-call-iptables"):
+                settings.update(BRIDGE_NETFILTER_OFF)
+            settings.update(self.linux_sysctl)
+            settings.update(cfg["bridge"].get("sysctl", {}) or {})
+        for p in cfg["ports"]:
+            for k, v in (p.get("sysctl") or {}).items():
+                settings[f"net.ipv4.conf.{p['name']}.{k}"] = v
+        before, after = _split_sysctls(settings, self.ports)
+        host_bridge = _read_host({k for k in before if k.startswith("net.bridge.")})
+        write_sysctls(self.dut_ns, before, self.ports)
+        _ensure_host_unchanged(host_bridge)
+        self.applied_sysctls = settings
+
+        # The veth pairs are made inside the tester namespace with the DUT end born in the DUT namespace,
+        # so no device ever appears in the namespace the recorder runs in. The tester end takes any frame
+        # size, so only the DUT port's MTU decides what is too big.
+        tester_cmds = []
+        for p in cfg["ports"]:
+            t = self.tester_ifname[p["name"]]
+            tester_cmds.append(f"link add {t} mtu 65535 type veth peer name {p['name']} address {p['mac']} "
+                               f"mtu {int(p.get('mtu', 1500))} netns {self.dut_ns}")
+            tester_cmds.append(f"link set {t} arp off")
+            tester_cmds.append(f"link set {t} up")
+        ip_batch(self.tester_ns, tester_cmds)
+
+        dut_cmds = ["link set lo up"]
+        if cfg["device"] == "bridge":
+            b = cfg["bridge"]
+            extra = f" fdb_max_learned {int(b['fdb_max_learned'])}" if "fdb_max_learned" in b else ""
+            # ageing_time is in clock_t, hundredths of a second.
+            dut_cmds.append(f"link add br0 address {b['mac']} type bridge ageing_time "
+                            f"{int(round(b.get('ageing_time_s', 300) * 100))} stp_state 0 mcast_snooping 0{extra}")
+            dut_cmds += [f"link set {p} master br0" for p in self.ports]
+        else:
+            for p in cfg["ports"]:
+                dut_cmds += [f"address add {a} dev {p['name']}" for a in p.get("addresses", []) or []]
+        ip_batch(self.dut_ns, dut_cmds)
+        write_sysctls(self.dut_ns, after, self.ports)
+
+        up = [f"link set {p} up" for p in self.ports]
+        if cfg["device"] == "bridge":
+            up.append("link set br0 up")
+        else:
+            r = cfg.get("router", {})
+            # Routes and neighbours after the links are up: a gateway must be reachable when a route is added.
+            up += [f"route add {rt}" for rt in r.get("routes", []) or []]
+            up += [f"neigh replace {n['ip']} lladdr {n['mac']} dev {n['dev']} nud permanent"
+                   for n in r.get("neighbors", []) or []]
+        ip_batch(self.dut_ns, up)
+        self._wait_ready()
+
+    def _links(self, netns):
+        r = subprocess.run(["ip", "-n", netns, "-j", "-d", "link", "show"], capture_output=True, text=True)
+        if r.returncode != 0:
+            raise KernelError(f"ip -n {netns} link show: {r.stderr.strip()}")
+        return {l["ifname"]: l for l in json.loads(r.stdout)}
+
+    def _wait_ready(self, timeout_s=5.0):
+        """Until every port has carrier (and, on a bridge, forwards): frames sent earlier would be lost."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            links = self._links(self.dut_ns)
+            waiting = []
+            for p in self.ports:
+                l = links.get(p, {})
+                if l.get("operstate") != "UP":
+                    waiting.append(f"{p} {l.get('operstate', 'missing')}")
+                elif self.config["device"] == "bridge":
+                    state = l.get("linkinfo", {}).get("info_slave_data", {}).get("state")
+                    if state != "forwarding":
+                        waiting.append(f"{p} bridge port {state}")
+            if not waiting:
+                return
+            if time.monotonic() > deadline:
+                raise KernelError("ports not ready after %.0f s: %s" % (timeout_s, ", ".join(waiting)))
+            time.sleep(0.02)
+
+    def delete(self):
+        """Deletes every namespace this DUT made (their veth pairs go with them); returns what failed."""
+        left = []
+        for name in reversed(self.created):
+            r = subprocess.run(["ip", "netns", "del", name], capture_output=True, text=True)
+            if r.returncode != 0 and os.path.exists(f"/run/netns/{name}"):
+                left.append(f"{name}: {r.stderr.strip()}")
+        self.created = []
+        return left
+
+    def kernel_release(self):
+        return os.uname().release
