@@ -48,8 +48,9 @@ public final class CleanupCommand implements Callable<Integer> {
         // Reading a namespace's mark enters it (setns), deleting it unmounts: both need the capabilities.
         if (t.kernelNamespaces().stream().anyMatch(k -> kernel.namespaceExists(k.name()))
                 && !(privileges.has(Privileges.CAP_NET_ADMIN) && privileges.has(Privileges.CAP_SYS_ADMIN))) {
-            throw new UsageException("looking into and deleting kernel namespaces needs CAP_NET_ADMIN and CAP_SYS_ADMIN,"
+            e.println("usnet: looking into and deleting kernel namespaces needs CAP_NET_ADMIN and CAP_SYS_ADMIN,"
                     + " which this process does not have (CapEff in /proc/self/status): run as root (sudo)");
+            return Usnet.EXIT_USAGE;
         }
         List<Leftovers.Found> found = Leftovers.find(t, kernel);
         int usnetLeft = 0;
