@@ -216,7 +216,7 @@ class KernelSafetyTest {
         Thread.sleep(500);
         long ms = termAndTime(p);
         String out = Files.readString(log);
-        assertTrue(ms < 1000, "ended " + ms + " ms after SIGTERM: " + out);
+        assertTrue(ms < 1000, "ended " + ms + " ms after SIGTERM, exit " + p.exitValue() + ": " + out);
         assertEquals(0, p.exitValue(), out);
         assertTrue(out.contains("usnet: stopping on signal during start-up"), out);
         assertFalse(out.contains("usnet: ready"), out);
@@ -241,7 +241,7 @@ class KernelSafetyTest {
         }
         long ms = termAndTime(p);
         String out = Files.readString(log);
-        assertTrue(ms < 1000, "ended " + ms + " ms after SIGTERM: " + out);
+        assertTrue(ms < 1000, "ended " + ms + " ms after SIGTERM, exit " + p.exitValue() + ": " + out);
         assertEquals(0, p.exitValue(), out);
         assertTrue(out.contains("usnet: stopping on signal during start-up"), out);
         assertEquals(List.of(), ourNamespaces());
