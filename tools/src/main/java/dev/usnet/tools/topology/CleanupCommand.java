@@ -16,11 +16,11 @@ import picocli.CommandLine.Spec;
  * a power cut of the JVM) left in the kernel, and nothing else; see {@link Leftovers} for how it decides.
  */
 @Command(name = "cleanup", mixinStandardHelpOptions = true,
-        description = {"Delete the kernel namespaces that a usnet run of FILE created and left behind (killed with",
-                "SIGKILL, crashed): those FILE lists under kernel.namespaces that carry usnet's mark of a",
-                "process that is gone. Everything else of FILE's names that exists is left alone, with why.",
-                "Exit 0 when nothing of usnet's is left, 1 when something is (a run still going, a failed",
-                "delete), 2 on a bad file or missing privileges."})
+        description = {"Delete the kernel namespaces a killed usnet run of FILE left behind.",
+                "Deleted: those FILE lists under kernel.namespaces whose lo carries usnet's mark",
+                "of a process that is gone. Anything else of FILE's names that exists is left",
+                "alone, with why. Exit 0 when nothing of usnet's is left, 1 when something is",
+                "(a run still going, a failed delete), 2 on a bad file or missing privileges."})
 public final class CleanupCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
