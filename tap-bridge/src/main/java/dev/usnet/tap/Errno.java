@@ -72,8 +72,9 @@ public final class Errno {
             case "TUNSETIFF" -> switch (errno) {
                 case EPERM, EACCES -> head + "creating a TAP device needs CAP_NET_ADMIN (run as root or grant the"
                         + " capability: setcap cap_net_admin+ep on the java binary)";
-                case EBUSY -> head + "a device named " + subject + " already exists and is in use (choose another"
-                        + " name, or a pattern such as tap%d)";
+                // TUNSETIFF is always asked with IFF_TUN_EXCL, so EBUSY means: some link has this name already.
+                case EBUSY -> head + "a device named " + subject + " already exists (not created by usnet; choose"
+                        + " another name, or a pattern such as tap%d)";
                 case EEXIST -> head + "a device named " + subject + " already exists and is not a TAP device";
                 case EINVAL -> head + "the kernel rejected the name '" + subject + "' or the flags";
                 default -> head + "could not create TAP device " + subject;

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /**
  * Sends frames through usnet's TAP data path — epoll loop, {@link TapDevice} read and write with the virtio-net
@@ -52,14 +53,22 @@ public final class TapWarmUp {
 
     /** Moves about {@code frames} frames through a bridge and as many through a router, all on {@code loop}. */
     public static Result run(IoEventLoop loop, int frames) throws TunException {
+        return run(loop, frames, () -> false);
+    }
+
+    /**
+     * As {@link #run(IoEventLoop, int)}, but gives up as soon as {@code stop} answers true (checked before every
+     * frame, also while waiting for one): a daemon told to stop during its warm-up must not finish it first.
+     */
+    public static Result run(IoEventLoop loop, int frames, BooleanSupplier stop) throws TunException {
         long t0 = System.nanoTime();
-        long[] bridged = path(loop, frames, false);
-        long[] routed = path(loop, frames, true);
+        long[] bridged = path(loop, frames, false, stop);
+        long[] routed = stop.getAsBoolean() ? new long[3] : path(loop, frames, true, stop);
         return new Result(bridged[0] + routed[0], bridged[1] + routed[1], bridged[2] + routed[2], System.nanoTime() - t0);
     }
 
     /** {sent, received, lost} through one throw-away namespace with two socket-pair TAPs. */
-    private static long[] path(IoEventLoop loop, int frames, boolean router) throws TunException {
+    private static long[] path(IoEventLoop loop, int frames, boolean router, BooleanSupplier stop) throws TunException {
         NetStack stack = new NetStack(router ? "usnet-warm-up-router" : "usnet-warm-up-bridge", new RealTimeScheduler(loop), 1);
         List<Integer> peers = new ArrayList<>(2);
         try {
@@ -87,7 +96,7 @@ public final class TapWarmUp {
                 tb.setUp(true);
                 return null;
             });
-            return pump(a.peerFd(), b.peerFd(), frames, router);
+            return pump(a.peerFd(), b.peerFd(), frames, router, stop);
         } finally {
             try {
                 onLoop(loop, () -> {
@@ -103,7 +112,7 @@ public final class TapWarmUp {
     }
 
     /** Plays host X behind the first TAP and host Y behind the second, alternating directions. */
-    private static long[] pump(int fdX, int fdY, int frames, boolean router) {
+    private static long[] pump(int fdX, int fdY, int frames, boolean router, BooleanSupplier stop) {
         long sent = 0;
         long received = 0;
         long lost = 0;
@@ -112,7 +121,7 @@ public final class TapWarmUp {
             MemorySegment[] big = {frame(arena, router, true, true), frame(arena, router, false, true)};
             MemorySegment rx = arena.allocate(VirtioNetHdr.LEN + GSO_LEN + 64);
             long lastProgress = System.nanoTime();
-            for (int i = 0; i < frames; i++) {
+            for (int i = 0; i < frames && !stop.getAsBoolean(); i++) {
                 int dir = i & 1;
                 // Every fourth frame a super-frame, both ways; one at a time, because a socket pair (unlike a TAP)
                 // answers a full buffer with EAGAIN, and two 64 KiB frames can fill the default one.
@@ -126,7 +135,7 @@ public final class TapWarmUp {
                     if (got > 0) {
                         lastProgress = now;
                     }
-                    if (sent - received - lost < limit) {
+                    if (sent - received - lost < limit || stop.getAsBoolean()) {
                         break;
                     }
                     if (now - lastProgress > STALL_NANOS) {
@@ -142,7 +151,7 @@ public final class TapWarmUp {
                 }
             }
             long end = System.nanoTime() + STALL_NANOS;
-            while (received + lost < sent && System.nanoTime() < end) {
+            while (received + lost < sent && System.nanoTime() < end && !stop.getAsBoolean()) {
                 received += drain(fdX, rx) + drain(fdY, rx);
             }
             lost = sent - received;

@@ -32,6 +32,11 @@ public final class Tun implements AutoCloseable {
     public static final int IFF_MULTI_QUEUE = 0x0100;
     public static final int IFF_NO_PI = 0x1000;
     public static final int IFF_VNET_HDR = 0x4000;
+    /**
+     * TUNSETIFF fails with EBUSY when a device of that name exists, instead of attaching to a persistent TAP (or
+     * failing with a vague EINVAL for another kind of link): usnet only ever opens devices it creates.
+     */
+    public static final int IFF_TUN_EXCL = 0x8000;
 
     public static final long TUNSETIFF = 0x400454caL;
     public static final long TUNSETPERSIST = 0x400454cbL;
@@ -336,7 +341,7 @@ public final class Tun implements AutoCloseable {
                 MemorySegment ifr = arena.allocate(IFREQ_SIZE, 8);
                 byte[] n = o.name().getBytes(StandardCharsets.US_ASCII);
                 MemorySegment.copy(n, 0, ifr, JAVA_BYTE, 0, n.length);
-                short flags = (short) (IFF_TAP | IFF_NO_PI | (o.vnetHdr() ? IFF_VNET_HDR : 0));
+                short flags = (short) (IFF_TAP | IFF_NO_PI | IFF_TUN_EXCL | (o.vnetHdr() ? IFF_VNET_HDR : 0));
                 ifr.set(JAVA_SHORT, IFNAMSIZ, flags);
                 if (Native.ioctl(fd, TUNSETIFF, ifr) < 0) {
                     throw fail("TUNSETIFF", o.name(), Native.lastErrno());

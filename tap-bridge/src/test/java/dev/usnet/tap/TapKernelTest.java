@@ -2,6 +2,7 @@ package dev.usnet.tap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.usnet.core.bridge.Bridge;
@@ -333,6 +334,30 @@ class TapKernelTest {
         public void flush() throws IOException {
             a.flush();
             b.flush();
+        }
+    }
+
+    /**
+     * TUNSETIFF with IFF_TUN_EXCL: a persistent TAP of the name (ip tuntap add) is not adopted, and another kind of
+     * link of the name is refused with the same clear EBUSY; both are left exactly as they were.
+     */
+    @Test
+    void anExistingLinkOfTheNameIsRefusedAndLeftAsItWas() {
+        String ns = "usnet-sf-" + ProcessHandle.current().pid() + "-ex";
+        try {
+            assertTrue(KernelNetns.run(10, "ip", "netns", "add", ns).ok());
+            assertTrue(KernelNetns.run(10, "ip", "-n", ns, "tuntap", "add", "usnet-sf-pt0", "mode", "tap").ok());
+            assertTrue(KernelNetns.run(10, "ip", "-n", ns, "addr", "add", "198.18.60.2/24", "dev", "usnet-sf-pt0").ok());
+            assertTrue(KernelNetns.run(10, "ip", "-n", ns, "link", "add", "usnet-sf-v0", "type", "veth", "peer", "name",
+                    "usnet-sf-v1").ok());
+            String before = KernelNetns.run(10, "ip", "-n", ns, "-d", "addr", "show").output();
+            for (String name : List.of("usnet-sf-pt0", "usnet-sf-v0")) {
+                TunException e = assertThrows(TunException.class, () -> Tun.open(Tun.Options.inNetns(ns, name)));
+                assertTrue(e.getMessage().contains("EBUSY") && e.getMessage().contains(name + " already exists"), e.getMessage());
+            }
+            assertEquals(before, KernelNetns.run(10, "ip", "-n", ns, "-d", "addr", "show").output());
+        } finally {
+            KernelNetns.run(10, "ip", "netns", "del", ns);
         }
     }
 }

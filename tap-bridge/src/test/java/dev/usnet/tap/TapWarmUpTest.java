@@ -40,4 +40,33 @@ class TapWarmUpTest {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
         }
     }
+
+    @Test
+    void aStopRequestEndsAWarmUpAtOnceAndStillClosesEverything() throws Exception {
+        MultiThreadIoEventLoopGroup group = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
+        try {
+            IoEventLoop loop = (IoEventLoop) group.next();
+            loop.submit(() -> { }).get(5, TimeUnit.SECONDS);
+            long fdsBefore = openFds();
+            long[] asked = {0};
+            long[] firstStop = {0};
+            // Ten million frames per path would take about an hour on this machine; the stop comes once the
+            // warm-up has asked 20000 times (a few thousand frames in), however loaded the machine is.
+            TapWarmUp.Result r = TapWarmUp.run(loop, 10_000_000, () -> {
+                if (++asked[0] < 20_000) {
+                    return false;
+                }
+                if (firstStop[0] == 0) {
+                    firstStop[0] = System.nanoTime();
+                }
+                return true;
+            });
+            long ms = (System.nanoTime() - firstStop[0]) / 1_000_000;
+            assertTrue(firstStop[0] != 0 && ms < 200, "the warm-up went on for " + ms + " ms after the stop request");
+            assertTrue(r.sent() > 0 && r.sent() < 10_000_000, "sent " + r.sent());
+            assertEquals(fdsBefore, openFds(), "socket pairs and TAP stand-ins closed");
+        } finally {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(10, TimeUnit.SECONDS);
+        }
+    }
 }

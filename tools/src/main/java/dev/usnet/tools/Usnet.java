@@ -2,6 +2,7 @@ package dev.usnet.tools;
 
 import dev.usnet.tools.demo.DemoCommand;
 import dev.usnet.tools.replay.ReplayCommand;
+import dev.usnet.tools.topology.CleanupCommand;
 import dev.usnet.tools.topology.RunCommand;
 import io.netty.util.concurrent.FastThreadLocalThread;
 import java.io.PrintWriter;
@@ -11,8 +12,9 @@ import picocli.CommandLine.Command;
 /** The {@code usnet} command line. */
 @Command(name = "usnet", mixinStandardHelpOptions = true, version = "usnet 0.1.0",
         description = "Userspace network stack emulator: namespaces, veth, bridges, routers, checked against Linux.",
-        subcommands = {DemoCommand.class, RunCommand.class, ReplayCommand.class, dev.usnet.tools.tcp.TcpCommand.class,
-                dev.usnet.tools.experiment.ExperimentCommand.class, dev.usnet.tools.oracle.OracleCommand.class,
+        subcommands = {DemoCommand.class, RunCommand.class, CleanupCommand.class, ReplayCommand.class,
+                dev.usnet.tools.tcp.TcpCommand.class, dev.usnet.tools.experiment.ExperimentCommand.class,
+                dev.usnet.tools.oracle.OracleCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Usnet implements Runnable {
     /** Exit code for bad input: an invalid file, key or option. */

@@ -64,11 +64,41 @@ public final class Daemon implements AutoCloseable {
         }
     }
 
-    /** What reaches outside usnet: TAP devices, pcap ports, and the kernel's own networking. */
-    public record Providers(TapProvider tap, PcapProvider pcap, KernelNet kernel) {
-        /** The providers of this build (TAP and pcap not available yet; {@code ip} for the kernel). */
+    /**
+     * What reaches outside usnet: TAP devices, pcap ports, the kernel's own networking, and the capabilities this
+     * process has for changing it.
+     */
+    public record Providers(TapProvider tap, PcapProvider pcap, KernelNet kernel, Privileges privileges) {
+        /** Stand-ins that change nothing in the kernel: every capability is taken as granted. */
+        public Providers(TapProvider tap, PcapProvider pcap, KernelNet kernel) {
+            this(tap, pcap, kernel, Privileges.all());
+        }
+
+        /** The providers of this build: tap-bridge's TAPs and pcap ports, {@code ip}, this process's capabilities. */
         public static Providers forThisBuild() {
-            return new Providers(TapProvider.forThisBuild(), PcapProvider.forThisBuild(), KernelNet.iproute2());
+            return new Providers(TapProvider.forThisBuild(), PcapProvider.forThisBuild(), KernelNet.iproute2(),
+                    Privileges.ofThisProcess());
+        }
+    }
+
+    /**
+     * How the caller follows and stops a start: asked between steps (and throughout the warm-up) whether to stop,
+     * told when the warm-up begins.
+     */
+    public interface Startup {
+        Startup UNSTOPPABLE = () -> false;
+
+        /** True once the start should end (SIGINT, SIGTERM): what was done is undone and {@link StopRequested} thrown. */
+        boolean stopRequested();
+
+        /** The warm-up of {@code frames} frames per path begins (it may take seconds). */
+        default void warmingUp(int frames) {}
+    }
+
+    /** {@link #start} ended early because {@link Startup#stopRequested()}; everything it did was undone. */
+    public static final class StopRequested extends RuntimeException {
+        StopRequested(String step) {
+            super("stopped on request " + step);
         }
     }
 
@@ -107,10 +137,13 @@ public final class Daemon implements AutoCloseable {
     private ScheduledExecutorService ticker;
     private Summary summary;
 
-    private Daemon(TopologySpec spec, Options options, Providers providers) {
+    private final Startup startup;
+
+    private Daemon(TopologySpec spec, Options options, Providers providers, Startup startup) {
         this.spec = spec;
         this.options = options;
         this.providers = providers;
+        this.startup = startup;
     }
 
     /**
@@ -119,7 +152,17 @@ public final class Daemon implements AutoCloseable {
      * it did and rethrows.
      */
     public static Daemon start(TopologySpec spec, Options options, Providers providers) {
-        Daemon d = new Daemon(spec, options, providers);
+        return start(spec, options, providers, Startup.UNSTOPPABLE);
+    }
+
+    /**
+     * As {@link #start(TopologySpec, Options, Providers)}, in this order: privileges, then every precondition
+     * (TAP and pcap support, kernel namespaces and links that exist already: all of them at once), then the
+     * warm-up (only with TAP or pcap devices), then the build. When {@code startup} asks to stop, the warm-up
+     * ends at once, the build at its next step, what was done is undone and {@link StopRequested} is thrown.
+     */
+    public static Daemon start(TopologySpec spec, Options options, Providers providers, Startup startup) {
+        Daemon d = new Daemon(spec, options, providers, startup);
         d.preflight();
         try {
             d.bringUp();
@@ -150,33 +193,92 @@ public final class Daemon implements AutoCloseable {
     }
 
     private void preflight() {
-        boolean hasTap = false;
-        boolean hasPcap = false;
+        requirePrivileges();
+        List<String> problems = new ArrayList<>();
         List<String> declared = spec.kernelNamespaces().stream().map(KernelNs::name).toList();
         for (Ns ns : spec.namespaces()) {
             for (DeviceSpec d : ns.devices()) {
                 if (d instanceof Tap t) {
-                    hasTap = true;
                     String k = t.kernel().namespace();
                     if (k != null && !declared.contains(k) && !providers.kernel().namespaceExists(k)) {
-                        throw new UsageException(t.kernel().where().error("kernel namespace " + k
+                        problems.add(t.kernel().where().error("kernel namespace " + k
                                 + " does not exist; list it under kernel.namespaces for usnet to create it"));
                     }
                 }
-                hasPcap |= d instanceof Pcap;
             }
         }
-        if (hasTap) {
+        if (hasDevice(Tap.class)) {
             providers.tap().requireAvailable();
         }
-        if (hasPcap) {
+        if (hasDevice(Pcap.class)) {
             providers.pcap().requireAvailable();
         }
-        for (KernelNs k : spec.kernelNamespaces()) {
-            if (providers.kernel().namespaceExists(k.name())) {
-                throw new UsageException(k.where().error("kernel namespace " + k.name() + " already exists; usnet only"
-                        + " deletes what it created, so remove it first (ip netns del " + k.name() + ") or pick another name"));
+        List<Leftovers.Found> found = Leftovers.find(spec, providers.kernel());
+        for (Leftovers.Found f : found) {
+            problems.add(f.where().error(f.message()));
+        }
+        if (found.stream().anyMatch(Leftovers.Found::removable)) {
+            problems.add("run: usnet cleanup " + found.get(0).where().file());
+        }
+        if (!problems.isEmpty()) {
+            throw new UsageException(String.join("\n", problems));
+        }
+    }
+
+    /**
+     * Refuses a topology that changes the kernel when this process lacks the capabilities for it, before anything
+     * is done (else the first {@code ip} or TUNSETIFF would fail half-way with its own words).
+     */
+    private void requirePrivileges() {
+        List<String> what = new ArrayList<>();
+        List<String> caps = new ArrayList<>();
+        Privileges p = providers.privileges();
+        boolean namespaces = !spec.kernelNamespaces().isEmpty();
+        if (namespaces) {
+            what.add("kernel namespaces (" + String.join(", ", spec.kernelNamespaces().stream().map(KernelNs::name).toList()) + ")");
+        }
+        boolean tapIntoNamespace = false;
+        List<String> tapNames = new ArrayList<>();
+        List<String> pcapNames = new ArrayList<>();
+        for (Ns ns : spec.namespaces()) {
+            for (DeviceSpec d : ns.devices()) {
+                if (d instanceof Tap t) {
+                    tapNames.add(t.kernel().ifname());
+                    tapIntoNamespace |= t.kernel().namespace() != null;
+                } else if (d instanceof Pcap pc) {
+                    pcapNames.add(pc.iface());
+                }
             }
+        }
+        if (!tapNames.isEmpty()) {
+            what.add("TAP devices (" + String.join(", ", tapNames) + ")");
+        }
+        if (!pcapNames.isEmpty()) {
+            what.add("pcap ports on " + String.join(", ", pcapNames));
+        }
+        if ((namespaces || !tapNames.isEmpty()) && !p.has(Privileges.CAP_NET_ADMIN)) {
+            caps.add("CAP_NET_ADMIN");
+        }
+        // ip netns add mounts; a TAP goes into its namespace through unshare and setns.
+        if ((namespaces || tapIntoNamespace) && !p.has(Privileges.CAP_SYS_ADMIN)) {
+            caps.add("CAP_SYS_ADMIN");
+        }
+        if (!pcapNames.isEmpty() && !p.has(Privileges.CAP_NET_RAW)) {
+            caps.add("CAP_NET_RAW");
+        }
+        if (!caps.isEmpty()) {
+            throw new UsageException(spec.name() + ": " + String.join(" and ", what) + " need " + String.join(" and ", caps)
+                    + ", which this process does not have (CapEff in /proc/self/status): run as root (sudo)");
+        }
+    }
+
+    private boolean hasDevice(Class<? extends DeviceSpec> kind) {
+        return spec.namespaces().stream().flatMap(n -> n.devices().stream()).anyMatch(kind::isInstance);
+    }
+
+    private void stopIfRequested(String step) {
+        if (startup.stopRequested()) {
+            throw new StopRequested(step);
         }
     }
 
@@ -186,7 +288,9 @@ public final class Daemon implements AutoCloseable {
      */
     private void warmUpDataPath() {
         try {
-            TapWarmUp.Result r = TapWarmUp.run((io.netty.channel.IoEventLoop) group.next(), options.warmUpFrames());
+            startup.warmingUp(options.warmUpFrames());
+            TapWarmUp.Result r = TapWarmUp.run((io.netty.channel.IoEventLoop) group.next(), options.warmUpFrames(),
+                    startup::stopRequested);
             warmUp = r;
         } catch (TunException | RuntimeException e) {
             System.err.println("usnet: warm-up skipped: " + e);
@@ -194,23 +298,29 @@ public final class Daemon implements AutoCloseable {
     }
 
     private void bringUp() {
-        for (KernelNs k : spec.kernelNamespaces()) {
-            providers.kernel().addNamespace(k.name());
-            kernelCreated.add(k.name());
-        }
         int threads = Math.max(1, options.threads);
         // Epoll loops when available: TAP devices must run on them; everything else runs on any loop.
         group = new MultiThreadIoEventLoopGroup(threads, io.netty.channel.epoll.Epoll.isAvailable()
                 ? io.netty.channel.epoll.EpollIoHandler.newFactory(0, BusyPollSelectStrategy.factory(options.busyPollMicros()))
                 : LocalIoHandler.newFactory());
-        if (options.warmUpFrames() > 0 && io.netty.channel.epoll.Epoll.isAvailable()) {
+        // Only a TAP or pcap data path is worth warming up (in-JVM links start at usnet's own speed), and before
+        // the kernel is touched, so a stop during the warm-up has nothing to undo there.
+        if (options.warmUpFrames() > 0 && io.netty.channel.epoll.Epoll.isAvailable()
+                && (hasDevice(Tap.class) || hasDevice(Pcap.class))) {
             warmUpDataPath();
+        }
+        stopIfRequested("after the warm-up");
+        for (KernelNs k : spec.kernelNamespaces()) {
+            providers.kernel().addNamespace(k.name());
+            kernelCreated.add(k.name());
+            stopIfRequested("after creating kernel namespace " + k.name());
         }
         Map<String, Scheduler> byNs = new HashMap<>();
         topology = TopologyBuilder.build(spec, n -> byNs.computeIfAbsent(n, x -> new RealTimeScheduler(group.next())),
                 new TopologyBuilder.ExternalDevices() {
                     @Override
                     public Device tap(String ns, Tap t, long mac, NetStack stack) {
+                        stopIfRequested("before opening TAP " + t.kernel().ifname());
                         var req = new TapProvider.TapRequest(t.link().name(), t.kernel().ifname(), t.kernel().namespace(),
                                 t.vnetHdr(), mac);
                         Device dev = providers.tap().openTap(req, stack);
@@ -225,10 +335,15 @@ public final class Daemon implements AutoCloseable {
                     }
                 });
         stacks = topology.namespaces().stream().map(NetNamespace::stack).toList();
+        String mark = UsnetMark.ofThisProcess().format();
         for (OpenedTap t : taps) {
+            stopIfRequested("before configuring " + t.req().ifname());
+            // The mark first: a second usnet that finds this name taken can then say whose it is.
+            providers.kernel().ip(t.req().kernelNamespace(), "link", "set", "dev", t.req().ifname(), "alias", mark);
             providers.tap().configureKernelSide(t.req(), t.side(), providers.kernel());
         }
         openCaptures();
+        stopIfRequested("before starting the apps");
         apps = Apps.of(topology);
         apps.start();
         double iv = spec.output().histogramIntervalSeconds();

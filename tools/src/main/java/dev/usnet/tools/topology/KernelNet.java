@@ -1,5 +1,7 @@
 package dev.usnet.tools.topology;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.usnet.tools.UsageException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -7,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -27,6 +30,24 @@ public interface KernelNet {
     /** {@code ip [-n NAMESPACE] ARGS...}; {@code namespace} null for usnet's own. Throws on failure. */
     void ip(String namespace, String... args);
 
+    /**
+     * A kernel network interface as {@code ip -d link show} describes it.
+     *
+     * @param kind       {@code tap} or {@code tun} for tun devices, else the link kind ({@code veth}, {@code dummy},
+     *                   {@code bridge}, ...), else the link type ({@code ether}, {@code loopback})
+     * @param alias      the interface alias ({@code ip link set ... alias}), null when it has none
+     * @param persistent a tun device made persistent (TUNSETPERSIST, {@code ip tuntap add}): it outlives its fds
+     */
+    record Link(String name, String kind, String alias, boolean persistent) {}
+
+    /**
+     * The interface {@code name} in kernel namespace {@code namespace} (null: usnet's own), empty when there is
+     * none. Stand-ins that create nothing in a kernel see none.
+     */
+    default Optional<Link> link(String namespace, String name) {
+        return Optional.empty();
+    }
+
     /** iproute2's {@code ip}, failures as {@link UsageException}s quoting the command and its message. */
     static KernelNet iproute2() {
         return new KernelNet() {
@@ -38,7 +59,39 @@ public interface KernelNet {
             @Override
             public void addNamespace(String name) {
                 run(List.of("ip", "netns", "add", name));
-                ip(name, "link", "set", "lo", "up");
+                // The mark goes on at once, in the command that has to run anyway; a kill in between leaves an
+                // unmarked namespace that usnet cleanup will not take for its own.
+                ip(name, "link", "set", "lo", "up", "alias", UsnetMark.ofThisProcess().format());
+            }
+
+            @Override
+            public Optional<Link> link(String namespace, String name) {
+                List<String> cmd = new ArrayList<>(List.of("ip"));
+                if (namespace != null) {
+                    cmd.addAll(List.of("-n", namespace));
+                }
+                cmd.addAll(List.of("-d", "-j", "link", "show", "dev", name));
+                dev.usnet.tap.HostCommand.Result r = dev.usnet.tap.HostCommand.run(10, cmd.toArray(new String[0]));
+                if (!r.ok()) {
+                    if (r.output().contains("does not exist")) {
+                        return Optional.empty();
+                    }
+                    throw new UsageException(String.join(" ", cmd) + ": " + r.output().trim());
+                }
+                try {
+                    JsonNode l = new ObjectMapper().readTree(r.output()).path(0);
+                    JsonNode info = l.path("linkinfo");
+                    String kind = info.path("info_kind").asText("");
+                    if (kind.equals("tun")) {
+                        kind = info.path("info_data").path("type").asText("tun");
+                    } else if (kind.isEmpty()) {
+                        kind = l.path("link_type").asText("link");
+                    }
+                    return Optional.of(new Link(name, kind, l.hasNonNull("ifalias") ? l.get("ifalias").asText() : null,
+                            info.path("info_data").path("persist").asBoolean(false)));
+                } catch (IOException e) {
+                    throw new UsageException(String.join(" ", cmd) + ": unreadable answer: " + e.getMessage(), e);
+                }
             }
 
             @Override

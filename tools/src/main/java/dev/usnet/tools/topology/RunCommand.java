@@ -132,10 +132,32 @@ public final class RunCommand implements Callable<Integer> {
         Daemon d = null;
         Object usr1 = null;
         try {
+            // A signal during the warm-up or the build ends the start at its next step (the warm-up at once), and
+            // the undo runs here on this thread while the hook waits for it.
+            Daemon.Startup startup = new Daemon.Startup() {
+                @Override
+                public boolean stopRequested() {
+                    return signalled.get();
+                }
+
+                @Override
+                public void warmingUp(int frames) {
+                    o.printf("usnet: warming up the data path (%d frames; SIGINT or SIGTERM stops it)%n", frames);
+                    o.flush();
+                }
+            };
             try {
                 d = Daemon.start(t, new Daemon.Options(dir, n,
                         busyPollMicros != null ? busyPollMicros : BusyPollSelectStrategy.DEFAULT_MICROS,
-                        warmUpFrames != null ? warmUpFrames : Daemon.Options.DEFAULT_WARM_UP_FRAMES), Daemon.Providers.forThisBuild());
+                        warmUpFrames != null ? warmUpFrames : Daemon.Options.DEFAULT_WARM_UP_FRAMES),
+                        Daemon.Providers.forThisBuild(), startup);
+            } catch (Daemon.StopRequested ex) {
+                o.println("usnet: stopping on signal during start-up; what was created is removed");
+                for (Throwable x : ex.getSuppressed()) {
+                    e.println("usnet: while undoing: " + x.getMessage());
+                }
+                exit.set(ex.getSuppressed().length == 0 ? 0 : 1);
+                return exit.get();
             } catch (TopologyException ex) {
                 for (String s : ex.errors()) {
                     e.println("usnet: " + s);
@@ -143,7 +165,10 @@ public final class RunCommand implements Callable<Integer> {
                 exit.set(Usnet.EXIT_USAGE);
                 return exit.get();
             } catch (UsageException ex) {
-                e.println("usnet: " + ex.getMessage());
+                // A refused start lists every problem, one a line.
+                for (String line : ex.getMessage().split("\n")) {
+                    e.println("usnet: " + line);
+                }
                 for (Throwable x : ex.getSuppressed()) {
                     e.println("usnet: while undoing: " + x.getMessage());
                 }

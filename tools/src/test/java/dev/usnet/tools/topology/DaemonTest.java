@@ -16,8 +16,11 @@ import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -83,7 +86,20 @@ class DaemonTest {
     static final class FakeKernel implements KernelNet {
         final List<String> commands = new ArrayList<>();
         final Set<String> existing = new HashSet<>();
+        /** Links that exist, by "namespace/name" ("/name" in usnet's own namespace). */
+        final Map<String, KernelNet.Link> links = new HashMap<>();
         String failOn;
+
+        @Override
+        public Optional<KernelNet.Link> link(String namespace, String name) {
+            return Optional.ofNullable(links.get((namespace == null ? "" : namespace) + "/" + name));
+        }
+
+        /** An existing kernel namespace whose lo carries {@code mark} (null: none). */
+        void existingNamespace(String name, String mark) {
+            existing.add(name);
+            links.put(name + "/lo", new KernelNet.Link("lo", "loopback", mark, false));
+        }
 
         @Override
         public boolean namespaceExists(String name) {
@@ -172,10 +188,12 @@ class DaemonTest {
         assertEquals(List.of(
                 "netns add usnet-a",
                 "netns add usnet-b",
+                "-n usnet-a link set dev usnet-a0 alias " + UsnetMark.ofThisProcess().format(),
                 "-n usnet-a link set dev usnet-a0 address 02:00:00:00:0a:02",
                 "-n usnet-a addr add 198.18.1.2/24 dev usnet-a0",
                 "-n usnet-a link set dev usnet-a0 up",
                 "-n usnet-a route add default via 198.18.1.1",
+                "-n usnet-b link set dev usnet-b0 alias " + UsnetMark.ofThisProcess().format(),
                 "-n usnet-b addr add 198.18.2.2/24 dev usnet-b0",
                 "-n usnet-b link set dev usnet-b0 up",
                 "-n usnet-b route add 198.18.0.0/15 dev usnet-b0"), k.commands);
@@ -242,5 +260,146 @@ class DaemonTest {
         assertTrue(Files.isRegularFile(out.resolve("host.hb1-to-hb2.hgrm")));
         runner.join(15_000);
         assertEquals(0, code[0], so + "" + se);
+    }
+
+    /** ROUTER with a third TAP whose kernel end stays in usnet's own namespace. */
+    private static final String ROUTER_AND_HOST_TAP = ROUTER + """
+                  - name: tap-h
+                    kind: tap
+                    kernel: {name: usnet-pt0, addresses: [198.18.3.2/24]}
+            """;
+
+    @Test
+    void withoutCapNetAdminAKernelTopologyIsRefusedBeforeAnythingIsDone(@TempDir Path tmp) {
+        FakeKernel k = new FakeKernel();
+        FakeTaps taps = new FakeTaps();
+        TopologySpec spec = TopologyFile.parse("router.yaml", ROUTER);
+        // Root in a container without CAP_NET_ADMIN: only CAP_SYS_ADMIN and CAP_NET_RAW.
+        Privileges noNetAdmin = () -> 1L << Privileges.CAP_SYS_ADMIN | 1L << Privileges.CAP_NET_RAW;
+        UsageException e = assertThrows(UsageException.class, () -> Daemon.start(spec, new Daemon.Options(tmp, 1),
+                new Daemon.Providers(taps, PcapProvider.forThisBuild(), k, noNetAdmin)));
+        assertEquals("router: kernel namespaces (usnet-a, usnet-b) and TAP devices (usnet-a0, usnet-b0) need CAP_NET_ADMIN,"
+                + " which this process does not have (CapEff in /proc/self/status): run as root (sudo)", e.getMessage());
+        assertEquals(List.of(), k.commands);
+        assertEquals(List.of(), taps.opened);
+        // An in-JVM topology needs no capability at all.
+        TopologySpec inJvm = TopologyFile.load(RunCommandTest.examples().resolve("in-jvm-containers.yaml"));
+        Daemon d = Daemon.start(inJvm, new Daemon.Options(tmp, 1), new Daemon.Providers(taps, PcapProvider.forThisBuild(), k, () -> 0L));
+        assertEquals(List.of(), d.stop().errors());
+    }
+
+    @Test
+    void theCapabilitiesAreReadFromCapEff() {
+        String status = "Name:\tjava\nCapInh:\t0000000000000000\nCapPrm:\t000001ffffffffff\nCapEff:\t0000000000201000\n";
+        long eff = Privileges.capEff(status);
+        Privileges p = () -> eff;
+        assertTrue(p.has(Privileges.CAP_NET_ADMIN));
+        assertTrue(p.has(Privileges.CAP_SYS_ADMIN));
+        assertTrue(!p.has(Privileges.CAP_NET_RAW));
+        assertEquals(0, Privileges.capEff("Name:\tjava\n"));
+    }
+
+    @Test
+    void everyLeftoverAndEveryCollidingLinkIsListedAtOnceWithTheCleanupCommand(@TempDir Path tmp) {
+        FakeKernel k = new FakeKernel();
+        // usnet-a: marked by this pid but another start time, so by an earlier process that had the pid.
+        k.existingNamespace("usnet-a", new UsnetMark(ProcessHandle.current().pid(), java.time.Instant.EPOCH).format());
+        k.existingNamespace("usnet-b", null);
+        k.links.put("/usnet-pt0", new KernelNet.Link("usnet-pt0", "tap", null, true));
+        FakeTaps taps = new FakeTaps();
+        TopologySpec spec = TopologyFile.parse("router.yaml", ROUTER_AND_HOST_TAP);
+        UsageException e = assertThrows(UsageException.class, () ->
+                Daemon.start(spec, new Daemon.Options(tmp, 1), new Daemon.Providers(taps, PcapProvider.forThisBuild(), k)));
+        assertEquals(List.of(
+                "router.yaml:2: kernel.namespaces[0]: kernel namespace usnet-a already exists, left over from a usnet run that"
+                        + " is gone (pid " + ProcessHandle.current().pid() + ", started 1970-01-01T00:00:00Z)",
+                "router.yaml:2: kernel.namespaces[1]: kernel namespace usnet-b already exists (not created by usnet); delete it"
+                        + " (ip netns del usnet-b) or choose another name",
+                "router.yaml:27: namespaces.router.devices[2].kernel: interface usnet-pt0 already exists (not created by usnet);"
+                        + " delete it or choose another name",
+                "run: usnet cleanup router.yaml"), List.of(e.getMessage().split("\n")));
+        assertEquals(List.of(), k.commands);
+        assertEquals(List.of(), taps.opened);
+    }
+
+    @Test
+    void aNamespaceOfARunningUsnetIsNotOfferedForCleanup(@TempDir Path tmp) {
+        FakeKernel k = new FakeKernel();
+        k.existingNamespace("usnet-b", UsnetMark.ofThisProcess().format());
+        TopologySpec spec = TopologyFile.parse("router.yaml", ROUTER);
+        UsageException e = assertThrows(UsageException.class, () ->
+                Daemon.start(spec, new Daemon.Options(tmp, 1), new Daemon.Providers(new FakeTaps(), PcapProvider.forThisBuild(), k)));
+        assertEquals("router.yaml:2: kernel.namespaces[1]: kernel namespace usnet-b already exists and belongs to a running"
+                + " usnet (pid " + ProcessHandle.current().pid() + ", started " + UsnetMark.ofThisProcess().started()
+                + "); stop that one first", e.getMessage());
+    }
+
+    @Test
+    void theWarmUpRunsOnlyWithTapDevicesAndBeforeTheKernelIsTouched(@TempDir Path tmp) {
+        FakeKernel k = new FakeKernel();
+        List<List<String>> kernelAtWarmUp = new ArrayList<>();
+        Daemon.Startup watch = new Daemon.Startup() {
+            @Override
+            public boolean stopRequested() {
+                return false;
+            }
+
+            @Override
+            public void warmingUp(int frames) {
+                kernelAtWarmUp.add(List.copyOf(k.commands));
+            }
+        };
+        Daemon.Options warm = new Daemon.Options(tmp, 1, 0, 200);
+        TopologySpec inJvm = TopologyFile.load(RunCommandTest.examples().resolve("in-jvm-containers.yaml"));
+        Daemon d = Daemon.start(inJvm, warm, Daemon.Providers.forThisBuild(), watch);
+        assertEquals(null, d.warmUp());
+        d.stop();
+        assertEquals(List.of(), kernelAtWarmUp);
+        d = Daemon.start(TopologyFile.parse("router.yaml", ROUTER), warm,
+                new Daemon.Providers(new FakeTaps(), PcapProvider.forThisBuild(), k), watch);
+        try {
+            assertEquals(400, d.warmUp().sent());
+            assertEquals(List.of(List.of()), kernelAtWarmUp);
+        } finally {
+            d.stop();
+        }
+    }
+
+    @Test
+    void aStopRequestDuringTheBuildUndoesWhatWasDoneAndStopsThere(@TempDir Path tmp) {
+        FakeKernel k = new FakeKernel();
+        FakeTaps taps = new FakeTaps();
+        TopologySpec spec = TopologyFile.parse("router.yaml", ROUTER);
+        // The signal arrives while the first kernel namespace is created.
+        Daemon.Startup signalled = () -> k.existing.contains("usnet-a");
+        assertThrows(Daemon.StopRequested.class, () -> Daemon.start(spec, new Daemon.Options(tmp, 1),
+                new Daemon.Providers(taps, PcapProvider.forThisBuild(), k), signalled));
+        assertEquals(List.of("netns add usnet-a", "netns del usnet-a"), k.commands);
+        assertEquals(List.of(), taps.opened);
+        assertEquals(Set.of(), k.existing);
+    }
+
+    @Test
+    void aStopRequestDuringTheWarmUpEndsItAtOnceWithTheKernelUntouched(@TempDir Path tmp) {
+        FakeKernel k = new FakeKernel();
+        long[] warmingSince = {0};
+        Daemon.Startup signalledDuringWarmUp = new Daemon.Startup() {
+            @Override
+            public boolean stopRequested() {
+                return warmingSince[0] != 0 && System.nanoTime() - warmingSince[0] > 300_000_000L;
+            }
+
+            @Override
+            public void warmingUp(int frames) {
+                warmingSince[0] = System.nanoTime();
+            }
+        };
+        TopologySpec spec = TopologyFile.parse("router.yaml", ROUTER);
+        // Ten million frames a path: an hour of warm-up if the stop were not heard.
+        assertThrows(Daemon.StopRequested.class, () -> Daemon.start(spec, new Daemon.Options(tmp, 1, 0, 10_000_000),
+                new Daemon.Providers(new FakeTaps(), PcapProvider.forThisBuild(), k), signalledDuringWarmUp));
+        long ms = (System.nanoTime() - warmingSince[0]) / 1_000_000;
+        assertTrue(ms < 1300, "start-up ended " + ms + " ms after the warm-up began (stop asked at 300 ms)");
+        assertEquals(List.of(), k.commands);
     }
 }
