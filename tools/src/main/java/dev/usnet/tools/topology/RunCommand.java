@@ -22,8 +22,9 @@ import picocli.CommandLine.Spec;
         description = {"Build the topology in FILE (YAML; see docs/topology.md) in real time and run it",
                 "until SIGINT or SIGTERM: usnet namespaces, veth, bridges, routers, TAPs into kernel",
                 "namespaces, captures, apps. At exit it writes latency histograms, closes captures",
-                "and deletes every namespace and device it made. SIGUSR1 writes the histograms at",
-                "once. With --check it only validates FILE (no privileges needed)."})
+                "and deletes every namespace and device it made. SIGUSR1 writes the histograms and",
+                "flushes the captures at once. With --check it only validates FILE (no privileges",
+                "needed)."})
 public final class RunCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -145,7 +146,8 @@ public final class RunCommand implements Callable<Integer> {
             Daemon daemon = d;
             usr1 = Signals.onUsr1(() -> {
                 var files = daemon.writeHistograms();
-                o.println("usnet: SIGUSR1: wrote " + files.size() + " histograms to " + dir);
+                int caps = daemon.flushCaptures();
+                o.println("usnet: SIGUSR1: wrote " + files.size() + " histograms to " + dir + ", flushed " + caps + " captures");
             });
             TapWarmUp.Result w = d.warmUp();
             if (w != null) {
