@@ -15,9 +15,9 @@ import picocli.CommandLine.Spec;
 
 /** {@code usnet demo}: the container picture, bridged and routed, in a few seconds without privileges. */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-        description = {"Two containers reach a host namespace over veth+bridge and over veth+routing with proxy ARP;",
-                "pings and UDP streams run over both; prints per path packets, bytes, copy-on-write copies and",
-                "forwarding latency, and writes pcaps and .hgrm files."})
+        description = {"Two containers reach a host namespace over veth+bridge and over veth+routing with proxy ARP.",
+                "Pings and UDP streams run over both; it prints per path packets, bytes, copy-on-write copies and"
+                + " forwarding latency, and writes pcaps and .hgrm files."})
 public final class DemoCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -45,7 +45,7 @@ public final class DemoCommand implements Callable<Integer> {
             description = "bytes each of the two TCP streams (bridge, routing) writes every 10 ms (default: ${DEFAULT-VALUE}; 0 = no TCP)")
     int tcpChunk = 16384;
 
-    @Option(names = "--set", paramLabel = "KEY=VALUE", description = "a knob for every namespace, e.g. usnet.forward.cow=full-copy")
+    @Option(names = "--set", paramLabel = "KEY=VALUE", description = "a knob for every namespace (repeatable), for example usnet.forward.cow=full-copy")
     Map<String, String> knobs = new LinkedHashMap<>();
 
     @Override
