@@ -1,5 +1,6 @@
 package dev.usnet.tools.demo;
 
+import dev.usnet.tools.IoErrors;
 import dev.usnet.tools.UsageException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -70,7 +71,13 @@ public final class DemoCommand implements Callable<Integer> {
         if (tcpChunk < 0 || tcpChunk > 4 << 20) {
             throw new UsageException("--tcp-chunk must be 0..4194304, got " + tcpChunk);
         }
-        Demo.Report r = Demo.run(new Demo.Options(dir, seconds, warmup, rate, size, keepClones, tcpChunk, knobs));
+        Demo.Report r;
+        try {
+            r = Demo.run(new Demo.Options(dir, seconds, warmup, rate, size, keepClones, tcpChunk, knobs));
+        } catch (java.nio.file.FileSystemException e) {
+            Path f = e.getFile() != null ? Path.of(e.getFile()) : dir;
+            throw new UsageException("cannot write the demo's captures and histograms: " + IoErrors.describe(f, e), e);
+        }
         Demo.print(r, o);
         return 0;
     }
