@@ -15,6 +15,14 @@
 # Needs root (CAP_NET_ADMIN), /dev/net/tun, iproute2, iperf3, ping (iputils), timeout (coreutils).
 set -euo pipefail
 
+# --help needs neither a build nor root: the usage is the comment at the top of this file.
+for arg in "$@"; do
+    if [[ "$arg" == -h || "$arg" == --help ]]; then
+        sed -n '2,/^set -euo pipefail$/{/^set -euo pipefail$/d; s/^# \{0,1\}//; p;}' "${BASH_SOURCE[0]}"
+        exit 0
+    fi
+done
+
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/.." && pwd)"
 cd "$root"

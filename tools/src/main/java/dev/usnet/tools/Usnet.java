@@ -22,11 +22,18 @@ public final class Usnet implements Runnable {
 
     @Override
     public void run() {
-        new CommandLine(this).usage(System.out);
+        commandLine().usage(System.out);
+    }
+
+    /** The command tree with its help laid out for an 80-column terminal. */
+    public static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new Usnet());
+        cl.setUsageHelpWidth(80);
+        return cl;
     }
 
     public static int execute(String[] args, PrintWriter out, PrintWriter err) {
-        CommandLine cl = new CommandLine(new Usnet());
+        CommandLine cl = commandLine();
         cl.setOut(out);
         cl.setErr(err);
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {

@@ -1,5 +1,6 @@
 package dev.usnet.tools.demo;
 
+import dev.usnet.tools.IoErrors;
 import dev.usnet.tools.UsageException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -15,9 +16,10 @@ import picocli.CommandLine.Spec;
 
 /** {@code usnet demo}: the container picture, bridged and routed, in a few seconds without privileges. */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-        description = {"Two containers reach a host namespace over veth+bridge and over veth+routing with proxy ARP;",
-                "pings, UDP and TCP streams run over both. Prints the topology and what runs, then per path packets,",
-                "bytes, copy-on-write copies, forwarding latency and stream throughput; writes pcaps and .hgrm files."})
+        description = {"Two containers reach a host namespace over veth+bridge and over veth+routing with proxy ARP.",
+                "Pings, UDP and TCP streams run over both. It prints the topology and what runs, then per path"
+                + " packets, bytes, copy-on-write copies, forwarding latency and stream throughput, and the drops;"
+                + " writes pcaps and .hgrm files."})
 public final class DemoCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -49,7 +51,7 @@ public final class DemoCommand implements Callable<Integer> {
             + " initial sequence numbers) (default: ${DEFAULT-VALUE})")
     long seed = 1;
 
-    @Option(names = "--set", paramLabel = "KEY=VALUE", description = "a knob for every namespace, e.g. usnet.forward.cow=full-copy")
+    @Option(names = "--set", paramLabel = "KEY=VALUE", description = "a knob for every namespace (repeatable), for example usnet.forward.cow=full-copy")
     Map<String, String> knobs = new LinkedHashMap<>();
 
     @Override
@@ -75,7 +77,13 @@ public final class DemoCommand implements Callable<Integer> {
         Demo.Options opts = new Demo.Options(dir, seconds, warmup, rate, size, keepClones, tcpChunk, seed, knobs);
         Demo.printIntro(opts, o);
         o.flush();
-        Demo.Report r = Demo.run(opts);
+        Demo.Report r;
+        try {
+            r = Demo.run(opts);
+        } catch (java.nio.file.FileSystemException e) {
+            Path f = e.getFile() != null ? Path.of(e.getFile()) : dir;
+            throw new UsageException("cannot write the demo's captures and histograms: " + IoErrors.describe(f, e), e);
+        }
         Demo.print(r, o);
         return 0;
     }

@@ -94,9 +94,16 @@ public final class CreditBugExperiment {
 
     /** Runs every preset of {@code p}; writes CSVs, plots and the summary into {@code out} when it is not null. */
     public static List<PresetResult> run(Params p, Path out) throws IOException {
+        return run(p, out, r -> {});
+    }
+
+    /** As above, handing each preset's result to {@code done} as soon as that preset has run (for progress). */
+    public static List<PresetResult> run(Params p, Path out, java.util.function.Consumer<PresetResult> done) throws IOException {
         List<PresetResult> results = new ArrayList<>();
         for (KernelPreset k : p.kernels()) {
-            results.add(runOne(p, k));
+            PresetResult r = runOne(p, k);
+            results.add(r);
+            done.accept(r);
         }
         if (out != null) {
             write(p, results, out);
@@ -230,6 +237,11 @@ public final class CreditBugExperiment {
 
     /** The summary table, as printed and written to summary.txt. */
     public static String summary(Params p, List<PresetResult> results) {
+        return header(p) + table(results);
+    }
+
+    /** What is being run: the summary's first lines, printed before the first preset starts. */
+    public static String header(Params p) {
         StringBuilder b = new StringBuilder();
         b.append(String.format(Locale.ROOT,
                 "credit-bug: %d bursts of %d bytes, %.3f ms compute, CUBIC, link %s, one-way delay %.1f us, "
@@ -239,6 +251,12 @@ public final class CreditBugExperiment {
         if (!p.knobs().isEmpty()) {
             b.append("knobs on both ends: ").append(new java.util.TreeMap<>(p.knobs())).append('\n');
         }
+        return b.toString();
+    }
+
+    /** The per-preset table of the summary. */
+    public static String table(List<PresetResult> results) {
+        StringBuilder b = new StringBuilder();
         b.append(String.format(Locale.ROOT, "%-6s %12s %12s %12s %8s %6s %14s %9s %11s%n", "kernel", "burst p50 us",
                 "burst p99 us", "burst max us", "retrans", "RTOs", "max cwnd jump", "max cwnd", "queue drops"));
         for (PresetResult r : results) {

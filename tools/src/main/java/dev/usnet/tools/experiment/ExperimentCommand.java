@@ -2,6 +2,7 @@ package dev.usnet.tools.experiment;
 
 import dev.usnet.tcp.cc.KernelPreset;
 import dev.usnet.tools.UsageException;
+import dev.usnet.tools.tcp.TcpCommand;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -30,8 +31,8 @@ public final class ExperimentCommand implements Runnable {
             description = {"The tcp_cong_avoid_ai credit bug (the 2015 netns + bridge + veth regression bisected to 9949afa4): an MPI-like burst app over CUBIC between two "
                     + "namespaces joined by veth + bridge with microsecond RTTs and a 1000-frame receive queue, once per "
                     + "kernel preset, in virtual time.",
-                "Writes per preset trace-K.csv (cwnd, ssthresh, snd_cwnd_cnt per ACK), bursts-K.csv, cwnd-K.png; "
-                    + "cwnd-all.png and summary.txt. Same seed, same bytes."})
+                "Writes per preset K: trace-K.csv (cwnd, ssthresh, snd_cwnd_cnt per ACK), bursts-K.csv and"
+                    + " cwnd-K.png; then cwnd-all.png and summary.txt. Same seed, same bytes."})
     public static final class CreditBug implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -64,11 +65,13 @@ public final class ExperimentCommand implements Runnable {
         @Option(names = "--queue", description = "receive queue limit in frames (default: ${DEFAULT-VALUE})")
         int queue = CreditBugExperiment.Params.defaults().queueLimit();
 
-        @Option(names = "--hz", description = "CONFIG_HZ of the emulated kernels: 100, 250, 300 or 1000 (default: ${DEFAULT-VALUE})")
+        @Option(names = "--hz", description = "CONFIG_HZ of the emulated kernels, 100..1000 like usnet.hz (Linux offers 100, 250, 300"
+                + " and 1000; default: ${DEFAULT-VALUE})")
         int hz = CreditBugExperiment.Params.defaults().hz();
 
         @Option(names = "--set", paramLabel = "KEY=VALUE",
-                description = "a knob for both end namespaces after the preset, e.g. usnet.tcp.ai=per-ack (one switch on its own)")
+                description = "a knob for both end namespaces after the preset (repeatable), for example one switch on its"
+                        + " own: usnet.tcp.ai=per-ack")
         java.util.Map<String, String> knobs = new java.util.LinkedHashMap<>();
 
         @Option(names = "--gso", description = "TSO/GSO super-segments on the veths (the receive queue then counts super-segments)")
@@ -93,9 +96,7 @@ public final class ExperimentCommand implements Runnable {
             if (computeUs < 0 || rateMbit < 1 || delayUs < 0 || queue < 1) {
                 throw new UsageException("--compute-us and --delay-us must not be negative, --rate-mbit and --queue must be positive");
             }
-            if (hz != 100 && hz != 250 && hz != 300 && hz != 1000) {
-                throw new UsageException("--hz must be 100, 250, 300 or 1000, got " + hz);
-            }
+            TcpCommand.hz(hz);
             var p = new CreditBugExperiment.Params(ks, seed, bursts, burstBytes, computeUs * 1000, rateMbit * 1_000_000,
                     Math.round(delayUs * 1000), queue, hz, gso, java.util.Map.copyOf(knobs));
             try {
@@ -107,9 +108,22 @@ public final class ExperimentCommand implements Runnable {
             } catch (IllegalArgumentException e) {
                 throw new UsageException("--set: " + e.getMessage());
             }
-            var results = CreditBugExperiment.run(p, out);
             PrintWriter o = spec.commandLine().getOut();
-            o.print(CreditBugExperiment.summary(p, results));
+            // A preset takes seconds: say what runs at once and report each preset as it finishes.
+            o.print(CreditBugExperiment.header(p));
+            o.printf("running %d kernel presets in virtual time: %s%n", ks.size(),
+                    String.join(", ", ks.stream().map(KernelPreset::label).toList()));
+            o.flush();
+            long[] t = {System.nanoTime()};
+            int[] n = {0};
+            var results = CreditBugExperiment.run(p, out, r -> {
+                long now = System.nanoTime();
+                o.printf(java.util.Locale.ROOT, "preset %s done (%d of %d, %.1f s): burst p99 %.1f us, %d retransmits%n",
+                        r.kernel().label(), ++n[0], ks.size(), (now - t[0]) / 1e9, r.completionUs(99), r.retransmits());
+                o.flush();
+                t[0] = now;
+            });
+            o.print(CreditBugExperiment.table(results));
             o.println("wrote traces, bursts, plots and summary.txt to " + out.toAbsolutePath());
             return 0;
         }

@@ -1,12 +1,9 @@
 package dev.usnet.tools.replay;
 
-import dev.usnet.core.pcap.PcapReader;
 import dev.usnet.core.pcap.PcapRecord;
 import dev.usnet.core.wire.FrameDescriber;
 import dev.usnet.core.wire.Ipv4Addr;
 import io.netty.buffer.Unpooled;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -41,7 +38,13 @@ public final class FixtureComparator {
 
     private FixtureComparator() {}
 
-    public static List<PortResult> compare(Path fixture, Scenario sc, Map<String, List<PcapRecord>> actual) throws IOException {
+    /** Reads the fixture's {@code expected/<port>.pcap} files; a broken or missing one is a usage error. */
+    public static Map<String, List<PcapRecord>> expected(Path fixture, Scenario sc) {
+        return Replayer.readPorts(fixture, "expected", sc);
+    }
+
+    public static List<PortResult> compare(Scenario sc, Map<String, List<PcapRecord>> expected,
+                                           Map<String, List<PcapRecord>> actual) {
         Set<Integer> own = new HashSet<>();
         for (Scenario.Port p : sc.ports()) {
             for (String a : p.addresses()) {
@@ -51,8 +54,7 @@ public final class FixtureComparator {
         }
         List<PortResult> results = new ArrayList<>();
         for (Scenario.Port p : sc.ports()) {
-            Path ef = fixture.resolve("expected").resolve(p.name() + ".pcap");
-            List<PcapRecord> exp = Files.exists(ef) && Files.size(ef) > 24 ? PcapReader.readAll(ef) : List.of();
+            List<PcapRecord> exp = expected.get(p.name());
             List<PcapRecord> got = actual.getOrDefault(p.name(), List.of());
             int n = Math.min(exp.size(), got.size());
             int diff = -1;

@@ -42,6 +42,8 @@ public final class ReplayCommand implements Callable<Integer> {
             throw new UsageException(fixture + ": no such fixture directory");
         }
         Scenario sc = Scenario.load(fixture);
+        // Read expected/ before replaying, so a broken fixture fails before anything is written.
+        Map<String, List<PcapRecord>> expected = expect ? FixtureComparator.expected(fixture, sc) : null;
         Map<String, List<PcapRecord>> result = Replayer.run(fixture, seed);
         Path dir = out != null ? out : Files.createTempDirectory("usnet-replay-");
         Replayer.write(result, dir);
@@ -53,7 +55,7 @@ public final class ReplayCommand implements Callable<Integer> {
             return 0;
         }
         boolean ok = true;
-        for (FixtureComparator.PortResult r : FixtureComparator.compare(fixture, sc, result)) {
+        for (FixtureComparator.PortResult r : FixtureComparator.compare(sc, expected, result)) {
             o.println(r.line(sc.name()));
             ok &= r.ok();
         }

@@ -3,6 +3,7 @@ package dev.usnet.tools.replay;
 import dev.usnet.core.pcap.PcapReader;
 import dev.usnet.core.pcap.PcapRecord;
 import dev.usnet.core.pcap.PcapWriter;
+import dev.usnet.tools.IoErrors;
 import dev.usnet.tools.UsageException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -29,38 +30,17 @@ public final class Replayer {
     /** Output per port, timestamps in epoch nanoseconds aligned to the inputs'. */
     public static Map<String, List<PcapRecord>> run(Path fixture, long seed) {
         Scenario sc = Scenario.load(fixture);
-        List<Input> inputs = new ArrayList<>();
-        int order = 0;
-        for (Scenario.Port p : sc.ports()) {
-            Path f = fixture.resolve("in").resolve(p.name() + ".pcap");
-            if (!Files.exists(f)) {
-                continue;
-            }
-            try {
-                for (PcapRecord r : PcapReader.readAll(f)) {
-                    inputs.add(new Input(p.name(), r, order++));
-                }
-            } catch (IOException e) {
-                throw new UsageException(e.getMessage(), e);
-            }
-        }
-        Path inDir = fixture.resolve("in");
-        if (Files.isDirectory(inDir)) {
-            try (var files = Files.list(inDir)) {
-                for (Path f : (Iterable<Path>) files::iterator) {
-                    String n = f.getFileName().toString();
-                    String port = n.endsWith(".pcap") ? n.substring(0, n.length() - 5) : n;
-                    if (sc.ports().stream().noneMatch(p -> p.name().equals(port))) {
-                        throw new UsageException(f + ": no port '" + port + "' in scenario.json");
-                    }
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-        inputs.sort(Comparator.comparingLong((Input i) -> i.rec.timestampNanos()).thenComparingInt(i -> i.order));
-        long t0 = inputs.isEmpty() ? 0 : inputs.get(0).rec.timestampNanos();
+        // The DUT first: it checks the scenario's settings, whose errors come before those of the pcaps.
         try (DeviceUnderTest dut = new DeviceUnderTest(sc, seed)) {
+            List<Input> inputs = new ArrayList<>();
+            int order = 0;
+            for (var e : readPorts(fixture, "in", sc).entrySet()) {
+                for (PcapRecord r : e.getValue()) {
+                    inputs.add(new Input(e.getKey(), r, order++));
+                }
+            }
+            inputs.sort(Comparator.comparingLong((Input i) -> i.rec.timestampNanos()).thenComparingInt(i -> i.order));
+            long t0 = inputs.isEmpty() ? 0 : inputs.get(0).rec.timestampNanos();
             long last = 0;
             for (Input in : inputs) {
                 long at = in.rec.timestampNanos() - t0;
@@ -80,14 +60,60 @@ public final class Replayer {
         }
     }
 
-    /** Writes {@code OUT/<port>.pcap} for every port. */
-    public static void write(Map<String, List<PcapRecord>> out, Path dir) throws IOException {
-        Files.createDirectories(dir);
+    /**
+     * Reads {@code FIXTURE/DIR/<port>.pcap} for every port of the scenario. Every fixture holds one file per
+     * port in {@code in/} and in {@code expected/} (a header-only pcap when nothing crossed that port), so a
+     * missing directory or file is a broken fixture, not an empty port; so is a file for no port.
+     */
+    static Map<String, List<PcapRecord>> readPorts(Path fixture, String dir, Scenario sc) {
+        Path d = fixture.resolve(dir);
+        if (!Files.isDirectory(d)) {
+            throw new UsageException(d + ": no such directory (a fixture holds " + dir
+                    + "/<port>.pcap for every port in scenario.json)");
+        }
+        Map<String, List<PcapRecord>> byPort = new LinkedHashMap<>();
+        for (Scenario.Port p : sc.ports()) {
+            Path f = d.resolve(p.name() + ".pcap");
+            if (!Files.isRegularFile(f)) {
+                throw new UsageException(f + ": missing (scenario.json has port '" + p.name()
+                        + "'; a port with no frames has a header-only pcap)");
+            }
+            try {
+                byPort.put(p.name(), PcapReader.readAll(f));
+            } catch (IOException e) {
+                throw new UsageException(IoErrors.describe(f, e), e);
+            }
+        }
+        try (var files = Files.list(d)) {
+            for (Path f : (Iterable<Path>) files::iterator) {
+                String n = f.getFileName().toString();
+                String port = n.endsWith(".pcap") ? n.substring(0, n.length() - 5) : n;
+                if (!byPort.containsKey(port)) {
+                    throw new UsageException(f + ": no port '" + port + "' in scenario.json");
+                }
+            }
+        } catch (IOException e) {
+            throw new UsageException(IoErrors.describe(d, e), e);
+        }
+        return byPort;
+    }
+
+    /** Writes {@code OUT/<port>.pcap} for every port; a file that cannot be written is a usage error naming why. */
+    public static void write(Map<String, List<PcapRecord>> out, Path dir) {
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UsageException("cannot create " + IoErrors.describe(dir, e), e);
+        }
         for (var e : out.entrySet()) {
-            try (PcapWriter w = new PcapWriter(dir.resolve(e.getKey() + ".pcap"))) {
+            Path f = dir.resolve(e.getKey() + ".pcap");
+            try (PcapWriter w = new PcapWriter(f)) {
                 for (PcapRecord r : e.getValue()) {
                     w.write(r.timestampNanos(), r.data(), 0, r.data().length, r.data().length);
                 }
+            } catch (IOException | UncheckedIOException ex) {
+                IOException io = ex instanceof UncheckedIOException u ? u.getCause() : (IOException) ex;
+                throw new UsageException("cannot write " + IoErrors.describe(f, io), ex);
             }
         }
     }

@@ -8,6 +8,7 @@ import dev.usnet.tcp.cc.Cubic;
 import dev.usnet.tcp.cc.CwndState;
 import dev.usnet.tcp.cc.KernelPreset;
 import dev.usnet.tcp.cc.RenoCongAvoid;
+import dev.usnet.core.knob.Knobs;
 import dev.usnet.tools.UsageException;
 import java.io.PrintWriter;
 import java.math.BigDecimal;
@@ -20,7 +21,8 @@ import picocli.CommandLine.Spec;
 
 /** {@code usnet tcp ...}: calculators for the kernel-version congestion-avoidance variants. */
 @Command(name = "tcp", mixinStandardHelpOptions = true,
-        description = "Calculators for Linux's congestion avoidance per kernel version (usnet.tcp.kernel).",
+        description = "Calculators for Linux's congestion avoidance per kernel version (the presets of"
+                + " usnet.tcp.kernel).",
         subcommands = {TcpCommand.Ai.class, TcpCommand.Reno.class, TcpCommand.CubicCurve.class})
 public final class TcpCommand implements Runnable {
     @Spec
@@ -37,6 +39,19 @@ public final class TcpCommand implements Runnable {
         } catch (IllegalArgumentException e) {
             throw new UsageException("--kernel: " + e.getMessage());
         }
+    }
+
+    /**
+     * {@code --hz} by the rule of the {@code usnet.hz} knob it stands for, so that every command taking it
+     * accepts the same values with the same message.
+     */
+    public static int hz(int hz) {
+        try {
+            new Knobs().set("usnet.hz", Integer.toString(hz));
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("--hz: " + e.getMessage());
+        }
+        return hz;
     }
 
     static void positive(String opt, long v) {
@@ -109,16 +124,18 @@ public final class TcpCommand implements Runnable {
         @Option(names = "--kernel", required = true, description = "3.18, 3.19, 4.0 or 4.3")
         String kernel;
 
-        @Option(names = "--cwnd", required = true)
+        @Option(names = "--cwnd", required = true, paramLabel = "N", description = "snd_cwnd before the call, in packets")
         long cwnd;
 
-        @Option(names = "--cnt", required = true)
+        @Option(names = "--cnt", required = true, paramLabel = "N",
+                description = "snd_cwnd_cnt before the call: packets acknowledged toward the next increment")
         long cnt;
 
-        @Option(names = "--ssthresh", required = true)
+        @Option(names = "--ssthresh", required = true, paramLabel = "N",
+                description = "snd_ssthresh: below it the call is slow start, at or above it additive increase")
         long ssthresh;
 
-        @Option(names = "--acked", required = true)
+        @Option(names = "--acked", required = true, paramLabel = "N", description = "packets this ACK acknowledges")
         long acked;
 
         @Option(names = "--clamp", description = "snd_cwnd_clamp (default 2^32-1)")
@@ -185,9 +202,9 @@ public final class TcpCommand implements Runnable {
         long atMs;
 
         @Option(names = "--set", paramLabel = "KEY=VALUE",
-                description = "override one switch of the preset (repeatable); the ones that matter here:"
-                        + " usnet.tcp.cubic_per_packet, usnet.tcp.cubic_jiffy_update, usnet.tcp.cubic_cnt_floor,"
-                        + " usnet.tcp.cubic_hystart_us")
+                description = {"override one switch of the preset (repeatable); the ones that matter here:",
+                        "usnet.tcp.cubic_per_packet,", "usnet.tcp.cubic_jiffy_update,", "usnet.tcp.cubic_cnt_floor,",
+                        "usnet.tcp.cubic_hystart_us"})
         List<String> overrides = List.of();
 
         @Override
@@ -204,9 +221,7 @@ public final class TcpCommand implements Runnable {
                     throw new UsageException("--set: " + e.getMessage());
                 }
             }
-            if (hz < 100 || hz > 1000) {
-                throw new UsageException("--hz must be between 100 and 1000 (the range of usnet.hz), got " + hz);
-            }
+            hz(hz);
             if (cwnd < 1 || cwnd > U32_MAX) {
                 throw new UsageException("--cwnd must be between 1 and " + U32_MAX + ", got " + cwnd);
             }

@@ -12,6 +12,7 @@ import dev.usnet.tap.BusyPollSelectStrategy;
 import dev.usnet.tap.TapWarmUp;
 import dev.usnet.tap.TunException;
 import dev.usnet.tcp.app.Outcome;
+import dev.usnet.tools.IoErrors;
 import dev.usnet.tools.UsageException;
 import dev.usnet.tools.report.DeviceTable;
 import dev.usnet.tools.report.DropTable;
@@ -370,7 +371,7 @@ public final class Daemon implements AutoCloseable {
                     }
                     w = new PcapWriter(f);
                 } catch (IOException e) {
-                    throw new UsageException(c.where().error("cannot write capture " + f + ": " + e.getMessage()), e);
+                    throw new UsageException(c.where().error("cannot write capture " + IoErrors.describe(f, e)), e);
                 }
                 captureFiles.put(f, w);
                 Device dev = topology.device(ns.name(), c.device());
@@ -379,6 +380,20 @@ public final class Daemon implements AutoCloseable {
                 untap.add(() -> dev.removeTap(tap));
             }
         }
+    }
+
+    /** Writes out every capture's buffered frames now (SIGUSR1); returns how many captures were flushed. */
+    public int flushCaptures() {
+        int n = 0;
+        for (var e : captureFiles.entrySet()) {
+            try {
+                e.getValue().flush();
+                n++;
+            } catch (IOException ex) {
+                System.err.println("usnet: flushing capture " + IoErrors.describe(e.getKey(), ex));
+            }
+        }
+        return n;
     }
 
     private boolean hasHistograms() {

@@ -19,11 +19,12 @@ import picocli.CommandLine.Spec;
 
 /** {@code usnet run [--check] [--duration S] FILE}: the userspace router daemon, built from a topology file. */
 @Command(name = "run", mixinStandardHelpOptions = true,
-        description = {"Build the topology in FILE (YAML; see docs/topology.md) in real time and run it",
-                "until SIGINT or SIGTERM: usnet namespaces, veth, bridges, routers, TAPs into kernel",
-                "namespaces, captures, apps. At exit it writes latency histograms, closes captures",
-                "and deletes every namespace and device it made. SIGUSR1 writes the histograms at",
-                "once. With --check it only validates FILE (no privileges needed)."})
+        description = {"Build the topology in FILE (YAML; see docs/topology.md) in real time and run it until"
+                + " SIGINT or SIGTERM: usnet namespaces, veth, bridges, routers, TAPs into kernel namespaces,"
+                + " captures, apps.",
+                "At exit it writes latency histograms, closes captures and deletes every namespace and device"
+                + " it made. SIGUSR1 writes the histograms and flushes the captures at once. With --check it only"
+                + " validates FILE (no privileges needed)."})
 public final class RunCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -50,8 +51,8 @@ public final class RunCommand implements Callable<Integer> {
     Integer threads;
 
     @Option(names = "--busy-poll-us", paramLabel = "US",
-            description = "microseconds an event loop keeps polling its TAPs after its last work before it sleeps, like"
-                    + " net.core.busy_poll: fewer wake-ups, more CPU under load; 0 sleeps at once (default: "
+            description = "microseconds an event loop keeps polling its TAPs after its last work before it sleeps"
+                    + " (like the kernel's net.core.busy_poll): fewer wake-ups, more CPU under load; 0 sleeps at once (default: "
                     + BusyPollSelectStrategy.DEFAULT_MICROS + ")")
     Integer busyPollMicros;
 
@@ -178,7 +179,8 @@ public final class RunCommand implements Callable<Integer> {
             Daemon daemon = d;
             usr1 = Signals.onUsr1(() -> {
                 var files = daemon.writeHistograms();
-                o.println("usnet: SIGUSR1: wrote " + files.size() + " histograms to " + dir);
+                int caps = daemon.flushCaptures();
+                o.println("usnet: SIGUSR1: wrote " + files.size() + " histograms to " + dir + ", flushed " + caps + " captures");
             });
             TapWarmUp.Result w = d.warmUp();
             if (w != null) {

@@ -33,9 +33,64 @@ class ExperimentCommandTest {
         Out s = run("experiment", "credit-bug", "--out", tmp.toString(), "--set", "usnet.tcp.ai=sideways");
         assertEquals(2, s.code());
         assertTrue(s.err().contains("usnet.tcp.ai") && s.err().contains("per-ack"), s.err());
-        Out h = run("experiment", "credit-bug", "--out", tmp.toString(), "--hz", "123");
+        Out h = run("experiment", "credit-bug", "--out", tmp.toString(), "--hz", "1001");
         assertEquals(2, h.code());
         assertTrue(h.err().contains("--hz"), h.err());
+    }
+
+    @Test
+    void hzIsCheckedAsTcpCubicChecksIt() {
+        for (String bad : new String[] {"99", "1001", "0"}) {
+            Out e = run("experiment", "credit-bug", "--out", tmp.toString(), "--hz", bad);
+            StringWriter so = new StringWriter();
+            StringWriter se = new StringWriter();
+            int code = Usnet.execute(new String[] {"tcp", "cubic", "--kernel", "4.0", "--hz", bad, "--wmax", "100",
+                "--cwnd", "70", "--delay-min-ms", "1", "--at-ms", "500"}, new PrintWriter(so, true), new PrintWriter(se, true));
+            assertEquals(2, e.code(), e.err());
+            assertEquals(2, code, se.toString());
+            assertEquals(se.toString(), e.err(), "the same message from both commands");
+            assertTrue(e.err().startsWith("usnet: --hz: ") && e.err().contains(bad), e.err());
+        }
+    }
+
+    /** Records each flush of the output with when it happened. */
+    private static final class FlushLog extends java.io.Writer {
+        final java.util.List<String> chunks = new java.util.ArrayList<>();
+        private final StringBuilder pending = new StringBuilder();
+
+        @Override
+        public synchronized void write(char[] c, int off, int len) {
+            pending.append(c, off, len);
+        }
+
+        @Override
+        public synchronized void flush() {
+            if (!pending.isEmpty()) {
+                chunks.add(pending.toString());
+                pending.setLength(0);
+            }
+        }
+
+        @Override
+        public void close() {}
+    }
+
+    @Test
+    void theHeaderComesAtOnceAndEachPresetIsReportedAsItFinishes() {
+        FlushLog log = new FlushLog();
+        int code = Usnet.execute(new String[] {"experiment", "credit-bug", "--out", tmp.toString(), "--kernel", "3.18,3.19",
+            "--bursts", "3", "--burst-bytes", "100000", "--compute-us", "1000"}, new PrintWriter(log, false),
+                new PrintWriter(new StringWriter(), true));
+        log.flush();
+        assertEquals(0, code, String.join("", log.chunks));
+        // The header is written out by itself, before the first preset has run; then one flush per preset.
+        String first = log.chunks.get(0);
+        assertTrue(first.startsWith("credit-bug: 3 bursts of 100000 bytes"), first);
+        assertTrue(first.contains("running 2 kernel presets in virtual time: 3.18, 3.19") && !first.contains("done"), first);
+        assertTrue(log.chunks.size() >= 4, "header, two presets, the table: " + log.chunks);
+        assertTrue(log.chunks.get(1).startsWith("preset 3.18 done (1 of 2, "), log.chunks.get(1));
+        assertTrue(log.chunks.get(2).startsWith("preset 3.19 done (2 of 2, "), log.chunks.get(2));
+        assertTrue(String.join("", log.chunks.subList(3, log.chunks.size())).contains("kernel burst p50 us"), log.chunks.toString());
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.usnet.tools.replay;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.usnet.core.pcap.PcapRecord;
@@ -9,6 +10,8 @@ import dev.usnet.tools.Usnet;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -71,10 +74,10 @@ class ReplayErrorsTest {
         try (PcapWriter w = new PcapWriter(f.resolve("in/p1.pcap"))) {
             w.write(1_700_000_000_000_000_000L, frame, 0, frame.length, frame.length);
         }
+        emptyPcap(f.resolve("in/p2.pcap"));
+        emptyPcap(f.resolve("expected/p1.pcap"));
         // Claim Linux sent nothing out of p2: usnet floods the unknown unicast there, so this must differ.
-        try (PcapWriter w = new PcapWriter(f.resolve("expected/p2.pcap"))) {
-            w.flush();
-        }
+        emptyPcap(f.resolve("expected/p2.pcap"));
         Result r = run("replay", f.toString(), "--out", tmp.resolve("out").toString(), "--expect");
         assertEquals(1, r.code, r.out + r.err);
         assertTrue(r.out.contains("fx/p1: ok (0 frames)"), r.out);
@@ -85,5 +88,125 @@ class ReplayErrorsTest {
         PcapRecord rec = written.get(0);
         assertTrue(java.util.Arrays.equals(frame, rec.data()));
         assertEquals(1_700_000_000_000_000_000L, rec.timestampNanos());
+    }
+
+    private static void emptyPcap(Path f) throws IOException {
+        new PcapWriter(f).close();
+    }
+
+    private static final String TWO_PORT_BRIDGE = """
+            {"name": "fx", "device": "bridge", "bridge": {"mac": "02:00:00:00:00:fe", "ageing_time_s": 300},
+             "ports": [{"name": "p1", "mac": "02:00:00:00:01:01"}, {"name": "p2", "mac": "02:00:00:00:01:02"}]}
+            """;
+
+    /** A well-formed two-port fixture: one frame in on p1, the flood expected out of p2. */
+    private static Path goodFixture(Path dir) throws IOException {
+        Path f = fixture(dir, TWO_PORT_BRIDGE);
+        byte[] frame = dev.usnet.core.testing.Frames.raw(0x0200_0000_0a01L, 0x0200_0000_0b02L, 0x0800, 60);
+        for (String file : new String[] {"in/p1.pcap", "expected/p2.pcap"}) {
+            try (PcapWriter w = new PcapWriter(f.resolve(file))) {
+                w.write(1_700_000_000_000_000_000L, frame, 0, frame.length, frame.length);
+            }
+        }
+        emptyPcap(f.resolve("in/p2.pcap"));
+        emptyPcap(f.resolve("expected/p1.pcap"));
+        return f;
+    }
+
+    private static Result expect(Path fixture, Path tmp) {
+        return run("replay", fixture.toString(), "--out", tmp.resolve("out").toString(), "--expect");
+    }
+
+    private static void assertUsageError(Result r, String... parts) {
+        assertEquals(Usnet.EXIT_USAGE, r.code, r.out + r.err);
+        for (String p : parts) {
+            assertTrue(r.err.contains(p), "'" + p + "' in: " + r.err);
+        }
+        assertFalse(r.err.contains("\tat "), "no stack trace: " + r.err);
+        assertFalse(r.err.lines().count() > 1, "one line: " + r.err);
+    }
+
+    @Test
+    void theWellFormedFixtureOfTheseTestsPasses(@TempDir Path tmp) throws IOException {
+        Result r = expect(goodFixture(tmp.resolve("fx")), tmp);
+        assertEquals(0, r.code, r.out + r.err);
+        assertTrue(r.out.contains("fx/p2: ok (1 frames)"), r.out);
+    }
+
+    @Test
+    void aTruncatedExpectedPcapIsExit2NamingTheFileAndTheRecord(@TempDir Path tmp) throws IOException {
+        Path f = goodFixture(tmp.resolve("fx"));
+        Path p2 = f.resolve("expected/p2.pcap");
+        byte[] whole = Files.readAllBytes(p2);
+        Files.write(p2, java.util.Arrays.copyOf(whole, whole.length - 10));
+        assertUsageError(expect(f, tmp), p2.toString(), "truncated", "offset 24", "50 of its 60 bytes");
+
+        Files.write(p2, java.util.Arrays.copyOf(whole, 10));
+        assertUsageError(expect(f, tmp), p2.toString(), "10 bytes, shorter than the 24-byte pcap header");
+        assertFalse(Files.exists(tmp.resolve("out")), "nothing written for a broken fixture");
+    }
+
+    @Test
+    void aTruncatedInputPcapIsExit2(@TempDir Path tmp) throws IOException {
+        Path f = goodFixture(tmp.resolve("fx"));
+        Path p1 = f.resolve("in/p1.pcap");
+        byte[] whole = Files.readAllBytes(p1);
+        Files.write(p1, java.util.Arrays.copyOf(whole, 24 + 7));
+        assertUsageError(run("replay", f.toString(), "--out", tmp.resolve("out").toString()),
+                p1.toString(), "record header at offset 24 has 7 of 16 bytes");
+    }
+
+    @Test
+    void randomBytesAreABadMagicNotPcapng(@TempDir Path tmp) throws IOException {
+        Path f = goodFixture(tmp.resolve("fx"));
+        byte[] noise = new byte[200];
+        new java.util.Random(7).nextBytes(noise);
+        noise[0] = 0x12;
+        noise[1] = 0x34;
+        noise[2] = 0x56;
+        noise[3] = 0x78;
+        Path p1 = f.resolve("expected/p1.pcap");
+        Files.write(p1, noise);
+        assertUsageError(expect(f, tmp), p1.toString(), "bad magic 0x12345678 (not a pcap or pcapng file)");
+
+        // A real pcapng section header is named as such.
+        ByteBuffer shb = ByteBuffer.allocate(28).order(ByteOrder.LITTLE_ENDIAN);
+        shb.putInt(0x0a0d0d0a).putInt(28).putInt(0x1a2b3c4d).putShort((short) 1).putShort((short) 0).putLong(-1).putInt(28);
+        Files.write(p1, shb.array());
+        assertUsageError(expect(f, tmp), p1.toString(), "a pcapng file", "editcap -F pcap");
+    }
+
+    @Test
+    void aMissingDirectoryOrPortFileIsExit2NotAnEmptyPort(@TempDir Path tmp) throws IOException {
+        Path f = goodFixture(tmp.resolve("fx"));
+        Files.delete(f.resolve("expected/p1.pcap"));
+        assertUsageError(expect(f, tmp), f.resolve("expected/p1.pcap").toString(), "missing", "port 'p1'");
+
+        Files.delete(f.resolve("in/p2.pcap"));
+        assertUsageError(run("replay", f.toString(), "--out", tmp.resolve("out").toString()),
+                f.resolve("in/p2.pcap").toString(), "missing", "port 'p2'");
+
+        Path g = goodFixture(tmp.resolve("g"));
+        Files.delete(g.resolve("expected/p1.pcap"));
+        Files.delete(g.resolve("expected/p2.pcap"));
+        Files.delete(g.resolve("expected"));
+        assertUsageError(expect(g, tmp), g.resolve("expected").toString(), "no such directory");
+        // Without --expect, expected/ is not needed.
+        assertEquals(0, run("replay", g.toString(), "--out", tmp.resolve("out2").toString()).code);
+
+        for (String p : new String[] {"in/p1.pcap", "in/p2.pcap"}) {
+            Files.delete(g.resolve(p));
+        }
+        Files.delete(g.resolve("in"));
+        assertUsageError(run("replay", g.toString(), "--out", tmp.resolve("out3").toString()),
+                g.resolve("in").toString(), "no such directory");
+    }
+
+    @Test
+    void anOutputDirectoryThatCannotBeCreatedIsExit2WithTheReason(@TempDir Path tmp) throws IOException {
+        Path f = goodFixture(tmp.resolve("fx"));
+        Path file = Files.writeString(tmp.resolve("a-file"), "x");
+        assertUsageError(run("replay", f.toString(), "--out", file.resolve("out").toString()),
+                "cannot create", file.resolve("out").toString(), "Not a directory");
     }
 }
