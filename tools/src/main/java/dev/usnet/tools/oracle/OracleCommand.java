@@ -1,12 +1,12 @@
 package dev.usnet.tools.oracle;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.usnet.core.pcap.PcapReader;
 import dev.usnet.core.pcap.PcapRecord;
 import dev.usnet.tools.UsageException;
 import dev.usnet.tools.Usnet;
 import dev.usnet.tools.replay.FixtureComparator;
 import dev.usnet.tools.replay.FrameDifference;
+import dev.usnet.tools.replay.Replayer;
 import dev.usnet.tools.replay.Scenario;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -131,20 +131,18 @@ public final class OracleCommand implements Runnable {
         }
 
         private int report(Scenario sc, Path recorded, PrintWriter o) throws IOException {
-            Map<String, List<PcapRecord>> now = new LinkedHashMap<>();
-            for (Scenario.Port p : sc.ports()) {
-                now.put(p.name(), readPcap(recorded.resolve("expected").resolve(p.name() + ".pcap")));
-            }
+            Map<String, List<PcapRecord>> fixtureOut = Replayer.readPorts(fixture, "expected", sc);
+            Map<String, List<PcapRecord>> now = Replayer.readPorts(recorded, "expected", sc);
             FrameDifference diff = new FrameDifference(sc);
             int differing = 0;
-            for (FixtureComparator.PortResult r : FixtureComparator.compare(fixture, sc, now)) {
+            for (FixtureComparator.PortResult r : FixtureComparator.compare(sc, fixtureOut, now)) {
                 String head = sc.name() + "/" + r.port() + ": ";
                 if (r.ok()) {
                     o.println(head + "agrees (" + r.expected() + " frames)");
                     continue;
                 }
                 differing++;
-                List<PcapRecord> was = readPcap(fixture.resolve("expected").resolve(r.port() + ".pcap"));
+                List<PcapRecord> was = fixtureOut.get(r.port());
                 List<PcapRecord> got = now.get(r.port());
                 int i = r.firstDiff();
                 o.println(head + "DIFFERS at frame " + (i + 1) + " of expected/" + r.port() + ".pcap (the fixture has "
@@ -171,10 +169,6 @@ public final class OracleCommand implements Runnable {
         private static String hexAt(byte[] f, int at) {
             return at < f.length ? String.format("0x%02x", f[at] & 0xff) : "end of frame";
         }
-    }
-
-    private static List<PcapRecord> readPcap(Path f) throws IOException {
-        return Files.exists(f) && Files.size(f) > 24 ? PcapReader.readAll(f) : List.of();
     }
 
     private static String recordedOn(Path fixture) {

@@ -65,7 +65,7 @@ public final class Replayer {
      * port in {@code in/} and in {@code expected/} (a header-only pcap when nothing crossed that port), so a
      * missing directory or file is a broken fixture, not an empty port; so is a file for no port.
      */
-    static Map<String, List<PcapRecord>> readPorts(Path fixture, String dir, Scenario sc) {
+    public static Map<String, List<PcapRecord>> readPorts(Path fixture, String dir, Scenario sc) {
         Path d = fixture.resolve(dir);
         if (!Files.isDirectory(d)) {
             throw new UsageException(d + ": no such directory (a fixture holds " + dir
