@@ -80,12 +80,9 @@ class RunCommandTest {
         assertEquals(Usnet.EXIT_USAGE, r.code, r.out + r.err);
         assertTrue(r.err.contains("usnet: " + f + ":6: namespaces.host.devices[0].mtu: expected an integer 68..65535, got \"big\""),
                 r.err);
-        assertTrue(r.err.contains(f + ": 1 problem"), r.err);
-        // With the MTU fixed, the build finds the route problem.
-        Files.writeString(f, Files.readString(f).replace("mtu: big", "mtu: 9000"));
-        r = run("run", "--check", f.toString());
-        assertEquals(Usnet.EXIT_USAGE, r.code, r.out + r.err);
+        // The build's own judgement comes in the same run: the route's gateway is on no connected network.
         assertTrue(r.err.contains(f + ":9: namespaces.host.routes[0]: route 'default via 198.18.0.1': gateway"), r.err);
+        assertTrue(r.err.contains(f + ": 2 problems"), r.err);
         r = run("run", "--check", tmp.resolve("missing.yaml").toString());
         assertEquals(Usnet.EXIT_USAGE, r.code);
         assertTrue(r.err.contains("missing.yaml: no such file"), r.err);
