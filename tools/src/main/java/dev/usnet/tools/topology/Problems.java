@@ -17,6 +17,7 @@ final class Problems {
     private final List<Entry> list = new ArrayList<>();
     private final Set<String> texts = new LinkedHashSet<>();
     private final Set<String> incomplete = new LinkedHashSet<>();
+    private final Set<String> dropped = new LinkedHashSet<>();
 
     void add(Where w, String message) {
         put(new Entry(w, w.error(message), false));
@@ -67,6 +68,21 @@ final class Problems {
      */
     void incomplete(String ns) {
         incomplete.add(ns);
+    }
+
+    /**
+     * Namespace {@code ns} has a device entry that could not be read; {@code device} is the name it gave, or
+     * null when even that is unknown. References to such a device are not reported as missing: the entry's own
+     * problem is the one to fix.
+     */
+    void dropped(String ns, String device) {
+        incomplete.add(ns);
+        dropped.add(ns + "/" + (device == null ? "" : device));
+    }
+
+    /** Whether a reference to {@code device} in {@code ns} may be to an entry that could not be read. */
+    boolean mayBeDropped(String ns, String device) {
+        return dropped.contains(ns + "/" + device) || dropped.contains(ns + "/");
     }
 
     boolean isIncomplete(String ns) {

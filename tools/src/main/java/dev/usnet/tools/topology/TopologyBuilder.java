@@ -81,6 +81,7 @@ public final class TopologyBuilder {
     private final Problems problems;
     /** The device each declared entry made (by its Link), so a later phase skips entries that made none. */
     private final Map<Link, Device> made = new IdentityHashMap<>();
+    private final Map<String, NetNamespace> nss = new LinkedHashMap<>();
 
     private TopologyBuilder(TopologySpec spec, Problems problems) {
         this.spec = spec;
@@ -140,7 +141,6 @@ public final class TopologyBuilder {
     }
 
     private void build(NamespaceRegistry reg, ExternalDevices ext) {
-        Map<String, NetNamespace> nss = new LinkedHashMap<>();
         for (Ns ns : spec.namespaces()) {
             nss.put(ns.name(), reg.create(ns.name()));
         }
@@ -219,6 +219,9 @@ public final class TopologyBuilder {
                         report(b.link().where(), e.getMessage());
                     }
                     for (Ref r : b.ports()) {
+                        if (s.device(r.name()) == null && problems.mayBeDropped(ns.name(), r.name())) {
+                            continue;
+                        }
                         try {
                             br.addPort(s.requireDevice(r.name()));
                         } catch (RuntimeException e) {
@@ -282,6 +285,9 @@ public final class TopologyBuilder {
                 }
             }
             for (Neigh n : ns.neighbours()) {
+                if (s.device(n.dev()) == null && problems.mayBeDropped(ns.name(), n.dev())) {
+                    continue;
+                }
                 try {
                     s.neigh().addPermanent(s.requireDevice(n.dev()), n.ip(), n.mac());
                 } catch (RuntimeException e) {
@@ -346,13 +352,16 @@ public final class TopologyBuilder {
                 + (ns.routes().isEmpty() ? "no routes" : "routes: " + String.join(", ", ns.routes().stream().map(Text::text).toList()));
     }
 
-    /** Every device of {@code ns} was read and made, with all its addresses: its route table is as the file means it. */
+    /** Every device of {@code ns} was read and is there, with all its addresses: its route table is as the file means it. */
     private boolean complete(Ns ns) {
-        if (problems.isIncomplete(ns.name())) {
+        if (problems.isIncomplete(ns.name()) || problems.hasErrorAt(ns.where().child("routes"))) {
             return false;
         }
+        NetStack s = nss.get(ns.name()).stack();
         for (DeviceSpec d : ns.devices()) {
-            if (made.get(d.link()) == null || problems.hasErrorAt(d.link().where().child("addresses"))) {
+            // An entry skipped for its name (declared twice, say a veth pair from both sides) still has its
+            // device, made by the other entry.
+            if (s.device(d.link().name()) == null || problems.hasErrorAt(d.link().where().child("addresses"))) {
                 return false;
             }
         }

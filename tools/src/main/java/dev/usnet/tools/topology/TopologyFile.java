@@ -277,6 +277,10 @@ public final class TopologyFile {
             return null;
         }
         m.allow(NS_KEYS);
+        if (!NS_KEYS.containsAll(m.keys())) {
+            // A misspelt 'routes:' or 'devices:' leaves the namespace without what the file means it to have.
+            problems.incomplete(name);
+        }
         NsDraft d = new NsDraft(name, item.where());
         YamlMap knobs = m.map("knobs");
         if (knobs != null) {
@@ -298,7 +302,7 @@ public final class TopologyFile {
             if (dev != null) {
                 d.devices.add(dev);
             } else {
-                problems.incomplete(name);
+                problems.dropped(name, rawName(it.node()));
             }
         }
         for (YamlMap.Item it : m.list("routes")) {
@@ -566,7 +570,7 @@ public final class TopologyFile {
         }
         Link peer = readLink(p, null);
         if (peer == null) {
-            problems.incomplete(peerNs);
+            problems.dropped(peerNs, rawName(p.node("name")));
             return null;
         }
         Veth v = new Veth(link, peerNs, peer, false);
@@ -574,6 +578,19 @@ public final class TopologyFile {
         // any other device there.
         peers.computeIfAbsent(peerNs, x -> new ArrayList<>()).add(new Veth(peer, ns, link, true));
         return v;
+    }
+
+    /** The name an entry gives (a {@code name:} scalar, itself or in a mapping), unchecked; null when there is none. */
+    private static String rawName(Node n) {
+        if (n instanceof org.snakeyaml.engine.v2.nodes.MappingNode m) {
+            for (var t : m.getValue()) {
+                if (t.getKeyNode() instanceof org.snakeyaml.engine.v2.nodes.ScalarNode k && k.getValue().equals("name")) {
+                    return rawName(t.getValueNode());
+                }
+            }
+            return null;
+        }
+        return n instanceof org.snakeyaml.engine.v2.nodes.ScalarNode s && !YamlMap.isNull(n) ? s.getValue().trim() : null;
     }
 
     private KernelSide readKernelSide(YamlMap m, Link link) {

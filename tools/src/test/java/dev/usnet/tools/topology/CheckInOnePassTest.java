@@ -154,6 +154,44 @@ class CheckInOnePassTest {
                 + " in a, line 7 in b); declare a pair once, with its other end under peer:, e.g. in a: {name: eth0, kind: veth,"
                 + " peer: {namespace: b, name: veth-a}}, and move this entry's settings (addresses, mac, netem...) into that peer:",
                 e);
+        // Both namespaces keep the device, so their routes are still judged in the same run.
+        List<String> all = errors("""
+                namespaces:
+                  a:
+                    devices:
+                      - {name: eth0, kind: veth, addresses: [198.18.0.1/24], peer: {namespace: b, name: veth-a}}
+                    routes: [default via 198.18.9.9]
+                  b:
+                    devices:
+                      - {name: veth-a, kind: veth, peer: {namespace: a, name: eth0}}
+                """);
+        assertEquals(2, all.size(), all.toString());
+        assertTrue(all.get(0).startsWith("t.yaml:5: namespaces.a.routes[0]: route 'default via 198.18.9.9': gateway 198.18.9.9"
+                + " is not on a connected network"), all.toString());
+        assertTrue(all.get(1).startsWith("t.yaml:8: namespaces.b.devices[0].name: veth pair a/eth0 - b/veth-a is declared from"
+                + " both sides"), all.toString());
+    }
+
+    @Test
+    void anEntryThatCannotBeReadIsReportedItselfNotThroughWhatNamesIt() {
+        // The peer end's name is misspelt, so the pair cannot be made: the knob, the bridge port and the rr app that
+        // depend on host/hb1 and its address would all fail too, but the entry is the one thing to fix.
+        List<String> e = errors("""
+                namespaces:
+                  host:
+                    knobs:
+                      net.ipv4.conf.hb1.proxy_arp: 1
+                    devices:
+                      - {name: br0, kind: bridge, ports: [hb1]}
+                  ctr1:
+                    devices:
+                      - {name: eth0, kind: veth, addresses: [198.18.0.2/24], peer: {namespace: host, nam: hb1, addresses: [198.18.0.1/24]}}
+                    apps:
+                      - {kind: rr, server: host}
+                """);
+        assertEquals(List.of("t.yaml:9: namespaces.ctr1.devices[0].peer.nam: unknown key (did you mean 'name'?); expected one"
+                + " of: addresses, mac, mtu, name, namespace, netem, tx_checksumming, up",
+                "t.yaml:9: namespaces.ctr1.devices[0].peer.name: missing (required)"), e);
     }
 
     @Test
@@ -191,6 +229,10 @@ class CheckInOnePassTest {
                 """;
         assertEquals("t.yaml:7: namespaces.a.apps[1].to: udp-send app: namespace a has no route to 198.18.7.7 (connected:"
                 + " 198.18.0.0/24; no routes)", onlyError(file));
+        // A misspelt routes: key is the one problem then, not the route it would have given.
+        assertEquals("t.yaml:8: namespaces.a.rotes: unknown key (did you mean 'routes'?); expected one of: apps, captures,"
+                + " devices, histograms, knobs, neighbours, routes",
+                onlyError(file.replace("  b: {}", "    rotes: [default via 198.18.0.2]\n  b: {}")));
         // A default route reaches it: the tables are judged as they would be built.
         assertEquals(List.of(), errors(file.replace("  b: {}", "    routes: [default via 198.18.0.2]\n  b: {}")));
     }
