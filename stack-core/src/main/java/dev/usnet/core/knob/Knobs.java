@@ -304,7 +304,7 @@ public final class Knobs {
         }
         DevTarget t = parseDevKey(k);
         if (t == null) {
-            throw new IllegalArgumentException("unknown knob '" + k + "' (known: " + String.join(", ", known()) + ")");
+            throw new IllegalArgumentException(unknown(k));
         }
         long n = parseRange(k, v, t.knob.min, t.knob.max);
         switch (t.dev) {
@@ -401,8 +401,10 @@ public final class Knobs {
                 dev = rest.substring(0, dot);
                 param = last;
             } else if (!last.chars().allMatch(Character::isDigit)) {
+                String near = NearestNames.nearest(last, NetemParams.PARAMS);
                 throw new IllegalArgumentException("unknown knob '" + k + "': '" + last + "' is not a link-emulation parameter"
-                        + " (known: " + String.join(", ", NetemParams.PARAMS) + ")");
+                        + " (" + (near != null ? "did you mean '" + near + "'? " : "") + "known: "
+                        + String.join(", ", NetemParams.PARAMS) + ")");
             }
         }
         if (dev.isEmpty() || dev.endsWith(".")) {
@@ -482,7 +484,7 @@ public final class Knobs {
         }
         DevTarget t = parseDevKey(key);
         if (t == null) {
-            throw new IllegalArgumentException("unknown knob '" + key + "'");
+            throw new IllegalArgumentException(unknown(key));
         }
         DevConf c = switch (t.dev) {
             case "all" -> all;
@@ -495,6 +497,28 @@ public final class Knobs {
     /** Every knob set explicitly, sorted. */
     public Map<String, String> explicitValues() {
         return new TreeMap<>(explicit);
+    }
+
+    /**
+     * "unknown knob 'K'" with the known names nearest to it; a per-device name is compared with the device
+     * {@code K} names put in for {@code <dev>}, so {@code net.ipv4.conf.eth0.proxyarp} finds
+     * {@code net.ipv4.conf.eth0.proxy_arp}.
+     */
+    static String unknown(String k) {
+        String dev = null;
+        for (String prefix : new String[] {"net.ipv4.conf.", "net.ipv4.neigh."}) {
+            int dot = k.lastIndexOf('.');
+            if (k.startsWith(prefix) && dot > prefix.length()) {
+                dev = k.substring(prefix.length(), dot);
+            }
+        }
+        String d = dev;
+        java.util.List<String> names = known().stream()
+                .filter(n -> d != null || !n.contains("<dev>"))
+                .map(n -> d == null ? n : n.replace("<dev>", d)).toList();
+        java.util.List<String> near = NearestNames.nearest(k, names, 3);
+        return "unknown knob '" + k + "'" + (near.isEmpty() ? " (no known knob has a similar name)"
+                : " (did you mean " + String.join(" or ", near.stream().map(n -> "'" + n + "'").toList()) + "?)");
     }
 
     /** The names of knobs this version understands, with {@code <dev>} placeholders. */

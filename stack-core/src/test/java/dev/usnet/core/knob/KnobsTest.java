@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.usnet.core.buf.CowPolicy;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class KnobsTest {
@@ -21,6 +22,22 @@ class KnobsTest {
         assertTrue(e3.getMessage().contains("not an integer"));
         var e4 = assertThrows(IllegalArgumentException.class, () -> k.set("usnet.forward.cow", "sometimes"));
         assertTrue(e4.getMessage().contains("head-copy"));
+    }
+
+    @Test
+    void anUnknownKnobNamesTheNearestKnownOnesNotEveryName() {
+        Knobs k = new Knobs();
+        var e = assertThrows(IllegalArgumentException.class, () -> k.set("net.ipv4.tcp_congestion_contrl", "cubic"));
+        assertEquals("unknown knob 'net.ipv4.tcp_congestion_contrl' (did you mean 'net.ipv4.tcp_congestion_control'?)",
+                e.getMessage());
+        // A per-device knob is compared with the device the key names.
+        e = assertThrows(IllegalArgumentException.class, () -> k.set("net.ipv4.conf.eth0.proxyarp", "1"));
+        assertEquals("unknown knob 'net.ipv4.conf.eth0.proxyarp' (did you mean 'net.ipv4.conf.eth0.proxy_arp'?)", e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> k.set("usnet.netem.eth0.dealy", "1ms"));
+        assertTrue(e.getMessage().contains("'dealy' is not a link-emulation parameter (did you mean 'delay'? known: rate, burst,"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> k.set("frobnicate", "1"));
+        assertEquals("unknown knob 'frobnicate' (no known knob has a similar name)", e.getMessage());
+        assertEquals(List.of("net.ipv4.ip_forward"), NearestNames.nearest("net.ipv4.ip_forwarding", Knobs.known(), 3));
     }
 
     @Test

@@ -1,36 +1,113 @@
 package dev.usnet.tools.topology;
 
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 
-/** Collects the problems of one topology file so that a single run reports all of them. */
+/**
+ * Collects the problems of one topology file so that a single run reports all of them: errors, which stop
+ * the file from being built, and warnings, which do not. A problem said twice in the same words at the same
+ * place (a {@code --set} applied to every namespace) is kept once.
+ */
 final class Problems {
-    private final List<String> list = new ArrayList<>();
+    private record Entry(Where where, String text, boolean warning) {}
+
+    private final List<Entry> list = new ArrayList<>();
+    private final Set<String> texts = new LinkedHashSet<>();
+    private final Set<String> incomplete = new LinkedHashSet<>();
+    private final Set<String> dropped = new LinkedHashSet<>();
 
     void add(Where w, String message) {
-        list.add(w.error(message));
+        put(new Entry(w, w.error(message), false));
     }
 
-    void addRaw(String formatted) {
-        list.add(formatted);
+    /** A problem that does not stop the build: printed as {@code file:line: key.path: warning: message}. */
+    void warn(Where w, String message) {
+        put(new Entry(w, w.error("warning: " + message), true));
+    }
+
+    /** An error already formatted as {@code file:line: message} (the YAML parser's own). */
+    void addRaw(String formatted, int line) {
+        put(new Entry(new Where("", line, ""), formatted, false));
+    }
+
+    private void put(Entry e) {
+        if (texts.add(e.text)) {
+            list.add(e);
+        }
     }
 
     boolean isEmpty() {
-        return list.isEmpty();
+        return errorCount() == 0;
     }
 
-    int size() {
-        return list.size();
+    int errorCount() {
+        return (int) list.stream().filter(e -> !e.warning).count();
     }
 
-    List<String> list() {
-        return List.copyOf(list);
+    /**
+     * Whether an error was already reported at {@code w} or inside it (at a key below its path on the same
+     * line or a later one): what depends on that entry is then not judged again.
+     */
+    boolean hasErrorAt(Where w) {
+        for (Entry e : list) {
+            String p = e.where.path();
+            if (!e.warning && e.where.file().equals(w.file()) && (p.equals(w.path()) || p.startsWith(w.path() + ".")
+                    || p.startsWith(w.path() + "["))) {
+                return true;
+            }
+        }
+        return false;
     }
 
-    /** Throws a {@link TopologyException} carrying everything collected, if anything was. */
+    /**
+     * Namespace {@code ns} has a device entry that could not be read at all: what depends on all its devices
+     * and addresses being there (its routes, its apps' reachability) is not judged.
+     */
+    void incomplete(String ns) {
+        incomplete.add(ns);
+    }
+
+    /**
+     * Namespace {@code ns} has a device entry that could not be read; {@code device} is the name it gave, or
+     * null when even that is unknown. References to such a device are not reported as missing: the entry's own
+     * problem is the one to fix.
+     */
+    void dropped(String ns, String device) {
+        incomplete.add(ns);
+        dropped.add(ns + "/" + (device == null ? "" : device));
+    }
+
+    /** Whether a reference to {@code device} in {@code ns} may be to an entry that could not be read. */
+    boolean mayBeDropped(String ns, String device) {
+        return dropped.contains(ns + "/" + device) || dropped.contains(ns + "/");
+    }
+
+    boolean isIncomplete(String ns) {
+        return incomplete.contains(ns);
+    }
+
+    /** The errors in the order of the file's lines; command-line arguments (line 0) after the file's. */
+    List<String> errors() {
+        return sorted(false);
+    }
+
+    List<String> warnings() {
+        return sorted(true);
+    }
+
+    private List<String> sorted(boolean warnings) {
+        return list.stream().filter(e -> e.warning == warnings)
+                .sorted(Comparator.comparingInt(e -> e.where.line() == 0 ? Integer.MAX_VALUE : e.where.line()))
+                .map(Entry::text).toList();
+    }
+
+    /** Throws a {@link TopologyException} carrying every error (and the warnings), if there is an error. */
     void throwIfAny() {
-        if (!list.isEmpty()) {
-            throw new TopologyException(list);
+        if (!isEmpty()) {
+            throw new TopologyException(errors(), warnings());
         }
     }
 }

@@ -93,9 +93,11 @@ public final class RunCommand implements Callable<Integer> {
         }
         TopologySpec t;
         try {
-            t = TopologyFile.load(file).withCaptures(captures).withKnobs(knobs);
-            TopologyBuilder.check(t);
+            TopologyFile.Checked c = TopologyFile.check(file, captures, knobs);
+            c.warnings().forEach(w -> e.println("usnet: " + w));
+            t = c.spec();
         } catch (TopologyException ex) {
+            ex.warnings().forEach(w -> e.println("usnet: " + w));
             for (String s : ex.errors()) {
                 e.println("usnet: " + s);
             }

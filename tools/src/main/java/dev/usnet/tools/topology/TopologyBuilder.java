@@ -27,6 +27,7 @@ import dev.usnet.tools.topology.TopologySpec.Tap;
 import dev.usnet.tools.topology.TopologySpec.Text;
 import dev.usnet.tools.topology.TopologySpec.Veth;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -77,10 +78,14 @@ public final class TopologyBuilder {
     }
 
     private final TopologySpec spec;
-    private final Problems problems = new Problems();
+    private final Problems problems;
+    /** The device each declared entry made (by its Link), so a later phase skips entries that made none. */
+    private final Map<Link, Device> made = new IdentityHashMap<>();
+    private final Map<String, NetNamespace> nss = new LinkedHashMap<>();
 
-    private TopologyBuilder(TopologySpec spec) {
+    private TopologyBuilder(TopologySpec spec, Problems problems) {
         this.spec = spec;
+        this.problems = problems;
     }
 
     /**
@@ -88,14 +93,31 @@ public final class TopologyBuilder {
      * {@link TopologyException} listing every problem. No files, no kernel changes.
      */
     public static void check(TopologySpec spec) {
+        Problems p = new Problems();
+        check(spec, p);
+        p.throwIfAny();
+    }
+
+    /**
+     * As {@link #check(TopologySpec)}, adding to {@code p}, which may already hold the file's own problems:
+     * an entry with a problem there is not judged again (a device named twice is not created twice), everything
+     * else is.
+     */
+    static void check(TopologySpec spec, Problems p) {
         VirtualScheduler vs = new VirtualScheduler();
-        Topology t = build(spec, n -> vs, ExternalDevices.placeholders());
-        t.close();
+        TopologyBuilder b = new TopologyBuilder(spec, p);
+        b.checkKernelSides();
+        NamespaceRegistry reg = new NamespaceRegistry(n -> vs, spec.seed());
+        try {
+            b.build(reg, ExternalDevices.placeholders());
+        } finally {
+            reg.close();
+        }
     }
 
     /** Builds the topology; on any problem, removes what it built and throws a {@link TopologyException}. */
     public static Topology build(TopologySpec spec, Function<String, Scheduler> schedulers, ExternalDevices ext) {
-        TopologyBuilder b = new TopologyBuilder(spec);
+        TopologyBuilder b = new TopologyBuilder(spec, new Problems());
         b.checkKernelSides();
         NamespaceRegistry reg = new NamespaceRegistry(schedulers, spec.seed());
         try {
@@ -111,41 +133,58 @@ public final class TopologyBuilder {
         return new Topology(spec, reg);
     }
 
+    /** Reports what the core refused for an entry, unless the entry already has a problem this one follows from. */
+    private void report(Where w, String message) {
+        if (!problems.hasErrorAt(w)) {
+            problems.add(w, message);
+        }
+    }
+
     private void build(NamespaceRegistry reg, ExternalDevices ext) {
-        Map<String, NetNamespace> nss = new LinkedHashMap<>();
         for (Ns ns : spec.namespaces()) {
             nss.put(ns.name(), reg.create(ns.name()));
         }
-        // 1. Devices.
+        // 1. Devices. An entry the file's checks found wrong (a name used twice, a peer namespace that does not
+        // exist) makes no device; the later phases then skip it.
         for (Ns ns : spec.namespaces()) {
             NetStack s = nss.get(ns.name()).stack();
             for (DeviceSpec d : ns.devices()) {
                 Link l = d.link();
                 long mac = l.mac() != null ? l.mac() : NamespaceRegistry.macFor(ns.name() + "/" + l.name());
+                if (problems.hasErrorAt(l.where().child("name"))) {
+                    continue;
+                }
                 try {
                     switch (d) {
-                        case Veth v when !v.peerSide() -> reg.createVeth(nss.get(ns.name()), l.name(), nss.get(v.peerNamespace()),
-                                v.peer().name());
+                        case Veth v when !v.peerSide() -> {
+                            NetNamespace peerNs = nss.get(v.peerNamespace());
+                            if (peerNs == null || problems.hasErrorAt(v.peer().where().child("name"))) {
+                                continue;
+                            }
+                            var ends = reg.createVeth(nss.get(ns.name()), l.name(), peerNs, v.peer().name());
+                            made.put(l, ends[0]);
+                            made.put(v.peer(), ends[1]);
+                        }
                         case Veth v -> { }
-                        case BridgeDev br -> s.register(new Bridge(l.name(), mac));
-                        case Tap t -> s.register(ext.tap(ns.name(), t, mac, s));
-                        case Pcap p -> s.register(ext.pcap(ns.name(), p, mac, s));
-                        case Loopback lo -> { }
+                        case BridgeDev br -> made.put(l, register(s, new Bridge(l.name(), mac)));
+                        case Tap t -> made.put(l, register(s, ext.tap(ns.name(), t, mac, s)));
+                        case Pcap p -> made.put(l, register(s, ext.pcap(ns.name(), p, mac, s)));
+                        case Loopback lo -> made.put(l, s.loopback());
                     }
                 } catch (RuntimeException e) {
                     problems.add(l.where(), d.kind() + " " + l.name() + ": " + e.getMessage());
                 }
             }
         }
-        if (!problems.isEmpty()) {
-            return;
-        }
         // 2. Link settings before enslaving (a port's MAC is learned as local when it joins).
         for (Ns ns : spec.namespaces()) {
             NetStack s = nss.get(ns.name()).stack();
             for (DeviceSpec d : ns.devices()) {
                 Link l = d.link();
-                Device dev = s.device(l.name());
+                Device dev = made.get(l);
+                if (dev == null) {
+                    continue;
+                }
                 try {
                     if (l.mac() != null) {
                         dev.setMac(l.mac());
@@ -165,22 +204,28 @@ public final class TopologyBuilder {
         for (Ns ns : spec.namespaces()) {
             NetStack s = nss.get(ns.name()).stack();
             for (DeviceSpec d : ns.devices()) {
-                if (d instanceof BridgeDev b) {
-                    Bridge br = (Bridge) s.device(b.link().name());
-                    if (b.ageingTimeSeconds() != null) {
-                        br.setAgeingNanos(Math.round(b.ageingTimeSeconds() * 1e9));
-                    }
-                    if (b.fdbMaxLearned() != null) {
-                        br.setFdbMaxLearned(b.fdbMaxLearned());
-                    }
-                    if (b.groupFwdMask() != null) {
-                        br.setGroupFwdMask(b.groupFwdMask());
+                if (d instanceof BridgeDev b && made.get(b.link()) instanceof Bridge br) {
+                    try {
+                        if (b.ageingTimeSeconds() != null) {
+                            br.setAgeingNanos(Math.round(b.ageingTimeSeconds() * 1e9));
+                        }
+                        if (b.fdbMaxLearned() != null) {
+                            br.setFdbMaxLearned(b.fdbMaxLearned());
+                        }
+                        if (b.groupFwdMask() != null) {
+                            br.setGroupFwdMask(b.groupFwdMask());
+                        }
+                    } catch (RuntimeException e) {
+                        report(b.link().where(), e.getMessage());
                     }
                     for (Ref r : b.ports()) {
+                        if (s.device(r.name()) == null && problems.mayBeDropped(ns.name(), r.name())) {
+                            continue;
+                        }
                         try {
                             br.addPort(s.requireDevice(r.name()));
                         } catch (RuntimeException e) {
-                            problems.add(r.where(), e.getMessage());
+                            report(r.where(), e.getMessage());
                         }
                     }
                 }
@@ -190,7 +235,10 @@ public final class TopologyBuilder {
         for (Ns ns : spec.namespaces()) {
             NetStack s = nss.get(ns.name()).stack();
             for (DeviceSpec d : ns.devices()) {
-                Device dev = s.device(d.link().name());
+                Device dev = made.get(d.link());
+                if (dev == null) {
+                    continue;
+                }
                 for (Addr a : d.link().addresses()) {
                     try {
                         s.devinet().add(dev, a.ip(), a.prefixLen());
@@ -225,50 +273,104 @@ public final class TopologyBuilder {
         // 6. Routes (after addresses: a gateway must be on a connected network), then neighbours.
         for (Ns ns : spec.namespaces()) {
             NetStack s = nss.get(ns.name()).stack();
+            boolean complete = complete(ns);
             for (Text r : ns.routes()) {
                 try {
                     s.routes().addNew(IpRouteSyntax.parse(r.text(), s));
                 } catch (RuntimeException e) {
-                    problems.add(r.where(), routeMessage(r.text(), e));
+                    // A gateway or device may be missing only because an entry it is on was wrong.
+                    if (complete) {
+                        problems.add(r.where(), routeMessage(r.text(), e));
+                    }
                 }
             }
             for (Neigh n : ns.neighbours()) {
+                if (s.device(n.dev()) == null && problems.mayBeDropped(ns.name(), n.dev())) {
+                    continue;
+                }
                 try {
                     s.neigh().addPermanent(s.requireDevice(n.dev()), n.ip(), n.mac());
                 } catch (RuntimeException e) {
-                    problems.add(n.where(), e.getMessage());
+                    report(n.where(), e.getMessage());
                 }
             }
         }
-        // 7. TCP apps: the client has a route to the server's address (connect() would fail with ENETUNREACH),
-        // and the server one back to the address the client sends from.
+        // 7. Apps: a ping or UDP sender has a route to its destination (sendto() would fail with ENETUNREACH); a
+        // TCP client has one to the server's address (connect() would), and the server one back to the address
+        // the client sends from. Judged only where the route tables are complete.
+        Map<String, Ns> byName = new LinkedHashMap<>();
+        spec.namespaces().forEach(n -> byName.put(n.name(), n));
         for (Ns ns : spec.namespaces()) {
             NetStack s = nss.get(ns.name()).stack();
+            if (!complete(ns)) {
+                continue;
+            }
             for (TopologySpec.App a : ns.apps()) {
-                if (!(a instanceof TopologySpec.TcpApp t)) {
-                    continue;
-                }
-                Integer to = spec.serverAddress(ns.name(), t);
-                NetNamespace server = nss.get(t.common().server());
-                if (to == null || server == null) {
-                    continue;
-                }
-                Route rt = s.ipOutput().routeOutput(to);
-                if (rt == null) {
-                    problems.add(t.where(), t.kind() + " app: namespace " + ns.name() + " has no route to "
-                            + Ipv4Addr.format(to) + " (the server, in namespace " + server.name() + ")");
-                    continue;
-                }
-                int src = s.ipOutput().sourceFor(rt, to);
-                if (src == 0) {
-                    problems.add(t.where(), t.kind() + " app: namespace " + ns.name() + " has no address to send to "
-                            + Ipv4Addr.format(to) + " from");
-                } else if (server.stack().ipOutput().routeOutput(src) == null) {
-                    problems.add(t.where(), t.kind() + " app: the server's namespace " + server.name()
-                            + " has no route back to " + Ipv4Addr.format(src) + " (the client's address in " + ns.name() + ")");
+                switch (a) {
+                    case TopologySpec.Ping p -> checkReachable(s, ns, "ping", p.to(), p.where());
+                    case TopologySpec.UdpSend u -> checkReachable(s, ns, "udp-send", u.to(), u.where());
+                    case TopologySpec.TcpApp t -> {
+                        Integer to = spec.serverAddress(ns.name(), t);
+                        NetNamespace server = nss.get(t.common().server());
+                        if (to == null || server == null || !complete(byName.get(server.name()))) {
+                            continue;
+                        }
+                        Route rt = s.ipOutput().routeOutput(to);
+                        if (rt == null) {
+                            problems.add(t.where(), t.kind() + " app: namespace " + ns.name() + " has no route to "
+                                    + Ipv4Addr.format(to) + " (the server, in namespace " + server.name() + ")");
+                            continue;
+                        }
+                        int src = s.ipOutput().sourceFor(rt, to);
+                        if (src == 0) {
+                            problems.add(t.where(), t.kind() + " app: namespace " + ns.name() + " has no address to send to "
+                                    + Ipv4Addr.format(to) + " from");
+                        } else if (server.stack().ipOutput().routeOutput(src) == null) {
+                            problems.add(t.where(), t.kind() + " app: the server's namespace " + server.name()
+                                    + " has no route back to " + Ipv4Addr.format(src) + " (the client's address in "
+                                    + ns.name() + ")");
+                        }
+                    }
+                    default -> { }
                 }
             }
         }
+    }
+
+    private void checkReachable(NetStack s, Ns ns, String kind, int to, Where w) {
+        if (s.ipOutput().routeOutput(to) == null) {
+            problems.add(w.child("to"), kind + " app: namespace " + ns.name() + " has no route to " + Ipv4Addr.format(to)
+                    + " (" + routeSummary(ns) + ")");
+        }
+    }
+
+    /** What a namespace's route table holds, as the file declares it: connected networks and routes. */
+    private String routeSummary(Ns ns) {
+        List<String> nets = spec.addresses(ns.name()).stream().filter(a -> a.prefixLen() > 0 && a.prefixLen() < 32)
+                .map(a -> Ipv4Addr.format(a.ip() & (-1 << (32 - a.prefixLen()))) + "/" + a.prefixLen()).distinct().toList();
+        return (nets.isEmpty() ? "no connected network" : "connected: " + String.join(", ", nets)) + "; "
+                + (ns.routes().isEmpty() ? "no routes" : "routes: " + String.join(", ", ns.routes().stream().map(Text::text).toList()));
+    }
+
+    /** Every device of {@code ns} was read and is there, with all its addresses: its route table is as the file means it. */
+    private boolean complete(Ns ns) {
+        if (problems.isIncomplete(ns.name()) || problems.hasErrorAt(ns.where().child("routes"))) {
+            return false;
+        }
+        NetStack s = nss.get(ns.name()).stack();
+        for (DeviceSpec d : ns.devices()) {
+            // An entry skipped for its name (declared twice, say a veth pair from both sides) still has its
+            // device, made by the other entry.
+            if (s.device(d.link().name()) == null || problems.hasErrorAt(d.link().where().child("addresses"))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static Device register(NetStack s, Device d) {
+        s.register(d);
+        return d;
     }
 
     private static String routeMessage(String text, RuntimeException e) {

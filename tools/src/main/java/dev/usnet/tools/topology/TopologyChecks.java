@@ -9,6 +9,7 @@ import dev.usnet.tools.topology.TopologySpec.Capture;
 import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
 import dev.usnet.tools.topology.TopologySpec.KernelNs;
 import dev.usnet.tools.topology.TopologySpec.Knob;
+import dev.usnet.tools.topology.TopologySpec.Link;
 import dev.usnet.tools.topology.TopologySpec.Loopback;
 import dev.usnet.tools.topology.TopologySpec.Neigh;
 import dev.usnet.tools.topology.TopologySpec.Ns;
@@ -20,9 +21,11 @@ import dev.usnet.tools.topology.TopologySpec.TcpCommon;
 import dev.usnet.tools.topology.TopologySpec.UdpSink;
 import dev.usnet.tools.topology.TopologySpec.Veth;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -54,6 +57,7 @@ final class TopologyChecks {
         Map<String, Pcap> pcapIfaces = new HashMap<>();
         Map<String, Capture> captureFiles = new HashMap<>();
         Map<String, TcpApp> tcpServers = new HashMap<>();
+        Set<String> bothSides = new HashSet<>();
         for (Ns ns : spec.namespaces()) {
             Map<String, DeviceSpec> byName = new LinkedHashMap<>();
             for (DeviceSpec d : ns.devices()) {
@@ -64,7 +68,11 @@ final class TopologyChecks {
                     continue;
                 }
                 DeviceSpec first = byName.putIfAbsent(n, d);
-                if (first != null) {
+                if (first != null && sameVethPair(first, d)) {
+                    if (bothSides.add(ns.name() + "/" + n)) {
+                        declaredFromBothSides(ns, (Veth) first, (Veth) d, bothSides, p);
+                    }
+                } else if (first != null) {
                     p.add(w, "duplicate device name " + n + " in namespace " + ns.name() + " (" + describe(first) + ")");
                 }
             }
@@ -98,19 +106,20 @@ final class TopologyChecks {
             for (Knob k : ns.knobs()) {
                 String dev = knobDevice(k.key());
                 if (dev != null) {
-                    if (!dev.equals("all") && !dev.equals("default") && !dev.equals("lo") && !byName.containsKey(dev)) {
+                    if (!dev.equals("all") && !dev.equals("default") && !dev.equals("lo") && !byName.containsKey(dev)
+                            && !p.mayBeDropped(ns.name(), dev)) {
                         p.add(k.where(), "knob names device " + dev + ", which namespace " + ns.name() + " does not have"
                                 + devices(byName));
                     }
                 }
             }
             for (Neigh n : ns.neighbours()) {
-                if (!n.dev().equals("lo") && !byName.containsKey(n.dev())) {
+                if (!n.dev().equals("lo") && !byName.containsKey(n.dev()) && !p.mayBeDropped(ns.name(), n.dev())) {
                     p.add(n.where(), "no device " + n.dev() + " in namespace " + ns.name() + devices(byName));
                 }
             }
             for (Capture c : ns.captures()) {
-                if (!c.device().equals("lo") && !byName.containsKey(c.device())) {
+                if (!c.device().equals("lo") && !byName.containsKey(c.device()) && !p.mayBeDropped(ns.name(), c.device())) {
                     p.add(c.where().child("device"), "no device " + c.device() + " in namespace " + ns.name() + devices(byName));
                 }
                 Capture first = captureFiles.putIfAbsent(c.file(), c);
@@ -133,6 +142,114 @@ final class TopologyChecks {
                 }
             }
         }
+        checkSegments(spec, p);
+    }
+
+    /**
+     * A veth pair declared in each of its namespaces: {@code first} and {@code second} are the same two ends,
+     * one entry declared here, the other the peer end of a declaration in the other namespace.
+     */
+    private static boolean sameVethPair(DeviceSpec first, DeviceSpec second) {
+        return first instanceof Veth a && second instanceof Veth b && a.peerSide() != b.peerSide()
+                && a.peerNamespace().equals(b.peerNamespace()) && a.peer().name().equals(b.peer().name());
+    }
+
+    /** Reports a pair declared from both sides once, at the later declaration, with both lines and how to write it. */
+    private static void declaredFromBothSides(Ns ns, Veth x, Veth y, Set<String> reported, Problems p) {
+        Veth own = x.peerSide() ? y : x;
+        Veth other = x.peerSide() ? x : y;
+        // other.peer() is the end the other namespace declared itself, with its own line.
+        String otherNs = other.peerNamespace();
+        reported.add(otherNs + "/" + other.peer().name());
+        Link firstDecl = own.link().where().line() <= other.peer().where().line() ? own.link() : other.peer();
+        Link laterDecl = firstDecl == own.link() ? other.peer() : own.link();
+        String firstNs = firstDecl == own.link() ? ns.name() : otherNs;
+        String laterNs = firstDecl == own.link() ? otherNs : ns.name();
+        p.add(laterDecl.where().child("name"), "veth pair " + firstNs + "/" + firstDecl.name() + " - " + laterNs + "/"
+                + laterDecl.name() + " is declared from both sides (line " + firstDecl.where().line() + " in " + firstNs
+                + ", line " + laterDecl.where().line() + " in " + laterNs + "); declare a pair once, with its other end under"
+                + " peer:, e.g. in " + firstNs + ": {name: " + firstDecl.name() + ", kind: veth, peer: {namespace: " + laterNs
+                + ", name: " + laterDecl.name() + "}}, and move this entry's settings (addresses, mac, netem...) into that peer:");
+    }
+
+    /**
+     * L2 segments (veth pairs, bridges with their ports, a TAP with its kernel end) across namespaces: an IPv4
+     * address twice on one segment is an error (both would answer ARP for it); veth ends whose addresses share
+     * no subnet get a warning (neither reaches the other without a route).
+     */
+    private static void checkSegments(TopologySpec spec, Problems p) {
+        Map<String, String> parent = new HashMap<>();
+        for (Ns ns : spec.namespaces()) {
+            for (DeviceSpec d : ns.devices()) {
+                if (d instanceof Veth v && !v.peerSide()) {
+                    union(parent, ns.name() + "/" + v.link().name(), v.peerNamespace() + "/" + v.peer().name());
+                    warnIfNoCommonSubnet(ns, v, p);
+                } else if (d instanceof BridgeDev b) {
+                    b.ports().forEach(r -> union(parent, ns.name() + "/" + b.link().name(), ns.name() + "/" + r.name()));
+                }
+            }
+        }
+        record Owner(String device, Addr addr) {}
+        Map<String, Owner> seen = new HashMap<>();
+        for (Ns ns : spec.namespaces()) {
+            for (DeviceSpec d : ns.devices()) {
+                if (d instanceof Loopback) {
+                    continue;
+                }
+                String dev = ns.name() + "/" + d.link().name();
+                List<Owner> owners = new java.util.ArrayList<>();
+                d.link().addresses().forEach(a -> owners.add(new Owner(dev, a)));
+                if (d instanceof Tap t) {
+                    String k = t.kernel().namespace() == null ? "the kernel" : "kernel namespace " + t.kernel().namespace();
+                    t.kernel().addresses().forEach(a -> owners.add(new Owner(k + "/" + t.kernel().ifname(), a)));
+                }
+                for (Owner o : owners) {
+                    Owner first = seen.putIfAbsent(find(parent, dev) + " " + o.addr().ip(), o);
+                    if (first != null && !first.device().equals(o.device())) {
+                        p.add(o.addr().where(), Ipv4Addr.format(o.addr().ip()) + " is already the address of " + first.device()
+                                + " (line " + first.addr().where().line() + ") on the same link; two ends of one segment"
+                                + " cannot share an address (both would answer ARP for it)");
+                    }
+                }
+            }
+        }
+    }
+
+    private static void warnIfNoCommonSubnet(Ns ns, Veth v, Problems p) {
+        // /32s mean a point-to-point link routed by device; only real subnets are compared.
+        List<Addr> mine = v.link().addresses().stream().filter(a -> a.prefixLen() < 32).toList();
+        List<Addr> theirs = v.peer().addresses().stream().filter(a -> a.prefixLen() < 32).toList();
+        if (mine.isEmpty() || theirs.isEmpty()) {
+            return;
+        }
+        for (Addr a : mine) {
+            for (Addr b : theirs) {
+                int mask = Ipv4Addr.mask(Math.min(a.prefixLen(), b.prefixLen()));
+                if ((a.ip() & mask) == (b.ip() & mask)) {
+                    return;
+                }
+            }
+        }
+        p.warn(v.link().where().child("addresses"), "veth " + ns.name() + "/" + v.link().name() + " ("
+                + String.join(", ", mine.stream().map(Addr::text).toList()) + ") and its peer " + v.peerNamespace() + "/"
+                + v.peer().name() + " (" + String.join(", ", theirs.stream().map(Addr::text).toList())
+                + ") share no subnet: neither reaches the other without a route");
+    }
+
+    private static String find(Map<String, String> parent, String x) {
+        String r = x;
+        while (parent.containsKey(r)) {
+            r = parent.get(r);
+        }
+        return r;
+    }
+
+    private static void union(Map<String, String> parent, String a, String b) {
+        String ra = find(parent, a);
+        String rb = find(parent, b);
+        if (!ra.equals(rb)) {
+            parent.put(rb, ra);
+        }
     }
 
     /**
@@ -149,9 +266,12 @@ final class TopologyChecks {
         }
         List<Addr> addrs = spec.addresses(server.name());
         if (addrs.isEmpty()) {
-            p.add(c.serverWhere(), "namespace " + server.name() + " has no address for the " + t.kind()
-                    + " client to connect to; give it one");
-        } else if (c.to() != null && addrs.stream().noneMatch(a -> a.ip() == c.to())) {
+            // When an entry of the server's namespace could not be read, its addresses may be on that entry.
+            if (!p.isIncomplete(server.name())) {
+                p.add(c.serverWhere(), "namespace " + server.name() + " has no address for the " + t.kind()
+                        + " client to connect to; give it one");
+            }
+        } else if (c.to() != null && !p.isIncomplete(server.name()) && addrs.stream().noneMatch(a -> a.ip() == c.to())) {
             p.add(c.toWhere(), Ipv4Addr.format(c.to()) + " is not an address of namespace " + server.name() + " (has: "
                     + String.join(", ", addrs.stream().map(a -> Ipv4Addr.format(a.ip())).toList())
                     + "); leave 'to' out to use one of them");
@@ -171,6 +291,8 @@ final class TopologyChecks {
                 p.add(r.where(), r.name() + " is listed twice");
             } else if (r.name().equals(b.link().name())) {
                 p.add(r.where(), "a bridge cannot be its own port");
+            } else if (d == null && p.mayBeDropped(ns.name(), r.name())) {
+                continue;
             } else if (d == null) {
                 p.add(r.where(), "no device " + r.name() + " in namespace " + ns.name() + devices(byName)
                         + "; a port must be in its bridge's namespace");

@@ -46,8 +46,8 @@ import org.snakeyaml.engine.v2.nodes.Node;
 /**
  * Reads a topology file (YAML; format in docs/topology.md) into a {@link TopologySpec}. Every problem is
  * reported as {@code file:line: key.path: message}, all of them at once; structural checks across the file
- * (references, duplicates) are made here too. What only a built stack can judge (routes, knob values) is
- * left to {@link TopologyBuilder}.
+ * (references, duplicates) are made here too, also when some entries could not be read. What only a built
+ * stack can judge (routes, knob values) is left to {@link TopologyBuilder}; {@link #check} runs all of it.
  */
 public final class TopologyFile {
     static final Set<String> TOP_KEYS = Set.of("version", "name", "seed", "output", "kernel", "namespaces");
@@ -112,25 +112,57 @@ public final class TopologyFile {
 
     /** Reads and checks {@code path}; the file is named in errors as the user gave it. */
     public static TopologySpec load(Path path) {
-        String text;
+        return parse(path.toString(), readText(path));
+    }
+
+    private static String readText(Path path) {
         try {
-            text = Files.readString(path, StandardCharsets.UTF_8);
+            return Files.readString(path, StandardCharsets.UTF_8);
         } catch (NoSuchFileException e) {
             throw new TopologyException(List.of(path + ": no such file"));
         } catch (IOException e) {
             throw new TopologyException(List.of(path + ": cannot read: " + e.getMessage()));
         }
-        return parse(path.toString(), text);
     }
 
-    /** Parses topology text; {@code file} names it in errors. Throws {@link TopologyException} with every problem. */
+    /**
+     * Parses topology text and checks its references; {@code file} names it in errors. Throws
+     * {@link TopologyException} with every problem. What only a built stack can judge is left to {@link #check}.
+     */
     public static TopologySpec parse(String file, String text) {
         TopologyFile f = new TopologyFile(file);
         TopologySpec spec = f.read(text);
-        f.problems.throwIfAny();
-        TopologyChecks.check(spec, f.problems);
+        if (spec != null) {
+            TopologyChecks.check(spec, f.problems);
+        }
         f.problems.throwIfAny();
         return spec;
+    }
+
+    /** A topology that would build, with the warnings found on the way (each {@code file:line: key: warning: ...}). */
+    public record Checked(TopologySpec spec, List<String> warnings) {}
+
+    /**
+     * What {@code usnet run --check} judges, in one pass: reads {@code path}, checks its references, adds the
+     * command line's captures ({@code NS/DEV[:DIR]=FILE}) and knobs ({@code [NS:]KEY=VALUE}), and builds it
+     * in virtual time. Throws {@link TopologyException} with every error of all of these at once.
+     */
+    public static Checked check(Path path, List<String> captures, List<String> knobs) {
+        return check(path.toString(), readText(path), captures, knobs);
+    }
+
+    /** As {@link #check(Path, List, List)} for text named {@code file}. */
+    public static Checked check(String file, String text, List<String> captures, List<String> knobs) {
+        TopologyFile f = new TopologyFile(file);
+        TopologySpec spec = f.read(text);
+        if (spec == null) {
+            f.problems.throwIfAny();
+        }
+        TopologyChecks.check(spec, f.problems);
+        spec = spec.withCaptures(captures, f.problems).withKnobs(knobs, f.problems);
+        TopologyBuilder.check(spec, f.problems);
+        f.problems.throwIfAny();
+        return new Checked(spec, f.problems.warnings());
     }
 
     private TopologySpec read(String text) {
@@ -142,14 +174,14 @@ public final class TopologyFile {
         } catch (MarkedYamlEngineException e) {
             int line = e.getProblemMark().or(e::getContextMark).map(Mark::getLine).orElse(-1) + 1;
             String ctx = e.getContext() == null ? "" : e.getContext() + ": ";
-            problems.addRaw(file + ":" + line + ": YAML syntax: " + ctx + e.getProblem());
+            problems.addRaw(file + ":" + line + ": YAML syntax: " + ctx + e.getProblem(), line);
             return null;
         } catch (YamlEngineException e) {
-            problems.addRaw(file + ": YAML: " + e.getMessage());
+            problems.addRaw(file + ": YAML: " + e.getMessage(), 0);
             return null;
         }
         if (root.isEmpty()) {
-            problems.addRaw(file + ":1: the file is empty (expected at least 'namespaces:')");
+            problems.addRaw(file + ":1: the file is empty (expected at least 'namespaces:')", 1);
             return null;
         }
         YamlMap top = YamlMap.of(problems, file, root.get(), "");
@@ -245,6 +277,10 @@ public final class TopologyFile {
             return null;
         }
         m.allow(NS_KEYS);
+        if (!NS_KEYS.containsAll(m.keys())) {
+            // A misspelt 'routes:' or 'devices:' leaves the namespace without what the file means it to have.
+            problems.incomplete(name);
+        }
         NsDraft d = new NsDraft(name, item.where());
         YamlMap knobs = m.map("knobs");
         if (knobs != null) {
@@ -265,6 +301,8 @@ public final class TopologyFile {
             DeviceSpec dev = readDevice(name, it, peers);
             if (dev != null) {
                 d.devices.add(dev);
+            } else {
+                problems.dropped(name, rawName(it.node()));
             }
         }
         for (YamlMap.Item it : m.list("routes")) {
@@ -342,6 +380,7 @@ public final class TopologyFile {
                 Long mask = m.integer("group_fwd_mask", 0, 0xffff);
                 if (mask != null && (mask & 7) != 0) {
                     problems.add(m.where("group_fwd_mask"), "bits 0-2 (STP, PAUSE, LACP) cannot be forwarded");
+                    mask = null;
                 }
                 yield new BridgeDev(link, List.copyOf(ports), ageing, max == null ? null : max.intValue(),
                         mask == null ? null : mask.intValue());
@@ -531,6 +570,7 @@ public final class TopologyFile {
         }
         Link peer = readLink(p, null);
         if (peer == null) {
+            problems.dropped(peerNs, rawName(p.node("name")));
             return null;
         }
         Veth v = new Veth(link, peerNs, peer, false);
@@ -538,6 +578,19 @@ public final class TopologyFile {
         // any other device there.
         peers.computeIfAbsent(peerNs, x -> new ArrayList<>()).add(new Veth(peer, ns, link, true));
         return v;
+    }
+
+    /** The name an entry gives (a {@code name:} scalar, itself or in a mapping), unchecked; null when there is none. */
+    private static String rawName(Node n) {
+        if (n instanceof org.snakeyaml.engine.v2.nodes.MappingNode m) {
+            for (var t : m.getValue()) {
+                if (t.getKeyNode() instanceof org.snakeyaml.engine.v2.nodes.ScalarNode k && k.getValue().equals("name")) {
+                    return rawName(t.getValueNode());
+                }
+            }
+            return null;
+        }
+        return n instanceof org.snakeyaml.engine.v2.nodes.ScalarNode s && !YamlMap.isNull(n) ? s.getValue().trim() : null;
     }
 
     private KernelSide readKernelSide(YamlMap m, Link link) {

@@ -11,20 +11,29 @@ public record TopologySpec(String file, String name, long seed, Output output, L
                            List<Ns> namespaces) {
 
     /**
-     * This topology with extra captures, given on the command line as {@code NS/DEV[:in|out|inout]=FILE}.
-     * Errors name the argument.
+     * This topology with extra captures, given on the command line as {@code NS/DEV[:in|out|inout]=FILE};
+     * {@code lo} is there in every namespace, declared or not. Throws a UsageException naming the argument.
      */
     public TopologySpec withCaptures(List<String> args) {
+        Problems p = new Problems();
+        TopologySpec t = withCaptures(args, p);
+        throwUsage(p);
+        return t;
+    }
+
+    /** As {@link #withCaptures(List)}, collecting what is wrong with the arguments into {@code p}. */
+    TopologySpec withCaptures(List<String> args, Problems p) {
         if (args.isEmpty()) {
             return this;
         }
         List<Ns> out = new java.util.ArrayList<>(namespaces);
         for (String a : args) {
-            Where w = new Where("--capture", 0, a);
+            Where w = new Where("--capture " + a, 0, "");
             int eq = a.indexOf('=');
             int slash = a.indexOf('/');
             if (eq < 0 || slash < 0 || slash > eq) {
-                throw new dev.usnet.tools.UsageException("--capture " + a + ": expected NS/DEV[:in|out|inout]=FILE");
+                p.add(w, "expected NS/DEV[:in|out|inout]=FILE");
+                continue;
             }
             String ns = a.substring(0, slash);
             String devPart = a.substring(slash + 1, eq);
@@ -37,9 +46,12 @@ public record TopologySpec(String file, String name, long seed, Output output, L
                     case "in" -> PcapTap.Direction.IN;
                     case "out" -> PcapTap.Direction.OUT;
                     case "inout" -> PcapTap.Direction.INOUT;
-                    default -> throw new dev.usnet.tools.UsageException("--capture " + a + ": direction '" + d
-                            + "' is not in, out or inout");
+                    default -> null;
                 };
+                if (dir == null) {
+                    p.add(w, "direction '" + d + "' is not in, out or inout");
+                    continue;
+                }
                 devPart = devPart.substring(0, colon);
             }
             int idx = -1;
@@ -49,34 +61,46 @@ public record TopologySpec(String file, String name, long seed, Output output, L
                 }
             }
             if (idx < 0) {
-                throw new dev.usnet.tools.UsageException("--capture " + a + ": no namespace '" + ns + "' in " + file());
+                p.add(w, "no namespace '" + ns + "' in " + file());
+                continue;
             }
             Ns n = out.get(idx);
-            if (n.device(devPart) == null) {
-                throw new dev.usnet.tools.UsageException("--capture " + a + ": no device '" + devPart + "' in namespace " + ns);
+            if (!devPart.equals("lo") && n.device(devPart) == null) {
+                p.add(w, "no device '" + devPart + "' in namespace " + ns);
+                continue;
             }
             List<Capture> caps = new java.util.ArrayList<>(n.captures());
-            caps.add(new Capture(devPart, dir, file, Long.MAX_VALUE, w));
+            caps.add(new Capture(devPart, dir, file, Long.MAX_VALUE, new Where("--capture", 0, a)));
             out.set(idx, new Ns(n.name(), n.where(), n.knobs(), n.devices(), n.routes(), n.neighbours(), caps,
                     n.histograms(), n.apps()));
         }
-        return new TopologySpec(file, name, seed, output, kernelNamespaces, out);
+        return new TopologySpec(this.file, name, seed, output, kernelNamespaces, out);
     }
 
     /**
      * This topology with extra knobs, given on the command line as {@code [NS:]KEY=VALUE}: for namespace NS, or
      * for every namespace when NS is left out. They apply after the file's own knobs; their values are judged
-     * when the topology is built, with errors naming the argument.
+     * when the topology is built, with errors naming the argument. Throws a UsageException for a malformed one.
      */
     public TopologySpec withKnobs(List<String> args) {
+        Problems p = new Problems();
+        TopologySpec t = withKnobs(args, p);
+        throwUsage(p);
+        return t;
+    }
+
+    /** As {@link #withKnobs(List)}, collecting what is wrong with the arguments into {@code p}. */
+    TopologySpec withKnobs(List<String> args, Problems p) {
         if (args.isEmpty()) {
             return this;
         }
         List<Ns> out = new java.util.ArrayList<>(namespaces);
         for (String a : args) {
+            Where w = new Where("--set " + a, 0, "");
             int eq = a.indexOf('=');
             if (eq <= 0) {
-                throw new dev.usnet.tools.UsageException("--set " + a + ": expected [NS:]KEY=VALUE");
+                p.add(w, "expected [NS:]KEY=VALUE");
+                continue;
             }
             String key = a.substring(0, eq).trim();
             String value = a.substring(eq + 1).trim();
@@ -86,21 +110,23 @@ public record TopologySpec(String file, String name, long seed, Output output, L
                 ns = key.substring(0, colon);
                 key = key.substring(colon + 1);
                 if (namespace(ns) == null) {
-                    throw new dev.usnet.tools.UsageException("--set " + a + ": no namespace '" + ns + "' in " + file + " (have: "
+                    p.add(w, "no namespace '" + ns + "' in " + file + " (have: "
                             + String.join(", ", namespaces.stream().map(Ns::name).toList()) + ")");
+                    continue;
                 }
             }
             if (key.isEmpty()) {
-                throw new dev.usnet.tools.UsageException("--set " + a + ": expected [NS:]KEY=VALUE");
+                p.add(w, "expected [NS:]KEY=VALUE");
+                continue;
             }
             if (ns != null) {
                 String dev = TopologyChecks.knobDevice(key);
                 if (dev != null && !dev.equals("all") && !dev.equals("default") && !dev.equals("lo")
                         && namespace(ns).device(dev) == null) {
-                    throw new dev.usnet.tools.UsageException("--set " + a + ": no device '" + dev + "' in namespace " + ns);
+                    p.add(w, "no device '" + dev + "' in namespace " + ns);
+                    continue;
                 }
             }
-            Where w = new Where("--set " + a, 0, "");
             for (int i = 0; i < out.size(); i++) {
                 Ns n = out.get(i);
                 if (ns == null || n.name().equals(ns)) {
@@ -112,6 +138,12 @@ public record TopologySpec(String file, String name, long seed, Output output, L
             }
         }
         return new TopologySpec(file, name, seed, output, kernelNamespaces, out);
+    }
+
+    private static void throwUsage(Problems p) {
+        if (!p.isEmpty()) {
+            throw new dev.usnet.tools.UsageException(String.join("\n", p.errors()));
+        }
     }
 
     /** Where captures and histograms go, and how often histograms are rewritten (0: at exit and SIGUSR1 only). */

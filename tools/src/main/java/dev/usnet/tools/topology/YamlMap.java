@@ -145,35 +145,7 @@ final class YamlMap {
     }
 
     static String nearest(String k, Set<String> candidates) {
-        String best = null;
-        int bestD = Integer.MAX_VALUE;
-        for (String c : candidates) {
-            int d = distance(k.toLowerCase(Locale.ROOT), c);
-            if (d < bestD) {
-                bestD = d;
-                best = c;
-            }
-        }
-        return bestD <= Math.max(1, k.length() / 3) ? best : null;
-    }
-
-    private static int distance(String a, String b) {
-        int[] prev = new int[b.length() + 1];
-        int[] cur = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++) {
-            prev[j] = j;
-        }
-        for (int i = 1; i <= a.length(); i++) {
-            cur[0] = i;
-            for (int j = 1; j <= b.length(); j++) {
-                int c = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-                cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + c);
-            }
-            int[] t = prev;
-            prev = cur;
-            cur = t;
-        }
-        return prev[b.length()];
+        return dev.usnet.core.knob.NearestNames.nearest(k, new TreeSet<>(candidates));
     }
 
     /** Reports a missing required key; returns false when it is missing. */

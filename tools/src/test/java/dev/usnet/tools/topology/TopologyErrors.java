@@ -11,7 +11,7 @@ final class TopologyErrors {
     /** The errors {@code usnet run --check} would print for {@code yaml} (as file t.yaml), none when it is good. */
     static List<String> errors(String yaml) {
         try {
-            TopologyBuilder.check(TopologyFile.parse("t.yaml", yaml));
+            TopologyFile.check("t.yaml", yaml, List.of(), List.of());
             return List.of();
         } catch (TopologyException e) {
             return e.errors();
