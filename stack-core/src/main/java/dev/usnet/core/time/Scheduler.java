@@ -15,6 +15,14 @@ public interface Scheduler {
     /** Runs {@code task} after {@code delayNanos}; the handle cancels it. */
     Timeout schedule(Runnable task, long delayNanos);
 
+    /**
+     * Runs {@code task} after {@code delayNanos}, never cancelled: for the stack's own recurring work (a
+     * receive backlog run delayed by the CPU model), which a virtual scheduler runs without allocating.
+     */
+    default void executeAfter(Runnable task, long delayNanos) {
+        schedule(task, delayNanos);
+    }
+
     /** True when called from the thread that runs this scheduler's tasks. */
     boolean inLoop();
 

@@ -40,6 +40,16 @@ public final class VirtualScheduler implements Scheduler {
     }
 
     @Override
+    public void executeAfter(Runnable task, long delayNanos) {
+        Event e = free.pollFirst();
+        if (e == null) {
+            e = new Event();
+        }
+        e.init(now + Math.max(0, delayNanos), seq++, task, true);
+        queue.add(e);
+    }
+
+    @Override
     public Timeout schedule(Runnable task, long delayNanos) {
         Event e = new Event();
         e.init(now + Math.max(0, delayNanos), seq++, task, false);
