@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.usnet.core.bridge.Bridge;
 import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.stats.Mib;
 import dev.usnet.core.testing.Frames;
@@ -161,6 +162,36 @@ class CpuAccountTest {
             assertEquals(2000, t.w2.received.size());
             double util = t.r.cpu().modelUtilisation(2000 * 20_000L);
             assertTrue(util > 0.45 && util < 0.55, "half busy: " + util);
+        }
+    }
+
+    @Test
+    void aBridgeIsChargedPerFrameReceivedAndForwardedWithAFloodCountedOnce() {
+        try (TestNet net = new TestNet()) {
+            NetStack ns = net.ns("br");
+            ns.knobs().set("usnet.cpu.model", "1");
+            ns.knobs().set("usnet.cpu.l2_rx_ns", "30");
+            ns.knobs().set("usnet.cpu.bridge_fwd_ns", "50");
+            Bridge br = new Bridge("br0", 0x0200_0000_00feL);
+            ns.register(br);
+            TestNet.Wire p1 = net.wire(ns, "p1", 0x0200_0000_0101L);
+            TestNet.Wire p2 = net.wire(ns, "p2", 0x0200_0000_0102L);
+            TestNet.Wire p3 = net.wire(ns, "p3", 0x0200_0000_0103L);
+            br.addPort(p1.dutEnd);
+            br.addPort(p2.dutEnd);
+            br.addPort(p3.dutEnd);
+            br.setUp(true);
+            p2.send(Frames.raw(H2, H1, 0x0800, 100));    // H1 unknown: flooded to p1 and p3, one forward
+            net.settle();
+            for (int i = 0; i < 100; i++) {
+                p1.send(Frames.raw(H1, H2, 0x0800, 100)); // H2 learnt on p2: known unicast
+            }
+            net.run(1_000_000L);
+            assertEquals(1, p1.received.size(), "the flood reached p1");
+            assertEquals(1, p3.received.size(), "the flood reached p3");
+            assertEquals(100, p2.received.size(), "known unicast reached p2");
+            assertEquals(101, ns.cpu().bridgeForwards());
+            assertEquals(101L * (30 + 50), ns.cpu().modelNanos());
         }
     }
 }
