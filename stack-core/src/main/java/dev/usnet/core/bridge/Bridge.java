@@ -140,7 +140,7 @@ public final class Bridge extends Device implements RxHandler {
         }
         long a = ageingNanos;
         long interval = a > 0 ? Math.max(1_000_000_000L, Math.min(a / 10, 10_000_000_000L)) : 10_000_000_000L;
-        gcTimer = s.scheduler().schedule(() -> {
+        gcTimer = s.schedule(() -> {
             fdb.expire(now(), ageingNanos);
             scheduleGc();
         }, interval);

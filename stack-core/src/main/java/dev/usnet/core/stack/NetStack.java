@@ -133,6 +133,11 @@ public final class NetStack {
         return scheduler;
     }
 
+    /** A timer of this namespace: runs {@code task} after {@code delayNanos}, its run time measured into {@link #cpu()}. */
+    public dev.usnet.core.time.Timeout schedule(Runnable task, long delayNanos) {
+        return scheduler.schedule(task, delayNanos, cpu);
+    }
+
     public long now() {
         return scheduler.nanoTime();
     }

@@ -13,6 +13,7 @@ public final class CpuAccount {
     private final long startWallNanos = System.nanoTime();
     private volatile long measuredNanos;
     private volatile long measuredRuns;
+    private volatile long measuredTimerRuns;
     private volatile long modelPicos;
     private volatile long modelBusyNanos;
     private volatile boolean modelEnabled;
@@ -34,12 +35,23 @@ public final class CpuAccount {
         measuredRuns++;
     }
 
+    /** Adds one timer callback of this namespace that took {@code nanos} wall-clock ns on its thread. */
+    public void addMeasuredTimer(long nanos) {
+        measuredNanos += nanos;
+        measuredTimerRuns++;
+    }
+
+    /** Timer callbacks measured (those the stack schedules through {@code NetStack.schedule}). */
+    public long measuredTimerRuns() {
+        return measuredTimerRuns;
+    }
+
     /** Wall-clock ns this namespace's work took on its thread (noisy; never part of a deterministic result). */
     public long measuredNanos() {
         return measuredNanos;
     }
 
-    /** Units of work measured (backlog runs). */
+    /** Backlog runs measured. */
     public long measuredRuns() {
         return measuredRuns;
     }

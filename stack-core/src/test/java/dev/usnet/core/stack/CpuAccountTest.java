@@ -194,4 +194,19 @@ class CpuAccountTest {
             assertEquals(101L * (30 + 50), ns.cpu().modelNanos());
         }
     }
+
+    @Test
+    void aNamespacesTimersAreMeasuredIntoItsOwnAccountOnTheSharedVirtualScheduler() {
+        try (TestNet net = new TestNet()) {
+            NetStack ns = net.ns("br");
+            NetStack other = net.ns("other");
+            Bridge br = new Bridge("br0", 0x0200_0000_00feL);
+            ns.register(br);
+            br.setUp(true);
+            net.run(60_000_000_000L); // FDB garbage collection runs every few seconds
+            assertTrue(ns.cpu().measuredTimerRuns() > 0, "the bridge's FDB timer was measured");
+            assertEquals(0, ns.cpu().measuredRuns(), "no frames, no backlog runs");
+            assertEquals(0, other.cpu().measuredTimerRuns(), "another namespace's timers are not charged here");
+        }
+    }
 }
