@@ -209,4 +209,13 @@ class CpuAccountTest {
             assertEquals(0, other.cpu().measuredTimerRuns(), "another namespace's timers are not charged here");
         }
     }
+
+    @Test
+    void aBadCpuKnobIsRejectedNamingTheKey() {
+        var knobs = new dev.usnet.core.knob.Knobs();
+        var e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> knobs.set("usnet.cpu.cores", "0"));
+        assertTrue(e.getMessage().contains("usnet.cpu.cores"), e.getMessage());
+        assertEquals(1, knobs.cpuCores());
+    }
 }
