@@ -29,6 +29,17 @@ public class BridgeForwardBench extends UsnetBench {
     @Param({"64", "1500"})
     int frameSize;
 
+    /**
+     * True: the frame enters through the namespace's receive backlog ({@code netifRx}, one backlog run per
+     * frame, timed into its {@code CpuAccount}) as a veth crossing does, instead of straight into the device.
+     */
+    @Param({"false"})
+    boolean viaBacklog;
+
+    /** usnet.cpu.model for the namespace (with viaBacklog: each run charges its modelled cost). */
+    @Param({"0"})
+    int cpuModel;
+
     private VirtualScheduler sched;
     private NetStack ns;
     private Bridge br;
@@ -43,6 +54,7 @@ public class BridgeForwardBench extends UsnetBench {
         // a running emulator; virtual time never advances here, so FDB entries never age out.
         sched = new VirtualScheduler(1_000_000_000L);
         ns = new NetStack("bench-br", sched, 1);
+        ns.knobs().set("usnet.cpu.model", Integer.toString(cpuModel));
         br = new Bridge("br0", 0x02_00_00_00_00_feL);
         ns.register(br);
         p1 = new SinkDevice("p1", 0x02_00_00_00_01_01L);
@@ -86,7 +98,13 @@ public class BridgeForwardBench extends UsnetBench {
 
     private void forward() {
         Packet p = Frames.refill(template, frameSize);
-        p1.receive(p);
+        if (viaBacklog) {
+            ns.netifRx(p1, p);
+            // With the model on the run waits for the previous one's busy time: jump the clock to it.
+            sched.runUntil(Math.max(sched.nanoTime(), sched.nextEventTime()));
+        } else {
+            p1.receive(p);
+        }
         invocations++;
     }
 

@@ -14,7 +14,7 @@ import picocli.CommandLine.Command;
         description = "Userspace network stack emulator: namespaces, veth, bridges, routers, checked against Linux.",
         subcommands = {DemoCommand.class, RunCommand.class, CleanupCommand.class, ReplayCommand.class,
                 dev.usnet.tools.tcp.TcpCommand.class, dev.usnet.tools.experiment.ExperimentCommand.class,
-                dev.usnet.tools.oracle.OracleCommand.class,
+                dev.usnet.tools.oracle.OracleCommand.class, dev.usnet.tools.calibrate.CalibrateCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Usnet implements Runnable {
     /** Exit code for bad input: an invalid file, key or option. */

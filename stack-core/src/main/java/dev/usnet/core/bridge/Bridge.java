@@ -140,7 +140,7 @@ public final class Bridge extends Device implements RxHandler {
         }
         long a = ageingNanos;
         long interval = a > 0 ? Math.max(1_000_000_000L, Math.min(a / 10, 10_000_000_000L)) : 10_000_000_000L;
-        gcTimer = s.scheduler().schedule(() -> {
+        gcTimer = s.schedule(() -> {
             fdb.expire(now(), ageingNanos);
             scheduleGc();
         }, interval);
@@ -199,6 +199,7 @@ public final class Bridge extends Device implements RxHandler {
         learn(src, port, s);
         long now = s.now();
         if (MacAddr.isMulticast(dst)) {
+            s.cpu().bridgeForwarded();
             flood(p, port, MacAddr.isBroadcast(dst) ? Kind.BROADCAST : Kind.MULTICAST, isUp());
             return true;
         }
@@ -217,9 +218,11 @@ public final class Bridge extends Device implements RxHandler {
                 s.drop(p, DropReason.BRIDGE_NO_PORT);
                 return true;
             }
+            s.cpu().bridgeForwarded();
             out.dev().transmit(p);
             return true;
         }
+        s.cpu().bridgeForwarded();
         flood(p, port, Kind.UNICAST, isUp() && isPromisc());
         return true;
     }
@@ -324,6 +327,7 @@ public final class Bridge extends Device implements RxHandler {
         p.setDev(null);
         p.setRxTimeNanos(0);
         if (MacAddr.isMulticast(dst)) {
+            s.cpu().bridgeForwarded();
             flood(p, null, MacAddr.isBroadcast(dst) ? Kind.BROADCAST : Kind.MULTICAST, false);
             return;
         }

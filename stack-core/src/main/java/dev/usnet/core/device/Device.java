@@ -225,7 +225,7 @@ public abstract class Device {
             return;
         }
         if (p.csumState() == ChecksumState.PARTIAL && !txChecksumOffload) {
-            completeChecksum(p);
+            completeChecksum(p, s);
         }
         long now = s.now();
         Device in = p.dev();
@@ -320,7 +320,7 @@ public abstract class Device {
     }
 
     /** skb_checksum_help: finishes a partial L4 checksum in software. */
-    static void completeChecksum(Packet p) {
+    static void completeChecksum(Packet p, NetStack s) {
         var b = p.buf();
         int start = p.csumStart();
         int field = start + p.csumOffset();
@@ -331,6 +331,9 @@ public abstract class Device {
         }
         // The field holds the folded pseudo-header sum; summing the region including it completes the checksum.
         int c = Checksum.compute(b, start, end - start);
+        if (s != null) {
+            s.cpu().checksummed(end - start);
+        }
         b.setShort(field, c == 0 ? 0xffff : c);
         p.setChecksum(ChecksumState.NONE, 0, 0);
     }

@@ -66,7 +66,7 @@ public final class IpDefrag {
             q = new Queue();
             queues.put(k, q);
             Queue qq = q;
-            q.timer = stack.scheduler().schedule(() -> expire(k, qq),
+            q.timer = stack.schedule(() -> expire(k, qq),
                     stack.knobs().getLong("net.ipv4.ipfrag_time") * 1_000_000_000L);
         }
         if (last) {

@@ -95,7 +95,17 @@ public final class Knobs {
             Map.entry("net.ipv4.tcp_fack", new GlobalKnob(1, 0, 1)),
             Map.entry("usnet.tcp.rto_min_ms", new GlobalKnob(200, 1, 120_000)),
             Map.entry("usnet.tcp.init_cwnd", new GlobalKnob(10, 1, 1000)),
-            Map.entry("usnet.tcp.tso", new GlobalKnob(1, 0, 1))));
+            Map.entry("usnet.tcp.tso", new GlobalKnob(1, 0, 1)),
+            // ---- CPU model (docs/cpu-model.md): off by default; costs from perf-tests/README.md ----
+            Map.entry("usnet.cpu.model", new GlobalKnob(0, 0, 1)),
+            Map.entry("usnet.cpu.cores", new GlobalKnob(1, 1, 1024)),
+            Map.entry("usnet.cpu.l2_rx_ns", new GlobalKnob(40, 0, 1_000_000)),
+            Map.entry("usnet.cpu.bridge_fwd_ns", new GlobalKnob(45, 0, 1_000_000)),
+            Map.entry("usnet.cpu.ip_fwd_ns", new GlobalKnob(135, 0, 1_000_000)),
+            Map.entry("usnet.cpu.local_deliver_ns", new GlobalKnob(150, 0, 1_000_000)),
+            Map.entry("usnet.cpu.cow_copy_ns", new GlobalKnob(340, 0, 1_000_000)),
+            Map.entry("usnet.cpu.copy_ps_per_byte", new GlobalKnob(32, 0, 1_000_000)),
+            Map.entry("usnet.cpu.csum_ps_per_byte", new GlobalKnob(107, 0, 1_000_000))));
 
     /** A knob whose value is a word or a list rather than a number; the validator normalizes or throws. */
     private record StringKnob(String def, java.util.function.UnaryOperator<String> validator) {}
@@ -170,6 +180,61 @@ public final class Knobs {
     private volatile int hz = 1000;
     private volatile boolean brNfIptables;
     private volatile boolean brNfIp6tables;
+    // CPU model mirrors (usnet.cpu.*), read once per backlog run.
+    private volatile boolean cpuModel;
+    private volatile int cpuCores = 1;
+    private volatile long cpuL2RxNs = 40;
+    private volatile long cpuBridgeFwdNs = 45;
+    private volatile long cpuIpFwdNs = 135;
+    private volatile long cpuLocalDeliverNs = 150;
+    private volatile long cpuCowCopyNs = 340;
+    private volatile long cpuCopyPsPerByte = 32;
+    private volatile long cpuCsumPsPerByte = 107;
+
+    /** usnet.cpu.model: backlog processing consumes modelled CPU time (virtual time drains slower). */
+    public boolean cpuModel() {
+        return cpuModel;
+    }
+
+    /** usnet.cpu.cores: cores the namespace's modelled receive processing spreads over. */
+    public int cpuCores() {
+        return cpuCores;
+    }
+
+    /** usnet.cpu.l2_rx_ns: per frame received (netif_receive_skb, eth_type_trans). */
+    public long cpuL2RxNs() {
+        return cpuL2RxNs;
+    }
+
+    /** usnet.cpu.bridge_fwd_ns: per frame a bridge forwards or floods (br_handle_frame → br_forward). */
+    public long cpuBridgeFwdNs() {
+        return cpuBridgeFwdNs;
+    }
+
+    /** usnet.cpu.ip_fwd_ns: per IPv4 datagram forwarded (ip_forward, route lookup, TTL). */
+    public long cpuIpFwdNs() {
+        return cpuIpFwdNs;
+    }
+
+    /** usnet.cpu.local_deliver_ns: per IPv4 datagram delivered locally (ip_local_deliver). */
+    public long cpuLocalDeliverNs() {
+        return cpuLocalDeliverNs;
+    }
+
+    /** usnet.cpu.cow_copy_ns: per copy-on-write copy (skb_cow → pskb_expand_head), besides its bytes. */
+    public long cpuCowCopyNs() {
+        return cpuCowCopyNs;
+    }
+
+    /** usnet.cpu.copy_ps_per_byte: picoseconds per byte a COW copy copies. */
+    public long cpuCopyPsPerByte() {
+        return cpuCopyPsPerByte;
+    }
+
+    /** usnet.cpu.csum_ps_per_byte: picoseconds per byte checksummed in software (csum_partial). */
+    public long cpuCsumPsPerByte() {
+        return cpuCsumPsPerByte;
+    }
 
     public boolean ipForward() {
         return ipForward;
@@ -341,6 +406,15 @@ public final class Knobs {
             case "usnet.hz" -> hz = (int) n;
             case "net.bridge.bridge-nf-call-iptables" -> brNfIptables = n != 0;
             case "net.bridge.bridge-nf-call-ip6tables" -> brNfIp6tables = n != 0;
+            case "usnet.cpu.model" -> cpuModel = n != 0;
+            case "usnet.cpu.cores" -> cpuCores = (int) n;
+            case "usnet.cpu.l2_rx_ns" -> cpuL2RxNs = n;
+            case "usnet.cpu.bridge_fwd_ns" -> cpuBridgeFwdNs = n;
+            case "usnet.cpu.ip_fwd_ns" -> cpuIpFwdNs = n;
+            case "usnet.cpu.local_deliver_ns" -> cpuLocalDeliverNs = n;
+            case "usnet.cpu.cow_copy_ns" -> cpuCowCopyNs = n;
+            case "usnet.cpu.copy_ps_per_byte" -> cpuCopyPsPerByte = n;
+            case "usnet.cpu.csum_ps_per_byte" -> cpuCsumPsPerByte = n;
             default -> { }
         }
     }

@@ -135,7 +135,7 @@ public final class Arp {
         // pneigh_enqueue: a uniformly random delay below proxy_delay (in 1/100 s).
         long delay = stack.randomBelow(conf.proxyDelay * 10_000_000L);
         Timeout[] self = new Timeout[1];
-        self[0] = stack.scheduler().schedule(() -> {
+        self[0] = stack.schedule(() -> {
             proxyPending.remove(self[0]);
             pendingPackets.remove(self[0]);
             process(p, true);

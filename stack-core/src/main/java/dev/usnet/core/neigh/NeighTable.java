@@ -238,7 +238,7 @@ public final class NeighTable {
         if (n.timer != null) {
             n.timer.cancel();
         }
-        n.timer = stack.scheduler().schedule(() -> timer(n), delayNanos);
+        n.timer = stack.schedule(() -> timer(n), delayNanos);
     }
 
     private int maxProbes(Neighbour n, DevConf c) {

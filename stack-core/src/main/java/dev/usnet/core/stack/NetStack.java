@@ -16,9 +16,11 @@ import dev.usnet.core.knob.Knobs;
 import dev.usnet.core.neigh.Arp;
 import dev.usnet.core.neigh.NeighTable;
 import dev.usnet.core.route.RouteTable;
+import dev.usnet.core.stats.CpuAccount;
 import dev.usnet.core.stats.DropCounters;
 import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.stats.LatencyPaths;
+import dev.usnet.core.stats.Mib;
 import dev.usnet.core.stats.MibCounters;
 import dev.usnet.core.time.Scheduler;
 import dev.usnet.core.wire.EthernetFrame;
@@ -78,12 +80,17 @@ public final class NetStack {
     private final AtomicInteger backlogLen = new AtomicInteger();
     private final AtomicBoolean backlogScheduled = new AtomicBoolean();
     private final Runnable backlogTask = this::processBacklog;
+    private final CpuAccount cpu;
+    // With the CPU model on in virtual time: the namespace clock until which the last backlog run keeps its
+    // cores busy; the next run starts no earlier. Only touched on the namespace thread (virtual time).
+    private long cpuBusyUntil;
 
     public NetStack(String name, Scheduler scheduler, long seed) {
         this.name = name;
         this.seed = seed;
         this.scheduler = scheduler;
         this.random = new SplittableRandom(seed ^ name.hashCode());
+        this.cpu = new CpuAccount(scheduler.nanoTime());
         this.neigh = new NeighTable(this);
         this.arp = new Arp(this);
         this.icmp = new Icmp(this);
@@ -124,6 +131,11 @@ public final class NetStack {
 
     public Scheduler scheduler() {
         return scheduler;
+    }
+
+    /** A timer of this namespace: runs {@code task} after {@code delayNanos}, its run time measured into {@link #cpu()}. */
+    public dev.usnet.core.time.Timeout schedule(Runnable task, long delayNanos) {
+        return scheduler.schedule(task, delayNanos, cpu);
     }
 
     public long now() {
@@ -168,6 +180,11 @@ public final class NetStack {
 
     public CowStats cow() {
         return cow;
+    }
+
+    /** This namespace's CPU: measured on its thread and modelled (usnet.cpu.model), docs/cpu-model.md. */
+    public CpuAccount cpu() {
+        return cpu;
     }
 
     public LatencyPaths latency() {
@@ -300,7 +317,7 @@ public final class NetStack {
             return;
         }
         if (backlogScheduled.compareAndSet(false, true)) {
-            scheduler.execute(backlogTask);
+            scheduleBacklogRun();
         }
     }
 
@@ -309,8 +326,34 @@ public final class NetStack {
         return backlogLen.get();
     }
 
+    private void scheduleBacklogRun() {
+        long wait = cpuBusyUntil == 0 ? 0 : cpuBusyUntil - scheduler.nanoTime();
+        if (wait > 0) {
+            scheduler.executeAfter(backlogTask, wait);
+        } else {
+            scheduler.execute(backlogTask);
+        }
+    }
+
     private void processBacklog() {
-        for (int i = 0; i < BACKLOG_BUDGET; i++) {
+        long t0 = System.nanoTime();
+        boolean model = knobs.cpuModel();
+        long fwd0 = 0;
+        long deliver0 = 0;
+        long cowCopies0 = 0;
+        long cowBytes0 = 0;
+        long bridge0 = 0;
+        long csum0 = 0;
+        if (model) {
+            fwd0 = mib.get(Mib.IpForwDatagrams);
+            deliver0 = mib.get(Mib.IpInDelivers);
+            cowCopies0 = cow.copies();
+            cowBytes0 = cow.bytesCopied();
+            bridge0 = cpu.bridgeForwards();
+            csum0 = cpu.bytesChecksummed();
+        }
+        int frames = 0;
+        for (; frames < BACKLOG_BUDGET; frames++) {
             Packet p = backlog.poll();
             if (p == null) {
                 break;
@@ -318,13 +361,28 @@ public final class NetStack {
             backlogLen.decrementAndGet();
             p.dev().receive(p);
         }
+        if (model) {
+            long picos = 1000L * (frames * knobs.cpuL2RxNs()
+                    + (cpu.bridgeForwards() - bridge0) * knobs.cpuBridgeFwdNs()
+                    + (mib.get(Mib.IpForwDatagrams) - fwd0) * knobs.cpuIpFwdNs()
+                    + (mib.get(Mib.IpInDelivers) - deliver0) * knobs.cpuLocalDeliverNs()
+                    + (cow.copies() - cowCopies0) * knobs.cpuCowCopyNs())
+                    + (cow.bytesCopied() - cowBytes0) * knobs.cpuCopyPsPerByte()
+                    + (cpu.bytesChecksummed() - csum0) * knobs.cpuCsumPsPerByte();
+            long busy = cpu.chargeModel(picos, knobs.cpuCores());
+            // Real time only accounts: the real CPU already takes its time, usnet never sleeps for the model.
+            if (scheduler.isVirtual() && busy > 0) {
+                cpuBusyUntil = Math.max(cpuBusyUntil, scheduler.nanoTime()) + busy;
+            }
+        }
+        cpu.addMeasured(System.nanoTime() - t0);
         if (!backlog.isEmpty()) {
-            scheduler.execute(backlogTask);
+            scheduleBacklogRun();
             return;
         }
         backlogScheduled.set(false);
         if (!backlog.isEmpty() && backlogScheduled.compareAndSet(false, true)) {
-            scheduler.execute(backlogTask);
+            scheduleBacklogRun();
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.usnet.core.time;
 
+import dev.usnet.core.stats.CpuAccount;
+
 /**
  * The clock and executor a namespace runs on. One interface, two implementations: virtual time (a
  * deterministic discrete-event queue) and real time (a Netty event loop). Every timer in the stack goes
@@ -14,6 +16,29 @@ public interface Scheduler {
 
     /** Runs {@code task} after {@code delayNanos}; the handle cancels it. */
     Timeout schedule(Runnable task, long delayNanos);
+
+    /**
+     * Runs {@code task} after {@code delayNanos}, never cancelled: for the stack's own recurring work (a
+     * receive backlog run delayed by the CPU model), which a virtual scheduler runs without allocating.
+     */
+    default void executeAfter(Runnable task, long delayNanos) {
+        schedule(task, delayNanos);
+    }
+
+    /**
+     * Like {@link #schedule(Runnable, long)}, with the callback's run time measured into {@code account}
+     * (the namespace whose timer it is), on the thread that runs it.
+     */
+    default Timeout schedule(Runnable task, long delayNanos, CpuAccount account) {
+        return schedule(() -> {
+            long t0 = System.nanoTime();
+            try {
+                task.run();
+            } finally {
+                account.addMeasuredTimer(System.nanoTime() - t0);
+            }
+        }, delayNanos);
+    }
 
     /** True when called from the thread that runs this scheduler's tasks. */
     boolean inLoop();

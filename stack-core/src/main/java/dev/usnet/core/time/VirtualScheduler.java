@@ -1,5 +1,6 @@
 package dev.usnet.core.time;
 
+import dev.usnet.core.stats.CpuAccount;
 import java.util.ArrayDeque;
 import java.util.PriorityQueue;
 
@@ -40,9 +41,29 @@ public final class VirtualScheduler implements Scheduler {
     }
 
     @Override
+    public void executeAfter(Runnable task, long delayNanos) {
+        Event e = free.pollFirst();
+        if (e == null) {
+            e = new Event();
+        }
+        e.init(now + Math.max(0, delayNanos), seq++, task, true);
+        queue.add(e);
+    }
+
+    @Override
     public Timeout schedule(Runnable task, long delayNanos) {
         Event e = new Event();
         e.init(now + Math.max(0, delayNanos), seq++, task, false);
+        queue.add(e);
+        return e;
+    }
+
+    @Override
+    public Timeout schedule(Runnable task, long delayNanos, CpuAccount account) {
+        // The account rides on the event itself: no wrapper per timer.
+        Event e = new Event();
+        e.init(now + Math.max(0, delayNanos), seq++, task, false);
+        e.account = account;
         queue.add(e);
         return e;
     }
@@ -69,13 +90,24 @@ public final class VirtualScheduler implements Scheduler {
                 queue.poll();
                 now = Math.max(now, e.time);
                 Runnable t = e.task;
+                CpuAccount account = e.account;
                 boolean recyclable = e.recyclable;
                 e.task = null;
+                e.account = null;
                 if (recyclable) {
                     free.addLast(e);
                 }
                 if (t != null) {
-                    t.run();
+                    if (account == null) {
+                        t.run();
+                    } else {
+                        long t0 = System.nanoTime();
+                        try {
+                            t.run();
+                        } finally {
+                            account.addMeasuredTimer(System.nanoTime() - t0);
+                        }
+                    }
                 }
             }
             now = Math.max(now, deadline);
@@ -112,6 +144,7 @@ public final class VirtualScheduler implements Scheduler {
         long time;
         long order;
         Runnable task;
+        CpuAccount account;
         boolean recyclable;
 
         void init(long time, long order, Runnable task, boolean recyclable) {
