@@ -1,0 +1,34 @@
+package dev.usnet.tools.topology;
+
+import dev.usnet.tools.UsageException;
+import dev.usnet.tools.Usnet;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.Locale;
+
+/** The {@code --clock virtual} part of {@code usnet run}: a {@link VirtualRun}, then the same exit report as real time. */
+final class VirtualCommand {
+    private VirtualCommand() {}
+
+    static int run(TopologySpec t, Path dir, Double duration, Long seed, boolean allowAppFailures, PrintWriter o,
+                   PrintWriter e) {
+        if (duration == null) {
+            throw new UsageException("--clock virtual needs --duration S: virtual time has no signal to stop on");
+        }
+        VirtualRun.RunResult r;
+        try {
+            r = VirtualRun.run(t, new VirtualRun.Options(Math.round(duration * 1e9), seed, dir));
+        } catch (UsageException ex) {
+            e.println("usnet: " + ex.getMessage());
+            return Usnet.EXIT_USAGE;
+        } catch (TopologyException ex) {
+            ex.errors().forEach(s -> e.println("usnet: " + s));
+            return Usnet.EXIT_USAGE;
+        }
+        int code = RunCommand.report(r.summary(), dir, allowAppFailures, o, e);
+        o.printf(Locale.ROOT, "usnet: virtual time %.3f s in %.3f s of wall time (%.1fx)%n", r.virtualNanos() / 1e9,
+                r.wallNanos() / 1e9, r.speed());
+        o.flush();
+        return code;
+    }
+}
