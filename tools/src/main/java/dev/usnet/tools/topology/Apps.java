@@ -104,6 +104,11 @@ public final class Apps {
             return received;
         }
 
+        /** The address pinged, dotted. */
+        public String to() {
+            return Ipv4Addr.format(to);
+        }
+
         @Override
         void start() {
             running = true;
@@ -216,6 +221,16 @@ public final class Apps {
             return sent;
         }
 
+        /** Destination address:port. */
+        public String to() {
+            return Ipv4Addr.format(to) + ":" + port;
+        }
+
+        /** Payload bytes per datagram. */
+        public int size() {
+            return size;
+        }
+
         @Override
         void start() {
             running = true;
@@ -293,6 +308,16 @@ public final class Apps {
         public long received() {
             UdpSocket s = sock;
             return s == null ? 0 : s.rxDatagrams();
+        }
+
+        /** Payload bytes received. */
+        public long bytes() {
+            UdpSocket s = sock;
+            return s == null ? 0 : s.rxBytes();
+        }
+
+        public int port() {
+            return port;
         }
 
         @Override
@@ -373,6 +398,11 @@ public final class Apps {
 
         public String serverNamespace() {
             return serverNs;
+        }
+
+        /** The server's address:port. */
+        public String to() {
+            return Ipv4Addr.format(to) + ":" + spec.common().port();
         }
 
         /** The client end (connects from this namespace). */

@@ -82,6 +82,10 @@ public final class RunCommand implements Callable<Integer> {
             + " default: the file's seed:, else 1")
     Long seed;
 
+    @Option(names = "--results", paramLabel = "FILE.json", description = "write the run's results as JSON (docs/results.md);"
+            + " with --clock virtual")
+    Path results;
+
     /** Exit code of a run that built, ran and cleaned up, but in which at least one app failed. */
     public static final int EXIT_APPS_FAILED = 1;
 
@@ -94,6 +98,9 @@ public final class RunCommand implements Callable<Integer> {
         }
         if (!clock.equals("real") && !clock.equals("virtual")) {
             throw new UsageException("--clock must be real or virtual, got " + clock);
+        }
+        if (results != null && !clock.equals("virtual")) {
+            throw new UsageException("--results needs --clock virtual in this version");
         }
         if (threads != null && (threads < 1 || threads > 256)) {
             throw new UsageException("--threads must be 1..256, got " + threads);
@@ -124,7 +131,7 @@ public final class RunCommand implements Callable<Integer> {
         }
         Path dir = out != null ? out : t.output().dir() != null ? Path.of(t.output().dir()) : Path.of("usnet-out", t.name());
         if (clock.equals("virtual")) {
-            return VirtualCommand.run(t, dir, duration, seed, allowAppFailures, o, e);
+            return VirtualCommand.run(t, dir, duration, seed, results, allowAppFailures, o, e);
         }
         int n = threads != null ? threads : Math.min(t.namespaces().size(), 4);
         CountDownLatch stop = new CountDownLatch(1);

@@ -10,8 +10,8 @@ import java.util.Locale;
 final class VirtualCommand {
     private VirtualCommand() {}
 
-    static int run(TopologySpec t, Path dir, Double duration, Long seed, boolean allowAppFailures, PrintWriter o,
-                   PrintWriter e) {
+    static int run(TopologySpec t, Path dir, Double duration, Long seed, Path resultsFile, boolean allowAppFailures,
+                   PrintWriter o, PrintWriter e) {
         if (duration == null) {
             throw new UsageException("--clock virtual needs --duration S: virtual time has no signal to stop on");
         }
@@ -24,6 +24,15 @@ final class VirtualCommand {
         } catch (TopologyException ex) {
             ex.errors().forEach(s -> e.println("usnet: " + s));
             return Usnet.EXIT_USAGE;
+        }
+        if (resultsFile != null) {
+            try {
+                r.results().write(resultsFile);
+                o.println("usnet: wrote results to " + resultsFile);
+            } catch (java.io.IOException ex) {
+                e.println("usnet: cannot write results " + resultsFile + ": " + ex.getMessage());
+                return Usnet.EXIT_USAGE;
+            }
         }
         int code = RunCommand.report(r.summary(), dir, allowAppFailures, o, e);
         o.printf(Locale.ROOT, "usnet: virtual time %.3f s in %.3f s of wall time (%.1fx)%n", r.virtualNanos() / 1e9,

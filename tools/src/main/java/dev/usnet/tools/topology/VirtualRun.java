@@ -7,6 +7,7 @@ import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.time.VirtualScheduler;
 import dev.usnet.ns.NetNamespace;
 import dev.usnet.tools.UsageException;
+import dev.usnet.tools.results.Results;
 import dev.usnet.tools.topology.TopologySpec.Capture;
 import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
 import dev.usnet.tools.topology.TopologySpec.Ns;
@@ -33,7 +34,7 @@ public final class VirtualRun {
     public record Options(long durationNanos, Long seed, Path outDir) {}
 
     /** The exit summary, and how much virtual time took how much wall time. */
-    public record RunResult(Daemon.Summary summary, long virtualNanos, long wallNanos) {
+    public record RunResult(Daemon.Summary summary, Results results, long virtualNanos, long wallNanos) {
         /** Virtual seconds per wall second. */
         public double speed() {
             return wallNanos == 0 ? Double.POSITIVE_INFINITY : (double) virtualNanos / wallNanos;
@@ -59,10 +60,12 @@ public final class VirtualRun {
         List<Runnable> untap = new ArrayList<>();
         List<String> errors = new ArrayList<>();
         Daemon.Counts counts;
+        Results results;
+        Apps apps;
         long virtual0 = vs.nanoTime();
         try {
             openCaptures(t, topo, o.outDir(), captureFiles, untap);
-            Apps apps = Apps.of(topo);
+            apps = Apps.of(topo);
             apps.start();
             vs.runFor(o.durationNanos());
             try {
@@ -72,6 +75,8 @@ public final class VirtualRun {
             }
             vs.runFor(IN_FLIGHT_NANOS);
             counts = Daemon.Counts.of(apps, stacks);
+            results = Results.collect(t.name(), "virtual", t.seed(), o.durationNanos() / 1e9, apps.list(), stacks,
+                    new LinkedHashMap<>());
         } finally {
             untap.forEach(Runnable::run);
             topo.close();
@@ -88,7 +93,19 @@ public final class VirtualRun {
         }
         Daemon.Summary s = new Daemon.Summary(counts.appLines(), List.of(), caps, stacks.size(), List.of(), errors,
                 counts.links(), counts.outcomes(), counts.drops(), counts.devices());
-        return new RunResult(s, virtualNanos, System.nanoTime() - wall0);
+        long wall = System.nanoTime() - wall0;
+        // What the wall clock measured: the only part of the results that differs between runs with one seed.
+        Map<String, Object> measured = results.measured();
+        measured.put("wall_s", Results.seconds(wall));
+        measured.put("virtual_s", Results.seconds(virtualNanos));
+        Map<String, Object> cpu = new LinkedHashMap<>();
+        for (int i = 0; i < apps.list().size(); i++) {
+            if (apps.list().get(i) instanceof Apps.TcpApp a && a.client().result() != null) {
+                cpu.put((String) results.apps().get(i).get("name"), a.client().result().cpuNanos());
+            }
+        }
+        measured.put("app_cpu_ns", cpu);
+        return new RunResult(s, results, virtualNanos, wall);
     }
 
     private static void refuseExternalDevices(TopologySpec spec) {
