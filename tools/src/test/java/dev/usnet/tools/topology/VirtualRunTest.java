@@ -25,22 +25,34 @@ class VirtualRunTest {
 
     private static Result virtual(Path out, String seed, String duration) {
         return RunCommandTest.run("run", "--clock", "virtual", "--duration", duration, "--seed", seed, "--out",
-                out.toString(), RunCommandTest.examples().resolve("in-jvm-containers.yaml").toString());
+                out.toString(), "--results", out.resolve("results.json").toString(),
+                RunCommandTest.examples().resolve("in-jvm-containers.yaml").toString());
+    }
+
+    /** The results file without its {@code measured} key (the last one: what the wall clock measured). */
+    private static String simulatedResults(Path out) throws java.io.IOException {
+        String json = java.nio.file.Files.readString(out.resolve("results.json"));
+        int m = json.indexOf("\n  \"measured\" : ");
+        assertTrue(m > 0 && json.indexOf("\n  \"", m + 1) < 0, json);
+        return json.substring(0, m);
     }
 
     @Test
-    void theSameSeedGivesTheSameRunAndADifferentSeedAnotherOne(@TempDir Path tmp) {
-        Result a = virtual(tmp.resolve("a"), "7", "3");
-        Result b = virtual(tmp.resolve("b"), "7", "3");
+    void theSameSeedGivesTheSameRunAndADifferentSeedAnotherOne(@TempDir Path tmp) throws java.io.IOException {
+        Result a = virtual(tmp.resolve("a"), "7", "1");
+        Result b = virtual(tmp.resolve("b"), "7", "1");
         assertEquals(0, a.code(), a.out() + a.err());
         assertEquals(0, b.code(), b.out() + b.err());
         assertTrue(a.out().contains("burst client 198.18.0.11:"), a.out());
-        assertTrue(a.out().contains("udp-sink :5001: 601 received"), a.out());
+        assertTrue(a.out().contains("udp-sink :5001: 201 received"), a.out());
         assertEquals(simulated(a.out(), tmp.resolve("a")), simulated(b.out(), tmp.resolve("b")));
+        assertEquals(simulatedResults(tmp.resolve("a")), simulatedResults(tmp.resolve("b")));
+        assertTrue(simulatedResults(tmp.resolve("a")).contains("\"name\" : \"ctr1.burst-0\""));
         // The ephemeral port (and ISN) of the burst client is a seeded draw.
-        Result c = virtual(tmp.resolve("c"), "8", "3");
+        Result c = virtual(tmp.resolve("c"), "8", "1");
         assertEquals(0, c.code(), c.out() + c.err());
         assertNotEquals(simulated(a.out(), tmp.resolve("a")), simulated(c.out(), tmp.resolve("c")));
+        assertTrue(simulatedResults(tmp.resolve("c")).contains("\"seed\" : 8,"));
     }
 
     @Test
