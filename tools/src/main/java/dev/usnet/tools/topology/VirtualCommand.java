@@ -4,6 +4,7 @@ import dev.usnet.tools.UsageException;
 import dev.usnet.tools.Usnet;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 
 /** The {@code --clock virtual} part of {@code usnet run}: a {@link VirtualRun}, then the same exit report as real time. */
@@ -37,6 +38,23 @@ final class VirtualCommand {
         int code = RunCommand.report(r.summary(), dir, allowAppFailures, o, e);
         o.printf(Locale.ROOT, "usnet: virtual time %.3f s in %.3f s of wall time (%.1fx)%n", r.virtualNanos() / 1e9,
                 r.wallNanos() / 1e9, r.speed());
+        List<Expectation> ex = t.expectations();
+        if (!ex.isEmpty()) {
+            int held = 0;
+            for (Expectation x : ex) {
+                java.math.BigDecimal v = x.actual(r.results());
+                if (x.holds(v)) {
+                    held++;
+                } else {
+                    e.println("usnet: expect failed: " + x.where().file() + ":" + x.where().line() + ": " + x.text()
+                            + " (was " + (v == null ? "absent from the run" : v.stripTrailingZeros().toPlainString()) + ")");
+                }
+            }
+            o.println("usnet: " + held + " of " + ex.size() + " expectations held");
+            if (held < ex.size()) {
+                code = RunCommand.EXIT_APPS_FAILED;
+            }
+        }
         o.flush();
         return code;
     }

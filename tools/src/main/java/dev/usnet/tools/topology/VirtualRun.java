@@ -50,8 +50,7 @@ public final class VirtualRun {
      */
     public static RunResult run(TopologySpec spec, Options o) {
         refuseExternalDevices(spec);
-        TopologySpec t = o.seed() == null ? spec : new TopologySpec(spec.file(), spec.name(), o.seed(), spec.output(),
-                spec.kernelNamespaces(), spec.namespaces());
+        TopologySpec t = o.seed() == null ? spec : spec.withSeed(o.seed());
         VirtualScheduler vs = new VirtualScheduler();
         long wall0 = System.nanoTime();
         Topology topo = TopologyBuilder.build(t, n -> vs, TopologyBuilder.ExternalDevices.placeholders());
