@@ -133,6 +133,9 @@ public final class RunCommand implements Callable<Integer> {
         if (clock.equals("virtual")) {
             return VirtualCommand.run(t, dir, duration, seed, results, allowAppFailures, o, e);
         }
+        if (!t.expectations().isEmpty()) {
+            e.println("usnet: warning: expect: is evaluated in --clock virtual runs only in this version; ignored here");
+        }
         int n = threads != null ? threads : Math.min(t.namespaces().size(), 4);
         CountDownLatch stop = new CountDownLatch(1);
         CountDownLatch finished = new CountDownLatch(1);
