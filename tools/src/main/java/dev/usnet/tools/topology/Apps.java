@@ -104,6 +104,11 @@ public final class Apps {
             return received;
         }
 
+        /** The address pinged, dotted. */
+        public String to() {
+            return Ipv4Addr.format(to);
+        }
+
         @Override
         void start() {
             running = true;
@@ -216,6 +221,16 @@ public final class Apps {
             return sent;
         }
 
+        /** Destination address:port. */
+        public String to() {
+            return Ipv4Addr.format(to) + ":" + port;
+        }
+
+        /** Payload bytes per datagram. */
+        public int size() {
+            return size;
+        }
+
         @Override
         void start() {
             running = true;
@@ -293,6 +308,16 @@ public final class Apps {
         public long received() {
             UdpSocket s = sock;
             return s == null ? 0 : s.rxDatagrams();
+        }
+
+        /** Payload bytes received. */
+        public long bytes() {
+            UdpSocket s = sock;
+            return s == null ? 0 : s.rxBytes();
+        }
+
+        public int port() {
+            return port;
         }
 
         @Override
@@ -373,6 +398,11 @@ public final class Apps {
 
         public String serverNamespace() {
             return serverNs;
+        }
+
+        /** The server's address:port. */
+        public String to() {
+            return Ipv4Addr.format(to) + ":" + spec.common().port();
         }
 
         /** The client end (connects from this namespace). */
@@ -470,8 +500,13 @@ public final class Apps {
     private final List<App> apps = new ArrayList<>();
     private final Topology topology;
 
+    /** The one scheduler every namespace runs on in virtual time, else null (real time). */
+    private final dev.usnet.core.time.VirtualScheduler virtual;
+
     private Apps(Topology topology) {
         this.topology = topology;
+        this.virtual = topology.namespaces().isEmpty() ? null
+                : topology.namespaces().getFirst().stack().scheduler() instanceof dev.usnet.core.time.VirtualScheduler v ? v : null;
     }
 
     /** Creates the apps of every namespace (not started). */
@@ -561,8 +596,7 @@ public final class Apps {
         for (TcpApp t : tcp) {
             t.client.stop();
         }
-        long deadline = System.nanoTime() + TCP_GRACE_NANOS;
-        awaitTcp(tcp, true, deadline);
+        awaitTcp(tcp, true, TCP_GRACE_NANOS);
         for (TcpApp t : tcp) {
             if (!t.client.isDone()) {
                 t.client.abort();
@@ -570,27 +604,39 @@ public final class Apps {
         }
         // A server whose client never reached it is still listening; one whose client just ended follows it
         // (stop() queues behind that on the server's thread and then has nothing to do).
-        awaitTcp(tcp, true, System.nanoTime() + 500_000_000L);
+        awaitTcp(tcp, true, 500_000_000L);
         for (TcpApp t : tcp) {
             if (!t.server.isDone()) {
                 t.server.stop();
             }
         }
-        awaitTcp(tcp, false, System.nanoTime() + 1_000_000_000L);
+        awaitTcp(tcp, false, 1_000_000_000L);
         for (TcpApp t : tcp) {
             if (!t.server.isDone()) {
                 t.server.abort();
             }
         }
-        awaitTcp(tcp, false, System.nanoTime() + 500_000_000L);
+        awaitTcp(tcp, false, 500_000_000L);
         for (TcpApp t : tcp) {
             t.running = false;
         }
     }
 
-    private static void awaitTcp(List<TcpApp> tcp, boolean clientsOnly, long deadline) {
-        while (System.nanoTime() < deadline
-                && tcp.stream().anyMatch(t -> clientsOnly ? !t.client.isDone() : !t.isDone())) {
+    /**
+     * Waits up to {@code nanos} until the clients (or both ends) are done. In virtual time the wait is the
+     * namespaces' own clock, run forward a millisecond at a time: nothing sleeps, and the run stays deterministic.
+     */
+    private void awaitTcp(List<TcpApp> tcp, boolean clientsOnly, long nanos) {
+        java.util.function.BooleanSupplier waiting = () -> tcp.stream().anyMatch(t -> clientsOnly ? !t.client.isDone() : !t.isDone());
+        if (virtual != null) {
+            long deadline = virtual.nanoTime() + nanos;
+            while (virtual.nanoTime() < deadline && waiting.getAsBoolean()) {
+                virtual.runFor(1_000_000L);
+            }
+            return;
+        }
+        long deadline = System.nanoTime() + nanos;
+        while (System.nanoTime() < deadline && waiting.getAsBoolean()) {
             try {
                 Thread.sleep(2);
             } catch (InterruptedException e) {
@@ -617,7 +663,9 @@ public final class Apps {
                 });
             }
         }
-        if (apps.stream().anyMatch(a -> a instanceof UdpSink && a.running)) {
+        if (apps.stream().anyMatch(a -> a instanceof UdpSink && a.running) && virtual != null) {
+            virtual.runFor(SINK_SETTLE_MILLIS * 1_000_000L);
+        } else if (apps.stream().anyMatch(a -> a instanceof UdpSink && a.running)) {
             try {
                 Thread.sleep(SINK_SETTLE_MILLIS);
             } catch (InterruptedException e) {

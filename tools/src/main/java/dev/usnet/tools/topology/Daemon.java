@@ -485,8 +485,6 @@ public final class Daemon implements AutoCloseable {
         if (ticker != null) {
             ticker.shutdownNow();
         }
-        List<String> appLines = new ArrayList<>();
-        List<AppOutcome> outcomes = new ArrayList<>();
         if (apps != null) {
             try {
                 apps.stop();
@@ -495,10 +493,6 @@ public final class Daemon implements AutoCloseable {
             }
             // Let what is in flight arrive before counting and tearing down.
             sleep(100);
-            for (Apps.App a : apps.list()) {
-                appLines.addAll(a.summaryLines());
-                outcomes.add(new AppOutcome(a.label(), a.outcome()));
-            }
         }
         try {
             writeHistograms();
@@ -509,10 +503,8 @@ public final class Daemon implements AutoCloseable {
             r.run();
         }
         int usnetNs = stacks.size();
-        List<String> links = linkEmulationLines();
         // Before the namespaces go: deleting them takes their devices away.
-        List<String> drops = stacks.isEmpty() ? List.of() : DropTable.lines(stacks);
-        List<String> devices = stacks.isEmpty() ? List.of() : DeviceTable.lines(stacks);
+        Counts counts = Counts.of(apps, stacks);
         if (topology != null) {
             try {
                 topology.close();
@@ -552,13 +544,34 @@ public final class Daemon implements AutoCloseable {
                 errors.add("deleting kernel namespace " + k + ": " + e.getMessage() + " (delete it with: ip netns del " + k + ")");
             }
         }
-        summary = new Summary(appLines, List.copyOf(histogramFiles), caps, usnetNs, deleted, errors, links,
-                List.copyOf(outcomes), drops, devices);
+        summary = new Summary(counts.appLines(), List.copyOf(histogramFiles), caps, usnetNs, deleted, errors, counts.links(),
+                counts.outcomes(), counts.drops(), counts.devices());
         return summary;
     }
 
+    /**
+     * What the exit report shows of a run once its apps have stopped, in either clock: each app's lines and
+     * outcome, the drop table, the device counters and the link emulation lines. Taken before the namespaces
+     * are deleted.
+     */
+    record Counts(List<String> appLines, List<AppOutcome> outcomes, List<String> drops, List<String> devices,
+                  List<String> links) {
+        static Counts of(Apps apps, List<NetStack> stacks) {
+            List<String> appLines = new ArrayList<>();
+            List<AppOutcome> outcomes = new ArrayList<>();
+            if (apps != null) {
+                for (Apps.App a : apps.list()) {
+                    appLines.addAll(a.summaryLines());
+                    outcomes.add(new AppOutcome(a.label(), a.outcome()));
+                }
+            }
+            return new Counts(appLines, List.copyOf(outcomes), stacks.isEmpty() ? List.of() : DropTable.lines(stacks),
+                    stacks.isEmpty() ? List.of() : DeviceTable.lines(stacks), linkEmulationLines(stacks));
+        }
+    }
+
     /** One line per device with link emulation: its settings and what it sent, dropped, duplicated, reordered. */
-    private List<String> linkEmulationLines() {
+    private static List<String> linkEmulationLines(List<NetStack> stacks) {
         List<String> l = new ArrayList<>();
         for (NetStack s : stacks) {
             for (Device d : s.devices()) {

@@ -50,7 +50,7 @@ import org.snakeyaml.engine.v2.nodes.Node;
  * stack can judge (routes, knob values) is left to {@link TopologyBuilder}; {@link #check} runs all of it.
  */
 public final class TopologyFile {
-    static final Set<String> TOP_KEYS = Set.of("version", "name", "seed", "output", "kernel", "namespaces");
+    static final Set<String> TOP_KEYS = Set.of("version", "name", "seed", "output", "kernel", "namespaces", "expect");
     static final Set<String> OUTPUT_KEYS = Set.of("dir", "histogram_interval");
     static final Set<String> KERNEL_KEYS = Set.of("namespaces");
     static final Set<String> NS_KEYS = Set.of("knobs", "devices", "routes", "neighbours", "captures", "histograms", "apps");
@@ -236,7 +236,18 @@ public final class TopologyFile {
             }
         }
         String nm = name != null ? name : stem(file);
-        return new TopologySpec(file, nm, seed == null ? 1 : seed, output, List.copyOf(kernel), List.copyOf(namespaces));
+        List<Expectation> expect = new ArrayList<>();
+        for (YamlMap.Item it : top.list("expect")) {
+            String x = top.scalar(it.node(), it.where(), "an expectation: app|ns|path|device SELECTOR FIELD OP VALUE");
+            Expectation e = x == null ? null : Expectation.parse(x, it.where(), problems);
+            if (e != null) {
+                expect.add(e);
+            }
+        }
+        TopologySpec spec = new TopologySpec(file, nm, seed == null ? 1 : seed, output, List.copyOf(kernel),
+                List.copyOf(namespaces), List.copyOf(expect));
+        Expectation.checkSelectors(expect, spec, problems);
+        return spec;
     }
 
     static String stem(String file) {

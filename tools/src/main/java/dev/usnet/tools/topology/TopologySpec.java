@@ -8,7 +8,18 @@ import java.util.List;
  * later errors can still name the line. Optional settings are null when the file leaves them out.
  */
 public record TopologySpec(String file, String name, long seed, Output output, List<KernelNs> kernelNamespaces,
-                           List<Ns> namespaces) {
+                           List<Ns> namespaces, List<Expectation> expectations) {
+
+    /** A topology without {@code expect:} lines. */
+    public TopologySpec(String file, String name, long seed, Output output, List<KernelNs> kernelNamespaces,
+                        List<Ns> namespaces) {
+        this(file, name, seed, output, kernelNamespaces, namespaces, List.of());
+    }
+
+    /** The same topology with another seed. */
+    public TopologySpec withSeed(long s) {
+        return new TopologySpec(file, name, s, output, kernelNamespaces, namespaces, expectations);
+    }
 
     /**
      * This topology with extra captures, given on the command line as {@code NS/DEV[:in|out|inout]=FILE};
@@ -74,7 +85,7 @@ public record TopologySpec(String file, String name, long seed, Output output, L
             out.set(idx, new Ns(n.name(), n.where(), n.knobs(), n.devices(), n.routes(), n.neighbours(), caps,
                     n.histograms(), n.apps()));
         }
-        return new TopologySpec(this.file, name, seed, output, kernelNamespaces, out);
+        return new TopologySpec(this.file, name, seed, output, kernelNamespaces, out, expectations);
     }
 
     /**
@@ -137,7 +148,7 @@ public record TopologySpec(String file, String name, long seed, Output output, L
                 }
             }
         }
-        return new TopologySpec(file, name, seed, output, kernelNamespaces, out);
+        return new TopologySpec(file, name, seed, output, kernelNamespaces, out, expectations);
     }
 
     private static void throwUsage(Problems p) {

@@ -1,0 +1,211 @@
+package dev.usnet.tools.results;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.usnet.core.device.Device;
+import dev.usnet.core.stack.NetStack;
+import dev.usnet.core.stats.DeviceStats;
+import dev.usnet.core.stats.LatencyPaths;
+import dev.usnet.tcp.app.AppResult;
+import dev.usnet.tcp.app.Outcome;
+import dev.usnet.tcp.app.Percentiles;
+import dev.usnet.tools.topology.Apps;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * What a run simulated, in the {@value #SCHEMA} schema (docs/results.md): the part that is the same for the same
+ * file and seed in virtual time, and under {@code measured} what the wall clock measured. Each section is a list
+ * of ordered maps in a fixed order, so the JSON text is stable byte for byte.
+ */
+public record Results(String topology, String clock, long seed, double durationSeconds, Map<String, Map<String, String>> knobs,
+                      List<Map<String, Object>> apps, List<Map<String, Object>> namespaces, List<Map<String, Object>> paths,
+                      List<Map<String, Object>> devices, Map<String, Object> measured) {
+    public static final String SCHEMA = "usnet-results/1";
+
+    /**
+     * The results of apps that have stopped and of namespaces still alive. Apps are named
+     * {@code <ns>.<kind>-<i>}, i counting that namespace's apps of that kind from 0 in file order.
+     */
+    public static Results collect(String topology, String clock, long seed, double durationSeconds, List<Apps.App> apps,
+                                  List<NetStack> stacks, Map<String, Object> measured) {
+        Map<String, Map<String, String>> knobs = new LinkedHashMap<>();
+        List<Map<String, Object>> nss = new ArrayList<>();
+        List<Map<String, Object>> paths = new ArrayList<>();
+        List<Map<String, Object>> devs = new ArrayList<>();
+        for (NetStack s : stacks) {
+            knobs.put(s.name(), s.knobs().explicitValues());
+            Map<String, Object> n = new LinkedHashMap<>();
+            n.put("name", s.name());
+            n.put("cow_copies", s.cow().copies());
+            n.put("cow_bytes", s.cow().bytesCopied());
+            Map<String, Long> drops = new TreeMap<>();
+            s.drops().snapshot().forEach((r, c) -> {
+                if (c != 0) {
+                    drops.put(r.name(), c);
+                }
+            });
+            n.put("drops", drops);
+            Map<String, Long> mib = new TreeMap<>();
+            s.mib().snapshot().forEach((k, v) -> mib.put(k.name(), v));
+            n.put("mib", mib);
+            nss.add(n);
+            for (LatencyPaths.Path p : s.latency().all()) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("ns", s.name());
+                m.put("name", p.name());
+                m.put("packets", p.packets());
+                m.put("bytes", p.bytes());
+                putPercentiles(m, Percentiles.of(p.snapshot()));
+                paths.add(m);
+            }
+            for (Device d : s.devices()) {
+                DeviceStats st = d.stats();
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("name", s.name() + "/" + d.name());
+                m.put("rx_packets", st.rxPackets);
+                m.put("rx_bytes", st.rxBytes);
+                m.put("rx_dropped", st.rxDropped);
+                m.put("tx_packets", st.txPackets);
+                m.put("tx_bytes", st.txBytes);
+                m.put("tx_dropped", st.txDropped);
+                devs.add(m);
+            }
+        }
+        List<Map<String, Object>> as = new ArrayList<>();
+        Map<String, Integer> index = new HashMap<>();
+        for (Apps.App a : apps) {
+            as.add(app(a, index));
+        }
+        return new Results(topology, clock, seed, durationSeconds, knobs, as, nss, paths, devs, measured);
+    }
+
+    private static Map<String, Object> app(Apps.App a, Map<String, Integer> index) {
+        String kind = switch (a) {
+            case Apps.Pinger p -> "ping";
+            case Apps.UdpSender u -> "udp-send";
+            case Apps.UdpSink u -> "udp-sink";
+            case Apps.TcpApp t -> t.kind();
+            default -> a.getClass().getSimpleName();
+        };
+        int i = index.merge(a.namespace() + "." + kind, 1, Integer::sum) - 1;
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("name", a.namespace() + "." + kind + "-" + i);
+        m.put("ns", a.namespace());
+        m.put("kind", kind);
+        Outcome o = a.outcome();
+        long bytes = 0;
+        double mbps = 0;
+        long ops = 0;
+        Percentiles lat = null;
+        long retrans = 0;
+        long rtos = 0;
+        String to = "";
+        switch (a) {
+            case Apps.Pinger p -> {
+                to = p.to();
+                ops = p.received();
+                lat = Percentiles.of(p.histogram());
+            }
+            case Apps.UdpSender u -> {
+                to = u.to();
+                ops = u.sent();
+                bytes = u.sent() * u.size();
+            }
+            case Apps.UdpSink u -> {
+                to = ":" + u.port();
+                ops = u.received();
+                bytes = u.bytes();
+            }
+            case Apps.TcpApp t -> {
+                to = t.to();
+                AppResult r = t.client().result();
+                if (r != null) {
+                    bytes = r.bytes();
+                    mbps = r.mbps();
+                    ops = r.operations();
+                    lat = r.latency();
+                    retrans = r.retransmits();
+                    rtos = r.timeouts();
+                }
+            }
+            default -> { }
+        }
+        m.put("to", to);
+        m.put("outcome", o.ok() ? "ok" : "failed");
+        if (!o.ok()) {
+            m.put("reason", o.reason());
+        }
+        m.put("bytes", bytes);
+        m.put("mbit_s", fixed(mbps));
+        m.put("ops", ops);
+        putPercentiles(m, lat);
+        m.put("retrans", retrans);
+        m.put("rtos", rtos);
+        return m;
+    }
+
+    private static void putPercentiles(Map<String, Object> m, Percentiles p) {
+        m.put("p50_us", fixed(p == null ? 0 : p.p50Us()));
+        m.put("p99_us", fixed(p == null ? 0 : p.p99Us()));
+        m.put("p999_us", fixed(p == null ? 0 : p.p999Us()));
+        m.put("max_us", fixed(p == null ? 0 : p.maxUs()));
+    }
+
+    /** Three decimals, always: the same number is always the same text. */
+    static BigDecimal fixed(double v) {
+        return Double.isFinite(v) ? BigDecimal.valueOf(v).setScale(3, RoundingMode.HALF_EVEN) : BigDecimal.ZERO.setScale(3);
+    }
+
+    /** The whole document, keys in schema order; {@code measured} last. */
+    public Map<String, Object> tree() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("schema", SCHEMA);
+        m.put("topology", topology);
+        m.put("clock", clock);
+        m.put("seed", seed);
+        m.put("duration_s", fixed(durationSeconds));
+        m.put("knobs", knobs);
+        m.put("apps", apps);
+        m.put("namespaces", namespaces);
+        m.put("paths", paths);
+        m.put("devices", devices);
+        m.put("measured", measured);
+        return m;
+    }
+
+    /** The JSON text, pretty-printed, ending in a newline. */
+    public String toJson() {
+        ObjectMapper om = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT)
+                .enable(JsonGenerator.Feature.WRITE_BIGDECIMAL_AS_PLAIN);
+        try {
+            return om.writeValueAsString(tree()) + "\n";
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public void write(Path file) throws IOException {
+        if (file.toAbsolutePath().getParent() != null) {
+            Files.createDirectories(file.toAbsolutePath().getParent());
+        }
+        Files.writeString(file, toJson());
+    }
+
+    /** Wall-clock seconds as measured, three decimals (for {@code measured}). */
+    public static BigDecimal seconds(long nanos) {
+        return fixed(nanos / 1e9);
+    }
+
+}

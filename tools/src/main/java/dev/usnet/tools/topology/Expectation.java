@@ -1,0 +1,190 @@
+package dev.usnet.tools.topology;
+
+import dev.usnet.core.stats.DropReason;
+import dev.usnet.core.stats.Mib;
+import dev.usnet.tools.results.Results;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * One {@code expect:} line of a topology file, {@code app|ns|path|device SELECTOR FIELD OP VALUE}, checked
+ * against a run's {@link Results}: e.g. {@code app ctr1.ping-0 ops >= 100}, {@code ns host drops.NEIGH_QUEUE_FULL == 0},
+ * {@code path hb1->br0 p99_us < 50}, {@code device host/br0 tx_dropped == 0}.
+ */
+public record Expectation(String kind, String selector, String field, String op, BigDecimal value, String text, Where where) {
+    static final Set<String> APP_FIELDS = Set.of("bytes", "mbit_s", "ops", "p50_us", "p99_us", "p999_us", "max_us",
+            "retrans", "rtos", "ok");
+    static final Set<String> NS_FIELDS = Set.of("cow_copies", "cow_bytes");
+    static final Set<String> PATH_FIELDS = Set.of("packets", "bytes", "p50_us", "p99_us", "p999_us", "max_us");
+    static final Set<String> DEVICE_FIELDS = Set.of("rx_packets", "rx_bytes", "rx_dropped", "tx_packets", "tx_bytes",
+            "tx_dropped");
+    static final List<String> OPS = List.of("==", "!=", "<=", ">=", "<", ">");
+
+    /** Parses {@code text}, reporting what is wrong at {@code w}; null when it is wrong. */
+    static Expectation parse(String text, Where w, Problems p) {
+        String[] t = text.trim().split("\\s+");
+        if (t.length != 5) {
+            p.add(w, "expected 'app|ns|path|device SELECTOR FIELD OP VALUE', got \"" + text + "\"");
+            return null;
+        }
+        String kind = t[0];
+        String field = t[2];
+        boolean fieldOk = switch (kind) {
+            case "app" -> APP_FIELDS.contains(field);
+            case "ns" -> NS_FIELDS.contains(field) || field.startsWith("drops.") && isDropReason(field.substring(6))
+                    || field.startsWith("mib.") && isMib(field.substring(4));
+            case "path" -> PATH_FIELDS.contains(field);
+            case "device" -> DEVICE_FIELDS.contains(field);
+            default -> {
+                p.add(w, "unknown selector kind '" + kind + "' (app, ns, path or device)");
+                yield true;
+            }
+        };
+        if (!Set.of("app", "ns", "path", "device").contains(kind)) {
+            return null;
+        }
+        if (!fieldOk) {
+            p.add(w, "unknown field '" + field + "' for " + kind + " (" + switch (kind) {
+                case "app" -> String.join(", ", new java.util.TreeSet<>(APP_FIELDS));
+                case "ns" -> "cow_copies, cow_bytes, drops.<DropReason>, mib.<Mib counter>";
+                case "path" -> String.join(", ", new java.util.TreeSet<>(PATH_FIELDS));
+                default -> String.join(", ", new java.util.TreeSet<>(DEVICE_FIELDS));
+            } + ")");
+            return null;
+        }
+        if (!OPS.contains(t[3])) {
+            p.add(w, "unknown comparison '" + t[3] + "' (== != < <= > >=)");
+            return null;
+        }
+        BigDecimal v;
+        try {
+            v = new BigDecimal(t[4]);
+        } catch (NumberFormatException e) {
+            p.add(w, "expected a number, got '" + t[4] + "'");
+            return null;
+        }
+        return new Expectation(kind, t[1], field, t[3], v, text.trim(), w);
+    }
+
+    private static boolean isDropReason(String s) {
+        try {
+            DropReason.valueOf(s);
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    private static boolean isMib(String s) {
+        try {
+            Mib.valueOf(s);
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
+    }
+
+    /** Reports a selector naming an app, namespace, device or path device that {@code spec} does not have. */
+    static void checkSelectors(List<Expectation> l, TopologySpec spec, Problems p) {
+        List<String> apps = appNames(spec);
+        for (Expectation x : l) {
+            switch (x.kind) {
+                case "app" -> {
+                    if (!apps.contains(x.selector)) {
+                        p.add(x.where, "no app '" + x.selector + "' (apps are named <ns>.<kind>-<i>: "
+                                + (apps.isEmpty() ? "this file has none" : String.join(", ", apps)) + ")");
+                    }
+                }
+                case "ns" -> {
+                    if (spec.namespaces().stream().noneMatch(n -> n.name().equals(x.selector))) {
+                        p.add(x.where, "no namespace '" + x.selector + "'");
+                    }
+                }
+                case "device" -> {
+                    int slash = x.selector.indexOf('/');
+                    var ns = slash < 0 ? null : spec.namespaces().stream()
+                            .filter(n -> n.name().equals(x.selector.substring(0, slash))).findFirst().orElse(null);
+                    String dev = slash < 0 ? "" : x.selector.substring(slash + 1);
+                    if (ns == null || !dev.equals("lo") && ns.device(dev) == null) {
+                        p.add(x.where, "no device '" + x.selector + "' (devices are named <ns>/<device>)");
+                    }
+                }
+                default -> {
+                    String[] io = x.selector.split("->", -1);
+                    boolean found = io.length == 2 && spec.namespaces().stream()
+                            .anyMatch(n -> n.device(io[0]) != null && n.device(io[1]) != null);
+                    if (!found) {
+                        p.add(x.where, "no namespace has both devices of path '" + x.selector + "' (IN->OUT)");
+                    }
+                }
+            }
+        }
+    }
+
+    /** The names results.json gives the apps: {@code <ns>.<kind>-<i>}, as {@link Results} counts them. */
+    static List<String> appNames(TopologySpec spec) {
+        List<String> l = new ArrayList<>();
+        for (var ns : spec.namespaces()) {
+            Map<String, Integer> i = new HashMap<>();
+            for (var a : ns.apps()) {
+                String kind = switch (a) {
+                    case TopologySpec.Ping p -> "ping";
+                    case TopologySpec.UdpSend u -> "udp-send";
+                    case TopologySpec.UdpSink u -> "udp-sink";
+                    case TopologySpec.TcpApp t -> t.kind();
+                };
+                l.add(ns.name() + "." + kind + "-" + (i.merge(kind, 1, Integer::sum) - 1));
+            }
+        }
+        return l;
+    }
+
+    /** The value the results have for this expectation, or null when the run has no such app, path or device. */
+    public BigDecimal actual(Results r) {
+        Map<String, Object> row = switch (kind) {
+            case "app" -> find(r.apps(), "name", selector);
+            case "ns" -> find(r.namespaces(), "name", selector);
+            case "device" -> find(r.devices(), "name", selector);
+            default -> r.paths().stream().filter(m -> selector.equals(m.get("name"))).findFirst().orElse(null);
+        };
+        if (row == null) {
+            return null;
+        }
+        Object v;
+        if (field.equals("ok")) {
+            v = "ok".equals(row.get("outcome")) ? 1 : 0;
+        } else if (field.startsWith("drops.") || field.startsWith("mib.")) {
+            int dot = field.indexOf('.');
+            Object m = row.get(field.substring(0, dot));
+            v = m instanceof Map<?, ?> mm ? mm.get(field.substring(dot + 1)) : null;
+            v = v == null ? 0 : v;
+        } else {
+            v = row.get(field);
+        }
+        return v == null ? null : new BigDecimal(v.toString());
+    }
+
+    private static Map<String, Object> find(List<Map<String, Object>> l, String key, String value) {
+        return l.stream().filter(m -> value.equals(m.get(key))).findFirst().orElse(null);
+    }
+
+    /** Whether {@code actual} satisfies it. */
+    public boolean holds(BigDecimal actual) {
+        if (actual == null) {
+            return false;
+        }
+        int c = actual.compareTo(value);
+        return switch (op) {
+            case "==" -> c == 0;
+            case "!=" -> c != 0;
+            case "<" -> c < 0;
+            case "<=" -> c <= 0;
+            case ">" -> c > 0;
+            default -> c >= 0;
+        };
+    }
+}

@@ -1,0 +1,61 @@
+package dev.usnet.tools.topology;
+
+import dev.usnet.tools.UsageException;
+import dev.usnet.tools.Usnet;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+
+/** The {@code --clock virtual} part of {@code usnet run}: a {@link VirtualRun}, then the same exit report as real time. */
+final class VirtualCommand {
+    private VirtualCommand() {}
+
+    static int run(TopologySpec t, Path dir, Double duration, Long seed, Path resultsFile, boolean allowAppFailures,
+                   PrintWriter o, PrintWriter e) {
+        if (duration == null) {
+            throw new UsageException("--clock virtual needs --duration S: virtual time has no signal to stop on");
+        }
+        VirtualRun.RunResult r;
+        try {
+            r = VirtualRun.run(t, new VirtualRun.Options(Math.round(duration * 1e9), seed, dir));
+        } catch (UsageException ex) {
+            e.println("usnet: " + ex.getMessage());
+            return Usnet.EXIT_USAGE;
+        } catch (TopologyException ex) {
+            ex.errors().forEach(s -> e.println("usnet: " + s));
+            return Usnet.EXIT_USAGE;
+        }
+        if (resultsFile != null) {
+            try {
+                r.results().write(resultsFile);
+                o.println("usnet: wrote results to " + resultsFile);
+            } catch (java.io.IOException ex) {
+                e.println("usnet: cannot write results " + resultsFile + ": " + ex.getMessage());
+                return Usnet.EXIT_USAGE;
+            }
+        }
+        int code = RunCommand.report(r.summary(), dir, allowAppFailures, o, e);
+        o.printf(Locale.ROOT, "usnet: virtual time %.3f s in %.3f s of wall time (%.1fx)%n", r.virtualNanos() / 1e9,
+                r.wallNanos() / 1e9, r.speed());
+        List<Expectation> ex = t.expectations();
+        if (!ex.isEmpty()) {
+            int held = 0;
+            for (Expectation x : ex) {
+                java.math.BigDecimal v = x.actual(r.results());
+                if (x.holds(v)) {
+                    held++;
+                } else {
+                    e.println("usnet: expect failed: " + x.where().file() + ":" + x.where().line() + ": " + x.text()
+                            + " (was " + (v == null ? "absent from the run" : v.stripTrailingZeros().toPlainString()) + ")");
+                }
+            }
+            o.println("usnet: " + held + " of " + ex.size() + " expectations held");
+            if (held < ex.size()) {
+                code = RunCommand.EXIT_APPS_FAILED;
+            }
+        }
+        o.flush();
+        return code;
+    }
+}

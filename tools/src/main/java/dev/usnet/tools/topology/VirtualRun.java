@@ -1,0 +1,145 @@
+package dev.usnet.tools.topology;
+
+import dev.usnet.core.device.Device;
+import dev.usnet.core.pcap.PcapTap;
+import dev.usnet.core.pcap.PcapWriter;
+import dev.usnet.core.stack.NetStack;
+import dev.usnet.core.time.VirtualScheduler;
+import dev.usnet.ns.NetNamespace;
+import dev.usnet.tools.UsageException;
+import dev.usnet.tools.results.Results;
+import dev.usnet.tools.topology.TopologySpec.Capture;
+import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
+import dev.usnet.tools.topology.TopologySpec.Ns;
+import dev.usnet.tools.topology.TopologySpec.Pcap;
+import dev.usnet.tools.topology.TopologySpec.Tap;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A topology run in virtual time ({@code usnet run --clock virtual}): every namespace on one
+ * {@link VirtualScheduler}, driven from the calling thread as fast as the CPU allows. Nothing waits on the wall
+ * clock, and every random draw comes from the topology's seed, so the same file and seed give the same run.
+ * TAP and pcap devices reach outside usnet, where time is real: a topology with one is refused.
+ */
+public final class VirtualRun {
+    private VirtualRun() {}
+
+    /** How long the run lasts on the virtual clock, its seed (null: the file's), and where captures go. */
+    public record Options(long durationNanos, Long seed, Path outDir) {}
+
+    /** The exit summary, and how much virtual time took how much wall time. */
+    public record RunResult(Daemon.Summary summary, Results results, long virtualNanos, long wallNanos) {
+        /** Virtual seconds per wall second. */
+        public double speed() {
+            return wallNanos == 0 ? Double.POSITIVE_INFINITY : (double) virtualNanos / wallNanos;
+        }
+    }
+
+    /** What is still in flight when the apps have stopped gets this long to arrive, as in {@link Daemon#stop()}. */
+    static final long IN_FLIGHT_NANOS = 100_000_000L;
+
+    /**
+     * Builds {@code spec}, runs its apps for the duration in virtual time, stops them, and deletes every
+     * namespace. Throws a {@link UsageException} naming the first TAP or pcap device, before building anything.
+     */
+    public static RunResult run(TopologySpec spec, Options o) {
+        refuseExternalDevices(spec);
+        TopologySpec t = o.seed() == null ? spec : spec.withSeed(o.seed());
+        VirtualScheduler vs = new VirtualScheduler();
+        long wall0 = System.nanoTime();
+        Topology topo = TopologyBuilder.build(t, n -> vs, TopologyBuilder.ExternalDevices.placeholders());
+        List<NetStack> stacks = topo.namespaces().stream().map(NetNamespace::stack).toList();
+        Map<Path, PcapWriter> captureFiles = new LinkedHashMap<>();
+        List<Runnable> untap = new ArrayList<>();
+        List<String> errors = new ArrayList<>();
+        Daemon.Counts counts;
+        Results results;
+        Apps apps;
+        long virtual0 = vs.nanoTime();
+        try {
+            openCaptures(t, topo, o.outDir(), captureFiles, untap);
+            apps = Apps.of(topo);
+            apps.start();
+            vs.runFor(o.durationNanos());
+            try {
+                apps.stop();
+            } catch (RuntimeException e) {
+                errors.add("stopping apps: " + e.getMessage());
+            }
+            vs.runFor(IN_FLIGHT_NANOS);
+            counts = Daemon.Counts.of(apps, stacks);
+            results = Results.collect(t.name(), "virtual", t.seed(), o.durationNanos() / 1e9, apps.list(), stacks,
+                    new LinkedHashMap<>());
+        } finally {
+            untap.forEach(Runnable::run);
+            topo.close();
+        }
+        long virtualNanos = vs.nanoTime() - virtual0;
+        Map<Path, Long> caps = new LinkedHashMap<>();
+        for (var e : captureFiles.entrySet()) {
+            try {
+                e.getValue().close();
+                caps.put(e.getKey(), e.getValue().frames());
+            } catch (IOException ex) {
+                errors.add("closing capture " + e.getKey() + ": " + ex.getMessage());
+            }
+        }
+        Daemon.Summary s = new Daemon.Summary(counts.appLines(), List.of(), caps, stacks.size(), List.of(), errors,
+                counts.links(), counts.outcomes(), counts.drops(), counts.devices());
+        long wall = System.nanoTime() - wall0;
+        // What the wall clock measured: the only part of the results that differs between runs with one seed.
+        Map<String, Object> measured = results.measured();
+        measured.put("wall_s", Results.seconds(wall));
+        measured.put("virtual_s", Results.seconds(virtualNanos));
+        Map<String, Object> cpu = new LinkedHashMap<>();
+        for (int i = 0; i < apps.list().size(); i++) {
+            if (apps.list().get(i) instanceof Apps.TcpApp a && a.client().result() != null) {
+                cpu.put((String) results.apps().get(i).get("name"), a.client().result().cpuNanos());
+            }
+        }
+        measured.put("app_cpu_ns", cpu);
+        return new RunResult(s, results, virtualNanos, wall);
+    }
+
+    private static void refuseExternalDevices(TopologySpec spec) {
+        for (Ns ns : spec.namespaces()) {
+            for (DeviceSpec d : ns.devices()) {
+                if (d instanceof Tap || d instanceof Pcap) {
+                    throw new UsageException(d.link().where().error(d.kind() + " device " + ns.name() + "/" + d.link().name()
+                            + " cannot run in virtual time (--clock virtual): it reaches outside usnet, where time is"
+                            + " real; run this topology with --clock real"));
+                }
+            }
+        }
+    }
+
+    /** Captures as in real time, stamped with the virtual clock (from the epoch: the run starts at 00:00:00 1970). */
+    private static void openCaptures(TopologySpec spec, Topology topo, Path outDir, Map<Path, PcapWriter> files,
+                                     List<Runnable> untap) {
+        for (Ns ns : spec.namespaces()) {
+            for (Capture c : ns.captures()) {
+                Path f = outDir.resolve(c.file());
+                PcapWriter w;
+                try {
+                    if (f.getParent() != null) {
+                        Files.createDirectories(f.getParent());
+                    }
+                    w = new PcapWriter(f);
+                } catch (IOException e) {
+                    throw new UsageException(c.where().error("cannot write capture " + f + ": " + e.getMessage()), e);
+                }
+                files.put(f, w);
+                Device dev = topo.device(ns.name(), c.device());
+                PcapTap tap = new PcapTap(w, c.direction(), 0, c.maxFrames());
+                dev.addTap(tap);
+                untap.add(() -> dev.removeTap(tap));
+            }
+        }
+    }
+}

@@ -1,0 +1,68 @@
+package dev.usnet.tools.topology;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.usnet.tools.Usnet;
+import dev.usnet.tools.topology.RunCommandTest.Result;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code expect:} lines: checked at load with file:line errors, evaluated against the run's results. */
+class ExpectationRunTest {
+    private static final String TOPOLOGY = """
+            version: 1
+            namespaces:
+              a:
+                devices:
+                  - {name: eth0, kind: veth, addresses: [198.18.0.1/24], peer: {namespace: b, name: eth0, addresses: [198.18.0.2/24]}}
+                apps:
+                  - {kind: ping, to: 198.18.0.2, interval: 0.1}
+              b: {}
+            expect:
+            """;
+
+    private static Result run(Path tmp, String... expect) throws IOException {
+        Path f = tmp.resolve("t.yaml");
+        StringBuilder b = new StringBuilder(TOPOLOGY);
+        for (String x : expect) {
+            b.append("  - ").append(x).append('\n');
+        }
+        Files.writeString(f, b);
+        return RunCommandTest.run("run", "--clock", "virtual", "--duration", "2", "--out", tmp.toString(), f.toString());
+    }
+
+    @Test
+    void expectationsThatHoldExitZero(@TempDir Path tmp) throws IOException {
+        Result r = run(tmp, "app a.ping-0 ops == 21", "ns b drops.NEIGH_QUEUE_FULL == 0", "device a/eth0 tx_packets >= 21");
+        assertEquals(0, r.code(), r.out() + r.err());
+        assertTrue(r.out().contains("usnet: 3 of 3 expectations held"), r.out());
+    }
+
+    @Test
+    void aFailedExpectationIsListedWithItsValueAndExitsOne(@TempDir Path tmp) throws IOException {
+        Result r = run(tmp, "app a.ping-0 ops >= 100", "device b/eth0 rx_packets > 0");
+        assertEquals(1, r.code(), r.out() + r.err());
+        assertTrue(r.err().contains("usnet: expect failed: " + tmp.resolve("t.yaml") + ":10: app a.ping-0 ops >= 100 (was 21)"),
+                r.err());
+        assertTrue(r.out().contains("usnet: 1 of 2 expectations held"), r.out());
+    }
+
+    @Test
+    void badExpectLinesAreFileLineErrorsInCheck(@TempDir Path tmp) throws IOException {
+        Path f = tmp.resolve("t.yaml");
+        Files.writeString(f, TOPOLOGY + "  - app a.ping-1 ops >= 1\n  - link x y == 1\n  - ns a drops.NO_SUCH == 0\n"
+                + "  - ns a cow_bytes ~ 1\n  - device a/eth9 tx_bytes == 0\n  - ns a cow_bytes == many\n");
+        Result r = RunCommandTest.run("run", "--check", f.toString());
+        assertEquals(Usnet.EXIT_USAGE, r.code(), r.out() + r.err());
+        assertTrue(r.err().contains("t.yaml:10: expect[0]: no app 'a.ping-1' (apps are named <ns>.<kind>-<i>: a.ping-0)"), r.err());
+        assertTrue(r.err().contains("t.yaml:11: expect[1]: unknown selector kind 'link'"), r.err());
+        assertTrue(r.err().contains("t.yaml:12: expect[2]: unknown field 'drops.NO_SUCH' for ns"), r.err());
+        assertTrue(r.err().contains("t.yaml:13: expect[3]: unknown comparison '~'"), r.err());
+        assertTrue(r.err().contains("t.yaml:14: expect[4]: no device 'a/eth9'"), r.err());
+        assertTrue(r.err().contains("t.yaml:15: expect[5]: expected a number, got 'many'"), r.err());
+    }
+}
