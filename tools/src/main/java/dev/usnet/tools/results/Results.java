@@ -44,12 +44,20 @@ public record Results(String topology, String clock, long seed, double durationS
         List<Map<String, Object>> nss = new ArrayList<>();
         List<Map<String, Object>> paths = new ArrayList<>();
         List<Map<String, Object>> devs = new ArrayList<>();
+        // Real JVM time spent on each namespace's work: noisy, so it lives under measured.
+        Map<String, Long> measuredCpu = new LinkedHashMap<>();
+        measured.put("cpu_ns", measuredCpu);
         for (NetStack s : stacks) {
             knobs.put(s.name(), s.knobs().explicitValues());
             Map<String, Object> n = new LinkedHashMap<>();
             n.put("name", s.name());
             n.put("cow_copies", s.cow().copies());
             n.put("cow_bytes", s.cow().bytesCopied());
+            if (s.cpu().modelEnabled()) {
+                n.put("cpu_model_ns", s.cpu().modelNanos());
+                n.put("cpu_util", fixed(s.cpu().modelUtilisation(s.now())));
+            }
+            measuredCpu.put(s.name(), s.cpu().measuredNanos());
             Map<String, Long> drops = new TreeMap<>();
             s.drops().snapshot().forEach((r, c) -> {
                 if (c != 0) {

@@ -56,6 +56,37 @@ class VirtualRunTest {
     }
 
     @Test
+    void withTheCpuModelOnEveryNamespaceReportsTheSameModelledCpuEachRunAndItsMeasuredCpuApart(@TempDir Path tmp)
+            throws java.io.IOException {
+        Path f = RunCommandTest.examples().resolve("in-jvm-containers.yaml");
+        long[] host = new long[2];
+        String[] simulated = new String[2];
+        for (int i = 0; i < 2; i++) {
+            Path out = tmp.resolve("r" + i);
+            Result r = RunCommandTest.run("run", "--clock", "virtual", "--duration", "1", "--seed", "3", "--out",
+                    out.toString(), "--results", out.resolve("results.json").toString(), "--set", "usnet.cpu.model=1",
+                    f.toString());
+            assertEquals(0, r.code(), r.out() + r.err());
+            var doc = new com.fasterxml.jackson.databind.ObjectMapper().readTree(out.resolve("results.json").toFile());
+            for (var n : doc.path("namespaces")) {
+                assertTrue(n.has("cpu_util"), n.toString());
+                if (n.path("name").asText().equals("host")) {
+                    host[i] = n.path("cpu_model_ns").asLong();
+                }
+            }
+            assertTrue(doc.path("measured").path("cpu_ns").path("host").asLong() > 0, doc.toString());
+            simulated[i] = simulatedResults(out);
+        }
+        assertTrue(host[0] > 0, "the host forwards, so the model charges it");
+        assertEquals(host[0], host[1]);
+        assertEquals(simulated[0], simulated[1]);
+        // Without the model the field is absent, not zero.
+        Result off = virtual(tmp.resolve("off"), "3", "1");
+        assertEquals(0, off.code(), off.out() + off.err());
+        assertTrue(!simulatedResults(tmp.resolve("off")).contains("cpu_model_ns"));
+    }
+
+    @Test
     void tenVirtualSecondsTakeFarLessWallTimeAndTheSpeedIsPrinted(@TempDir Path tmp) throws java.io.IOException {
         Path f = tmp.resolve("two.yaml");
         java.nio.file.Files.writeString(f, """
