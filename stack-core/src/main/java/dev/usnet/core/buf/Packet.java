@@ -2,7 +2,6 @@ package dev.usnet.core.buf;
 
 import dev.usnet.core.device.Device;
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.CompositeByteBuf;
 import io.netty.util.Recycler;
 
 /**
@@ -349,15 +348,22 @@ public final class Packet {
         splitHead(headLen, stats);
     }
 
+    /**
+     * pskb_expand_head: the first {@code headLen} bytes go into a new private head with {@link Buffers#HEADROOM}
+     * in front of them; the rest of the frame stays where it is, in the buffer shared with the clone, as
+     * the head's one frag. The packet's reference to the shared buffer becomes the frag's, so nothing but
+     * the head (a pooled buffer) and a recycled {@link HeadFragByteBuf} is taken.
+     */
     private void splitHead(int headLen, CowStats stats) {
         int len = buf.readableBytes();
         int start = buf.readerIndex();
-        ByteBuf head = Buffers.alloc().directBuffer(headLen);
-        head.writeBytes(buf, start, headLen);
-        ByteBuf payload = buf.retainedSlice(start + headLen, len - headLen);
-        CompositeByteBuf comp = Buffers.alloc().compositeDirectBuffer(2);
-        comp.addComponents(true, head, payload);
-        replaceData(comp, start, 0);
+        int split = Buffers.HEADROOM + headLen;
+        ByteBuf head = Buffers.alloc().directBuffer(split);
+        head.setBytes(Buffers.HEADROOM, buf, start, headLen);
+        HeadFragByteBuf data = HeadFragByteBuf.of(head, split, buf, start + headLen, len - headLen);
+        data.setIndex(Buffers.HEADROOM, Buffers.HEADROOM + len);
+        buf = null;
+        replaceData(data, start, Buffers.HEADROOM);
         if (stats != null) {
             stats.copied(headLen);
             cowBytes += headLen;
@@ -367,7 +373,9 @@ public final class Packet {
     /** Swaps in new data whose frame starts at {@code newStart}; header indices move with it. */
     private void replaceData(ByteBuf data, int oldStart, int newStart) {
         int shift = newStart - oldStart;
-        buf.release();
+        if (buf != null) {
+            buf.release();
+        }
         buf = data;
         cloned = false;
         if (network >= 0) {

@@ -2,14 +2,18 @@ package dev.usnet.core.buf;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.usnet.core.wire.Checksum;
+import dev.usnet.core.wire.Ipv4Packet;
 import io.netty.buffer.ByteBuf;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class PacketCowTest {
 
@@ -121,5 +125,110 @@ class PacketCowTest {
     @EnumSource(CowPolicy.class)
     void policiesParseFromTheirKnobValues(CowPolicy policy) {
         assertSame(policy, CowPolicy.parse(policy.knobValue()));
+    }
+
+    /** A frame of {@code len} bytes: Ethernet, a valid 20-byte IPv4 header (TTL 64), then counting bytes. */
+    private static Packet ipv4Frame(int len) {
+        Packet p = filled(len);
+        ByteBuf b = p.buf();
+        int ip = p.network();
+        b.setByte(ip, 0x45);
+        b.setByte(ip + 1, 0);
+        b.setShort(ip + 2, len - 14);
+        b.setShort(ip + 6, 0);
+        b.setByte(ip + 8, 64);
+        b.setByte(ip + 9, 17);
+        new Ipv4Packet().wrap(b, ip).fillChecksum();
+        return p;
+    }
+
+    private static byte[] frameBytes(Packet p) {
+        byte[] a = new byte[p.length()];
+        p.buf().getBytes(p.start(), a);
+        return a;
+    }
+
+    private static ByteBuf root(ByteBuf b) {
+        ByteBuf r = b;
+        for (ByteBuf u = b.unwrap(); u != null; u = u.unwrap()) {
+            r = u;
+        }
+        return r;
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {64, 1500, 65535 + 14})
+    void headCopyEditsOnlyAPrivateHeadInFrontOfTheStillSharedPayload(int len) {
+        Packet p = ipv4Frame(len);
+        Packet sender = p.cloneShared();
+        byte[] original = frameBytes(p);
+        // What the forwarded frame must be: the same edit on a private full copy.
+        Packet expected = p.cloneShared();
+        expected.copyAll(null);
+        new Ipv4Packet().wrap(expected.buf(), expected.network()).decrementTtl();
+        CowStats st = new CowStats();
+        assertTrue(p.makeWritable(34, CowPolicy.HEAD_COPY, st));
+        new Ipv4Packet().wrap(p.buf(), p.network()).decrementTtl();
+
+        assertEquals(34, st.bytesCopied(), "only the headers are copied");
+        assertArrayEquals(frameBytes(expected), frameBytes(p), "forwarded bytes after TTL and checksum edits");
+        Ipv4Packet ip = new Ipv4Packet().wrap(p.buf(), p.network());
+        assertEquals(63, ip.ttl());
+        assertTrue(Checksum.verify(p.buf(), p.network(), 20), "header checksum still verifies");
+        assertArrayEquals(original, frameBytes(sender), "the sender's clone is unchanged");
+        assertTrue(p.start() >= Buffers.HEADROOM, "the private head keeps headroom for pushing headers");
+        // The payload is the sender's memory, not a copy: same root buffer, referenced by both.
+        HeadFragByteBuf data = (HeadFragByteBuf) p.buf();
+        assertSame(root(sender.buf()), root(data.frag()));
+        assertEquals(2, root(sender.buf()).refCnt());
+        assertTrue(data.fragShared());
+        expected.release();
+        sender.release();
+        p.release();
+    }
+
+    @Test
+    void aWriteIntoTheSharedPayloadOfAHeadCopiedPacketNeverReachesTheSender() {
+        Packet p = ipv4Frame(1500);
+        Packet sender = p.cloneShared();
+        byte[] original = frameBytes(p);
+        assertTrue(p.makeWritable(34, CowPolicy.HEAD_COPY, new CowStats()));
+        // A checksum completed in software after forwarding writes into the L4 header, past the copied head.
+        p.buf().setShort(p.transport() + 6, 0xbeef);
+        p.buf().setByte(p.start() + 1000, 0x5a);
+        assertEquals(0xbeef, p.buf().getUnsignedShort(p.transport() + 6));
+        assertEquals(0x5a, p.buf().getByte(p.start() + 1000));
+        assertArrayEquals(original, frameBytes(sender), "the sender's clone is unchanged");
+        assertFalse(((HeadFragByteBuf) p.buf()).fragShared());
+        assertEquals(1, root(sender.buf()).refCnt(), "the writer let go of the shared buffer");
+        sender.release();
+        p.release();
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void eitherHolderMayReleaseFirst(boolean senderFirst) {
+        Packet p = ipv4Frame(1500);
+        Packet sender = p.cloneShared();
+        byte[] original = frameBytes(p);
+        assertTrue(p.makeWritable(34, CowPolicy.HEAD_COPY, new CowStats()));
+        new Ipv4Packet().wrap(p.buf(), p.network()).decrementTtl();
+        byte[] forwarded = frameBytes(p);
+        ByteBuf shared = root(sender.buf());
+        ByteBuf head = ((HeadFragByteBuf) p.buf()).head();
+        if (senderFirst) {
+            sender.release();
+            assertEquals(1, shared.refCnt());
+            assertArrayEquals(forwarded, frameBytes(p), "the forwarder still reads its frame");
+            p.release();
+        } else {
+            p.release();
+            assertEquals(0, head.refCnt(), "the private head went back to the pool");
+            assertEquals(1, shared.refCnt());
+            assertArrayEquals(original, frameBytes(sender), "the sender still reads its segment");
+            sender.release();
+        }
+        assertEquals(0, shared.refCnt());
+        assertEquals(0, head.refCnt());
     }
 }
