@@ -1,8 +1,6 @@
 package dev.usnet.tools.topology;
 
 import dev.usnet.core.device.Device;
-import dev.usnet.core.pcap.PcapTap;
-import dev.usnet.core.pcap.PcapWriter;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.LatencyPaths;
 import dev.usnet.core.time.RealTimeScheduler;
@@ -12,11 +10,9 @@ import dev.usnet.tap.BusyPollSelectStrategy;
 import dev.usnet.tap.TapWarmUp;
 import dev.usnet.tap.TunException;
 import dev.usnet.tcp.app.Outcome;
-import dev.usnet.tools.IoErrors;
 import dev.usnet.tools.UsageException;
 import dev.usnet.tools.report.DeviceTable;
 import dev.usnet.tools.report.DropTable;
-import dev.usnet.tools.topology.TopologySpec.Capture;
 import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
 import dev.usnet.tools.topology.TopologySpec.KernelNs;
 import dev.usnet.tools.topology.TopologySpec.Ns;
@@ -32,7 +28,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
@@ -127,8 +122,7 @@ public final class Daemon implements AutoCloseable {
     private final Providers providers;
     private final List<String> kernelCreated = new ArrayList<>();
     private final List<OpenedTap> taps = new ArrayList<>();
-    private final Map<Path, PcapWriter> captureFiles = new LinkedHashMap<>();
-    private final List<Runnable> untap = new ArrayList<>();
+    private final Captures captures = new Captures();
     private final List<Path> histogramFiles = new ArrayList<>();
     private volatile TapWarmUp.Result warmUp;
     private IoEventLoopGroup group;
@@ -343,7 +337,7 @@ public final class Daemon implements AutoCloseable {
             providers.kernel().ip(t.req().kernelNamespace(), "link", "set", "dev", t.req().ifname(), "alias", mark);
             providers.tap().configureKernelSide(t.req(), t.side(), providers.kernel());
         }
-        openCaptures();
+        captures.open(spec, topology, options.outDir, System.currentTimeMillis() * 1_000_000L - System.nanoTime());
         stopIfRequested("before starting the apps");
         apps = Apps.of(topology);
         apps.start();
@@ -359,41 +353,9 @@ public final class Daemon implements AutoCloseable {
         }
     }
 
-    private void openCaptures() {
-        long epoch = System.currentTimeMillis() * 1_000_000L - System.nanoTime();
-        for (Ns ns : spec.namespaces()) {
-            for (Capture c : ns.captures()) {
-                Path f = options.outDir.resolve(c.file());
-                PcapWriter w;
-                try {
-                    if (f.getParent() != null) {
-                        Files.createDirectories(f.getParent());
-                    }
-                    w = new PcapWriter(f);
-                } catch (IOException e) {
-                    throw new UsageException(c.where().error("cannot write capture " + IoErrors.describe(f, e)), e);
-                }
-                captureFiles.put(f, w);
-                Device dev = topology.device(ns.name(), c.device());
-                PcapTap tap = new PcapTap(w, c.direction(), epoch, c.maxFrames());
-                dev.addTap(tap);
-                untap.add(() -> dev.removeTap(tap));
-            }
-        }
-    }
-
     /** Writes out every capture's buffered frames now (SIGUSR1); returns how many captures were flushed. */
     public int flushCaptures() {
-        int n = 0;
-        for (var e : captureFiles.entrySet()) {
-            try {
-                e.getValue().flush();
-                n++;
-            } catch (IOException ex) {
-                System.err.println("usnet: flushing capture " + IoErrors.describe(e.getKey(), ex));
-            }
-        }
-        return n;
+        return captures.flush();
     }
 
     private boolean hasHistograms() {
@@ -499,9 +461,7 @@ public final class Daemon implements AutoCloseable {
         } catch (RuntimeException e) {
             errors.add(e.getMessage());
         }
-        for (Runnable r : untap) {
-            r.run();
-        }
+        captures.untap();
         int usnetNs = stacks.size();
         // Before the namespaces go: deleting them takes their devices away.
         Counts counts = Counts.of(apps, stacks);
@@ -525,15 +485,7 @@ public final class Daemon implements AutoCloseable {
                 s.close();
             }
         }
-        Map<Path, Long> caps = new LinkedHashMap<>();
-        for (var e : captureFiles.entrySet()) {
-            try {
-                e.getValue().close();
-                caps.put(e.getKey(), e.getValue().frames());
-            } catch (IOException ex) {
-                errors.add("closing capture " + e.getKey() + ": " + ex.getMessage());
-            }
-        }
+        Map<Path, Long> caps = captures.close(errors);
         List<String> deleted = new ArrayList<>();
         for (int i = kernelCreated.size() - 1; i >= 0; i--) {
             String k = kernelCreated.get(i);

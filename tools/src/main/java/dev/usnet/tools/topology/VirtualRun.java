@@ -1,20 +1,14 @@
 package dev.usnet.tools.topology;
 
-import dev.usnet.core.device.Device;
-import dev.usnet.core.pcap.PcapTap;
-import dev.usnet.core.pcap.PcapWriter;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.time.VirtualScheduler;
 import dev.usnet.ns.NetNamespace;
 import dev.usnet.tools.UsageException;
 import dev.usnet.tools.results.Results;
-import dev.usnet.tools.topology.TopologySpec.Capture;
 import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
 import dev.usnet.tools.topology.TopologySpec.Ns;
 import dev.usnet.tools.topology.TopologySpec.Pcap;
 import dev.usnet.tools.topology.TopologySpec.Tap;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -55,15 +49,14 @@ public final class VirtualRun {
         long wall0 = System.nanoTime();
         Topology topo = TopologyBuilder.build(t, n -> vs, TopologyBuilder.ExternalDevices.placeholders());
         List<NetStack> stacks = topo.namespaces().stream().map(NetNamespace::stack).toList();
-        Map<Path, PcapWriter> captureFiles = new LinkedHashMap<>();
-        List<Runnable> untap = new ArrayList<>();
+        Captures captures = new Captures();
         List<String> errors = new ArrayList<>();
         Daemon.Counts counts;
         Results results;
         Apps apps;
         long virtual0 = vs.nanoTime();
         try {
-            openCaptures(t, topo, o.outDir(), captureFiles, untap);
+            captures.open(t, topo, o.outDir(), 0);
             apps = Apps.of(topo);
             apps.start();
             vs.runFor(o.durationNanos());
@@ -77,19 +70,11 @@ public final class VirtualRun {
             results = Results.collect(t.name(), "virtual", t.seed(), o.durationNanos() / 1e9, apps.list(), stacks,
                     new LinkedHashMap<>());
         } finally {
-            untap.forEach(Runnable::run);
+            captures.untap();
             topo.close();
         }
         long virtualNanos = vs.nanoTime() - virtual0;
-        Map<Path, Long> caps = new LinkedHashMap<>();
-        for (var e : captureFiles.entrySet()) {
-            try {
-                e.getValue().close();
-                caps.put(e.getKey(), e.getValue().frames());
-            } catch (IOException ex) {
-                errors.add("closing capture " + e.getKey() + ": " + ex.getMessage());
-            }
-        }
+        Map<Path, Long> caps = captures.close(errors);
         Daemon.Summary s = new Daemon.Summary(counts.appLines(), List.of(), caps, stacks.size(), List.of(), errors,
                 counts.links(), counts.outcomes(), counts.drops(), counts.devices());
         long wall = System.nanoTime() - wall0;
@@ -115,30 +100,6 @@ public final class VirtualRun {
                             + " cannot run in virtual time (--clock virtual): it reaches outside usnet, where time is"
                             + " real; run this topology with --clock real"));
                 }
-            }
-        }
-    }
-
-    /** Captures as in real time, stamped with the virtual clock (from the epoch: the run starts at 00:00:00 1970). */
-    private static void openCaptures(TopologySpec spec, Topology topo, Path outDir, Map<Path, PcapWriter> files,
-                                     List<Runnable> untap) {
-        for (Ns ns : spec.namespaces()) {
-            for (Capture c : ns.captures()) {
-                Path f = outDir.resolve(c.file());
-                PcapWriter w;
-                try {
-                    if (f.getParent() != null) {
-                        Files.createDirectories(f.getParent());
-                    }
-                    w = new PcapWriter(f);
-                } catch (IOException e) {
-                    throw new UsageException(c.where().error("cannot write capture " + f + ": " + e.getMessage()), e);
-                }
-                files.put(f, w);
-                Device dev = topo.device(ns.name(), c.device());
-                PcapTap tap = new PcapTap(w, c.direction(), 0, c.maxFrames());
-                dev.addTap(tap);
-                untap.add(() -> dev.removeTap(tap));
             }
         }
     }

@@ -1,0 +1,83 @@
+package dev.usnet.tools.topology;
+
+import dev.usnet.core.device.Device;
+import dev.usnet.core.pcap.PcapTap;
+import dev.usnet.core.pcap.PcapWriter;
+import dev.usnet.tools.IoErrors;
+import dev.usnet.tools.UsageException;
+import dev.usnet.tools.topology.TopologySpec.Capture;
+import dev.usnet.tools.topology.TopologySpec.Ns;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The {@code captures:} of a running topology, in either clock: one pcap file per capture, tapped onto its
+ * device. Frames are stamped {@code epochNanos} + the namespace clock: the wall clock's offset in real time,
+ * 0 in virtual time (a virtual run starts at 00:00:00 1970).
+ */
+final class Captures {
+    private final Map<Path, PcapWriter> files = new LinkedHashMap<>();
+    private final List<Runnable> untap = new ArrayList<>();
+
+    /** Opens every capture of {@code spec} under {@code outDir}; a file that cannot be written is bad input. */
+    void open(TopologySpec spec, Topology topology, Path outDir, long epochNanos) {
+        for (Ns ns : spec.namespaces()) {
+            for (Capture c : ns.captures()) {
+                Path f = outDir.resolve(c.file());
+                PcapWriter w;
+                try {
+                    if (f.getParent() != null) {
+                        Files.createDirectories(f.getParent());
+                    }
+                    w = new PcapWriter(f);
+                } catch (IOException e) {
+                    throw new UsageException(c.where().error("cannot write capture " + IoErrors.describe(f, e)), e);
+                }
+                files.put(f, w);
+                Device dev = topology.device(ns.name(), c.device());
+                PcapTap tap = new PcapTap(w, c.direction(), epochNanos, c.maxFrames());
+                dev.addTap(tap);
+                untap.add(() -> dev.removeTap(tap));
+            }
+        }
+    }
+
+    /** Writes out every capture's buffered frames now (SIGUSR1); returns how many were flushed. */
+    int flush() {
+        int n = 0;
+        for (var e : files.entrySet()) {
+            try {
+                e.getValue().flush();
+                n++;
+            } catch (IOException ex) {
+                System.err.println("usnet: flushing capture " + IoErrors.describe(e.getKey(), ex));
+            }
+        }
+        return n;
+    }
+
+    /** Takes the taps off their devices, so nothing more is written. */
+    void untap() {
+        untap.forEach(Runnable::run);
+        untap.clear();
+    }
+
+    /** Closes every file; returns the frames each holds, and adds what could not be closed to {@code errors}. */
+    Map<Path, Long> close(List<String> errors) {
+        Map<Path, Long> frames = new LinkedHashMap<>();
+        for (var e : files.entrySet()) {
+            try {
+                e.getValue().close();
+                frames.put(e.getKey(), e.getValue().frames());
+            } catch (IOException ex) {
+                errors.add("closing capture " + IoErrors.describe(e.getKey(), ex));
+            }
+        }
+        return frames;
+    }
+}
