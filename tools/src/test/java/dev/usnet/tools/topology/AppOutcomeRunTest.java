@@ -180,6 +180,38 @@ class AppOutcomeRunTest {
         assertFalse(r.out().contains("usnet: ready"), r.out());
     }
 
+    @Test
+    void aRouteThatGoesAwayWhileRunningLeavesNothingToSendAndTheOutcomesSayWhy() {
+        // The check passes (the connected route reaches b); the route then vanishes before the apps start, as
+        // a live route change would remove it, so every send fails as sendto does on Linux: ENETUNREACH.
+        TopologySpec spec = TopologyFile.parse("t.yaml", PAIR + """
+                      - {kind: ping, to: 198.18.0.2, interval: 0.1}
+                      - {kind: udp-send, to: 198.18.0.2, port: 9}
+                """);
+        dev.usnet.core.time.VirtualScheduler vs = new dev.usnet.core.time.VirtualScheduler();
+        try (Topology t = TopologyBuilder.build(spec, n -> vs, TopologyBuilder.ExternalDevices.placeholders())) {
+            var a = t.stack("a");
+            assertTrue(a.routes().remove(dev.usnet.core.wire.Ipv4Addr.parse("198.18.0.0"), 24));
+            Apps apps = Apps.of(t);
+            apps.start();
+            vs.runFor(500_000_000L);
+            apps.stop();
+            vs.runFor(100_000_000L);
+            String ping = apps.list().get(0).summary();
+            String udp = apps.list().get(1).summary();
+            assertTrue(Pattern.compile("ping 198\\.18\\.0\\.2: (\\d+) sent, 0 received, 100% loss, \\1 without a route")
+                    .matcher(ping).find(), ping);
+            assertTrue(Pattern.compile("udp-send 198\\.18\\.0\\.2:9: (\\d+) sent, \\1 of them without a route").matcher(udp).find(),
+                    udp);
+            assertEquals("FAILED: no route to 198.18.0.2 (ENETUNREACH): no echo request left",
+                    apps.list().get(0).outcome().format());
+            assertEquals("FAILED: no route to 198.18.0.2 (ENETUNREACH): no datagram left", apps.list().get(1).outcome().format());
+            // No packet was built, so none was dropped and none left a/eth0.
+            assertTrue(a.drops().snapshot().values().stream().allMatch(v -> v == 0), a.drops().snapshot().toString());
+            assertEquals(0, t.device("a", "eth0").stats().txPackets);
+        }
+    }
+
     private static final int RX_BYTES = 0;
     private static final int RX_PACKETS = 1;
     private static final int RX_DROPPED = 3;
