@@ -512,52 +512,42 @@ public final class HeadFragByteBuf extends AbstractReferenceCountedByteBuf {
     @Override
     public int setBytes(int index, InputStream in, int length) throws IOException {
         checkIndex(index, length);
-        int h = inHead(index, length);
-        int n = 0;
-        if (h > 0) {
-            n = head.setBytes(index, in, h);
-            if (n < h) {
-                return n;
-            }
-        }
-        if (length > h) {
-            int m = fragForWrite().setBytes(f(index + h), in, length - h);
-            return m < 0 ? (n == 0 ? -1 : n) : n + m;
-        }
-        return n;
+        return readInto(index, length, (part, at, offset, len) -> part.setBytes(at, in, len));
     }
 
     @Override
     public int setBytes(int index, ScatteringByteChannel in, int length) throws IOException {
         checkIndex(index, length);
-        int h = inHead(index, length);
-        int n = 0;
-        if (h > 0) {
-            n = head.setBytes(index, in, h);
-            if (n < h) {
-                return n;
-            }
-        }
-        if (length > h) {
-            int m = fragForWrite().setBytes(f(index + h), in, length - h);
-            return m < 0 ? (n == 0 ? -1 : n) : n + m;
-        }
-        return n;
+        return readInto(index, length, (part, at, offset, len) -> part.setBytes(at, in, len));
     }
 
     @Override
     public int setBytes(int index, FileChannel in, long position, int length) throws IOException {
         checkIndex(index, length);
+        return readInto(index, length, (part, at, offset, len) -> part.setBytes(at, in, position + offset, len));
+    }
+
+    /** Reads into one part of the buffer; {@code offset} is how far into the whole request {@code at} lies. */
+    @FunctionalInterface
+    private interface PartRead {
+        int read(ByteBuf part, int at, int offset, int length) throws IOException;
+    }
+
+    /**
+     * A read from a stream or channel that may stop short: into the head first, then (when the head was filled)
+     * into the frag, made private first; -1 only when nothing at all was read.
+     */
+    private int readInto(int index, int length, PartRead read) throws IOException {
         int h = inHead(index, length);
         int n = 0;
         if (h > 0) {
-            n = head.setBytes(index, in, position, h);
+            n = read.read(head, index, 0, h);
             if (n < h) {
                 return n;
             }
         }
         if (length > h) {
-            int m = fragForWrite().setBytes(f(index + h), in, position + h, length - h);
+            int m = read.read(fragForWrite(), f(index + h), h, length - h);
             return m < 0 ? (n == 0 ? -1 : n) : n + m;
         }
         return n;

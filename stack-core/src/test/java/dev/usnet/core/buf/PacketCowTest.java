@@ -205,6 +205,28 @@ class PacketCowTest {
         p.release();
     }
 
+    @Test
+    void aStreamReadAcrossTheHeadAndTheFragLandsInBothPartsAndNotInTheSender() throws java.io.IOException {
+        Packet p = ipv4Frame(1500);
+        Packet sender = p.cloneShared();
+        byte[] original = frameBytes(p);
+        assertTrue(p.makeWritable(34, CowPolicy.HEAD_COPY, new CowStats()));
+        byte[] in = new byte[40];
+        java.util.Arrays.fill(in, (byte) 0x77);
+        // 20 bytes before the end of the copied head and 20 into the frag.
+        int at = p.start() + 14;
+        assertEquals(40, p.buf().setBytes(at, new java.io.ByteArrayInputStream(in), 40));
+        for (int i = 0; i < 40; i++) {
+            assertEquals(0x77, p.buf().getByte(at + i) & 0xff, "byte " + i);
+        }
+        assertEquals(original[54] & 0xff, p.buf().getByte(p.start() + 54) & 0xff, "nothing past the read changed");
+        // A stream that ends inside the head reports what it gave, and nothing reaches the frag.
+        assertEquals(5, p.buf().setBytes(at, new java.io.ByteArrayInputStream(new byte[5]), 40));
+        assertArrayEquals(original, frameBytes(sender), "the sender's clone is unchanged");
+        sender.release();
+        p.release();
+    }
+
     @ParameterizedTest
     @ValueSource(booleans = {true, false})
     void eitherHolderMayReleaseFirst(boolean senderFirst) {
