@@ -195,6 +195,9 @@ public final class TopologyBuilder {
                     if (l.txChecksumming() != null) {
                         dev.setTxChecksumOffload(l.txChecksumming());
                     }
+                    if (l.neededHeadroom() != null) {
+                        dev.setNeededHeadroom(l.neededHeadroom());
+                    }
                 } catch (RuntimeException e) {
                     problems.add(l.where(), e.getMessage());
                 }
