@@ -378,6 +378,11 @@ public final class TopologyFile {
         if (link == null) {
             return null;
         }
+        if ((kind.equals("tap") || kind.equals("pcap")) && m.has("gso")) {
+            // What such a device may be handed is what the kernel or the NIC on its other side takes.
+            problems.add(m.where("gso"), kind.equals("tap") ? "a TAP takes super-frames exactly when it has vnet_hdr: true"
+                    : "a pcap port sends frames of at most its MTU, as the NIC takes them");
+        }
         return switch (kind) {
             case "veth" -> readVeth(ns, m, link, peers);
             case "bridge" -> {
