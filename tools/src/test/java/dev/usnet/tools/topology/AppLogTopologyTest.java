@@ -92,6 +92,19 @@ class AppLogTopologyTest {
     }
 
     @Test
+    void usnetRunNamesTheLogsItWrote(@TempDir Path tmp) throws Exception {
+        Path f = tmp.resolve("two.yaml");
+        Files.writeString(f, TWO);
+        Path out = tmp.resolve("out");
+        RunCommandTest.Result r = RunCommandTest.run("run", "--clock", "virtual", "--duration", "3", "--out", out.toString(),
+                f.toString());
+        assertEquals(0, r.code(), r.out() + r.err());
+        assertTrue(r.out().contains("usnet: wrote app logs logs/burst-trace.csv, bursts.csv to " + out + "\n"), r.out());
+        assertTrue(Files.readString(out.resolve("logs/burst-trace.csv")).startsWith(
+                "time_us,cwnd,ssthresh,snd_cwnd_cnt,srtt_us,inflight,ca_state,event\n"));
+    }
+
+    @Test
     void badLogKeysNameTheirLine() {
         String abs = TopologyErrors.onlyError(TWO.replace("trace: logs/burst-trace.csv", "trace: /etc/passwd"));
         assertTrue(abs.startsWith("t.yaml:10: namespaces.a.apps[0].trace: expected true, false or a file name relative to"
