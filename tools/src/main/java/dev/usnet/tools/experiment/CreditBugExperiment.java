@@ -65,11 +65,20 @@ public final class CreditBugExperiment {
         public static Params of(TopologySpec t) {
             Shape s = Shape.of(t);
             NetemParams toReceiver = s.netem(t, s.toReceiver);
-            String hz = Shape.knob(t, s.client, "usnet.hz");
+            Knob hz = Shape.knob(t, s.client, "usnet.hz");
             Boolean gso = s.toReceiver.link().gso();
             return new Params(t, List.of(KernelPreset.values()), t.seed(), (int) s.app.common().count(), s.app.burstBytes(),
                     s.app.computeNanos(), toReceiver.rateBitsPerSecond(), toReceiver.delayNanos(), toReceiver.limit(),
-                    hz == null ? 1000 : Integer.parseInt(hz), gso != null && gso, Map.of());
+                    hz == null ? 1000 : hz(hz), gso != null && gso, Map.of());
+        }
+
+        private static int hz(Knob k) {
+            try {
+                return Integer.parseInt(k.value().trim());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(k.where().error("usnet.hz: expected an integer 100..1000, got \""
+                        + k.value() + "\""));
+            }
         }
 
         public Params withKernels(List<KernelPreset> k) {
@@ -369,12 +378,12 @@ public final class CreditBugExperiment {
             return p;
         }
 
-        /** The last value namespace {@code ns} gives {@code key}, or null. */
-        static String knob(TopologySpec t, String ns, String key) {
-            String v = null;
+        /** The last knob {@code key} of namespace {@code ns}, or null. */
+        static Knob knob(TopologySpec t, String ns, String key) {
+            Knob v = null;
             for (Knob k : t.namespace(ns).knobs()) {
                 if (k.key().equals(key)) {
-                    v = k.value();
+                    v = k;
                 }
             }
             return v;
