@@ -198,6 +198,9 @@ public final class TopologyBuilder {
                     if (l.neededHeadroom() != null) {
                         dev.setNeededHeadroom(l.neededHeadroom());
                     }
+                    if (l.gso() != null) {
+                        dev.setGsoOffload(l.gso());
+                    }
                 } catch (RuntimeException e) {
                     problems.add(l.where(), e.getMessage());
                 }

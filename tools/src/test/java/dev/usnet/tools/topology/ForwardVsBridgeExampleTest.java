@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * head-copy); the bridged path copies nothing; an egress device short of headroom copies even unshared packets.
  */
 class ForwardVsBridgeExampleTest {
-    private static final String DURATION = "0.2";
+    private static final String DURATION = "0.1";
 
     private static JsonNode run(Path dir, Path file, String cow) throws IOException {
         Path results = dir.resolve("results.json");
@@ -68,14 +68,15 @@ class ForwardVsBridgeExampleTest {
         long forwarded = out.path("packets").asLong();
         long copies = host.path("cow_copies").asLong();
         long shared = host.path("cow_shared").asLong();
-        // The retransmission queue still held every data segment when the host forwarded its clone; only the
-        // sender's few pure ACKs (handshake, window updates) are not clones.
+        // The retransmission queue still held every data segment when the host forwarded its clone: one copy
+        // per forwarded packet. ctr's two pure ACKs (the handshake's, and the one of the peer's FIN) are not
+        // clones and are not copied; the peer's SYN-ACK and FIN, going the other way, are.
         assertEquals(shared, copies, "every copy is of a shared packet");
         assertEquals(0, host.path("cow_headroom_copies").asLong());
-        assertTrue(shared > 0.99 * forwarded && shared <= forwarded, shared + " shared of " + forwarded);
+        assertEquals(forwarded, copies, copies + " copies for " + forwarded + " packets from ctr");
         long bytes = host.path("cow_bytes").asLong();
-        assertTrue(bytes > 0.99 * out.path("bytes").asLong() && bytes <= out.path("bytes").asLong(),
-                bytes + " bytes copied of " + out.path("bytes").asLong() + " forwarded");
+        long fwdBytes = out.path("bytes").asLong();
+        assertTrue(Math.abs(bytes - fwdBytes) < 2 * 1514, bytes + " bytes copied of " + fwdBytes + " forwarded");
         assertTrue(bytes / copies >= 1500, "full frames: " + bytes / copies + " bytes per copy");
         // The ACKs coming back are the peer's own, never cloned, and have room: no copy.
         assertTrue(path(doc, "host", "eth0->hr0").path("packets").asLong() > 0);
@@ -115,8 +116,10 @@ class ForwardVsBridgeExampleTest {
         JsonNode host = ns(doc, "host");
         long acks = path(doc, "host", "eth0->hr0").path("packets").asLong();
         long headroom = host.path("cow_headroom_copies").asLong();
-        assertTrue(acks > 100, acks + " ACKs");
-        assertEquals(acks, headroom, "every forwarded ACK is copied, none of them shared");
+        assertTrue(acks > 1000, acks + " ACKs");
+        // Every ACK but the peer's SYN-ACK and FIN, which its retransmission queue still holds (so they are
+        // copied as shared packets, not for headroom).
+        assertEquals(acks - 2, headroom, "every unshared forwarded ACK is copied for headroom");
         assertEquals(host.path("cow_shared").asLong() + headroom, host.path("cow_copies").asLong());
         assertEquals(34 * host.path("cow_copies").asLong(), host.path("cow_bytes").asLong());
     }
