@@ -11,6 +11,7 @@ import dev.usnet.tap.TapWarmUp;
 import dev.usnet.tap.TunException;
 import dev.usnet.tcp.app.Outcome;
 import dev.usnet.tools.UsageException;
+import dev.usnet.tools.results.Results;
 import dev.usnet.tools.report.DeviceTable;
 import dev.usnet.tools.report.DropTable;
 import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
@@ -28,6 +29,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
@@ -131,6 +133,10 @@ public final class Daemon implements AutoCloseable {
     private Apps apps;
     private ScheduledExecutorService ticker;
     private Summary summary;
+    private Results results;
+    /** When {@link #start} began, and when the apps were started (System.nanoTime), for the results. */
+    private final long startedNanos = System.nanoTime();
+    private long appsStartedNanos;
 
     private final Startup startup;
 
@@ -185,6 +191,15 @@ public final class Daemon implements AutoCloseable {
 
     public Path outDir() {
         return options.outDir;
+    }
+
+    /**
+     * The run's results (docs/results.md, clock {@code real}), taken by {@link #stop()} once the apps had stopped
+     * and completed with its wall time; null before the stop, or when the start ended before the apps ran.
+     * {@code duration_s} is how long the apps ran: from their start to the stop, as measured.
+     */
+    public synchronized Results results() {
+        return results;
     }
 
     private void preflight() {
@@ -340,6 +355,7 @@ public final class Daemon implements AutoCloseable {
         captures.open(spec, topology, options.outDir, System.currentTimeMillis() * 1_000_000L - System.nanoTime());
         stopIfRequested("before starting the apps");
         apps = Apps.of(topology);
+        appsStartedNanos = System.nanoTime();
         apps.start();
         double iv = spec.output().histogramIntervalSeconds();
         if (iv > 0 && hasHistograms()) {
@@ -444,6 +460,7 @@ public final class Daemon implements AutoCloseable {
             return summary;
         }
         List<String> errors = new ArrayList<>();
+        long stopping = System.nanoTime();
         if (ticker != null) {
             ticker.shutdownNow();
         }
@@ -465,6 +482,10 @@ public final class Daemon implements AutoCloseable {
         int usnetNs = stacks.size();
         // Before the namespaces go: deleting them takes their devices away.
         Counts counts = Counts.of(apps, stacks);
+        if (apps != null) {
+            results = Results.collect(spec.name(), "real", spec.seed(), (stopping - appsStartedNanos) / 1e9, apps.list(),
+                    stacks, new LinkedHashMap<>());
+        }
         if (topology != null) {
             try {
                 topology.close();
@@ -498,6 +519,11 @@ public final class Daemon implements AutoCloseable {
         }
         summary = new Summary(counts.appLines(), List.copyOf(histogramFiles), caps, usnetNs, deleted, errors, counts.links(),
                 counts.outcomes(), counts.drops(), counts.devices());
+        if (results != null) {
+            // As in virtual time: the run from the start of the build to the end of the teardown.
+            results.measured().put("wall_s", Results.seconds(System.nanoTime() - startedNanos));
+            results.measured().put("app_cpu_ns", RunResults.appCpuNanos(apps, results));
+        }
         return summary;
     }
 

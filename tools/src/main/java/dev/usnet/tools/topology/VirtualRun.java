@@ -82,13 +82,7 @@ public final class VirtualRun {
         Map<String, Object> measured = results.measured();
         measured.put("wall_s", Results.seconds(wall));
         measured.put("virtual_s", Results.seconds(virtualNanos));
-        Map<String, Object> cpu = new LinkedHashMap<>();
-        for (int i = 0; i < apps.list().size(); i++) {
-            if (apps.list().get(i) instanceof Apps.TcpApp a && a.client().result() != null) {
-                cpu.put((String) results.apps().get(i).get("name"), a.client().result().cpuNanos());
-            }
-        }
-        measured.put("app_cpu_ns", cpu);
+        measured.put("app_cpu_ns", RunResults.appCpuNanos(apps, results));
         return new RunResult(s, results, virtualNanos, wall);
     }
 
