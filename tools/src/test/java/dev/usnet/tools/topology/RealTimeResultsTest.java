@@ -80,6 +80,26 @@ class RealTimeResultsTest {
         assertTrue(routed.path("packets").asLong() > 0, routed.toString());
         assertTrue(routed.path("packets").asLong() <= find(real.path("devices"), "name", "host/hr3").path("tx_packets").asLong());
         assertTrue(routed.path("max_us").asDouble() > 0, routed.toString());
+        // The bridged ones, in both clocks: port to port (ctr1 pings ctr2), and port to the bridge's own stack
+        // (everything ctr1 sends to ctr3 is delivered to br0 first, then routed br0->hr3).
+        for (JsonNode doc : List.of(real, virtual)) {
+            JsonNode toPort = find(doc.path("paths"), "name", "hb1->hb2");
+            JsonNode toBridge = find(doc.path("paths"), "name", "hb1->br0");
+            JsonNode ping = find(doc.path("apps"), "name", "ctr1.ping-0");
+            assertEquals("host", toBridge.path("ns").asText());
+            assertTrue(toPort.path("packets").asLong() >= ping.path("ops").asLong(), doc.path("clock") + " " + toPort);
+            assertTrue(toBridge.path("packets").asLong() >= find(doc.path("paths"), "name", "br0->hr3").path("packets").asLong(),
+                    doc.path("clock") + " " + toBridge);
+            // Every frame br0 receives is one of its ports' delivered up.
+            long up = 0;
+            for (JsonNode path : doc.path("paths")) {
+                if (path.path("name").asText().matches("hb[12]->br0")) {
+                    up += path.path("packets").asLong();
+                }
+            }
+            assertEquals(find(doc.path("devices"), "name", "host/br0").path("rx_packets").asLong(), up, doc.path("clock").asText());
+        }
+        assertTrue(find(real.path("paths"), "name", "hb1->br0").path("max_us").asDouble() > 0);
     }
 
     @Test
