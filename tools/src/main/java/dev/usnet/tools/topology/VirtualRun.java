@@ -50,6 +50,7 @@ public final class VirtualRun {
         Topology topo = TopologyBuilder.build(t, n -> vs, TopologyBuilder.ExternalDevices.placeholders());
         List<NetStack> stacks = topo.namespaces().stream().map(NetNamespace::stack).toList();
         Captures captures = new Captures();
+        HistogramFiles histograms = new HistogramFiles(t, o.outDir());
         List<String> errors = new ArrayList<>();
         Daemon.Counts counts;
         Results results;
@@ -66,6 +67,12 @@ public final class VirtualRun {
                 errors.add("stopping apps: " + e.getMessage());
             }
             vs.runFor(IN_FLIGHT_NANOS);
+            // Once, at the end: histogram_interval and SIGUSR1 are for watching a daemon, which a virtual run is not.
+            try {
+                histograms.write(stacks, apps);
+            } catch (RuntimeException e) {
+                errors.add(e.getMessage());
+            }
             counts = Daemon.Counts.of(apps, stacks);
             results = Results.collect(t.name(), "virtual", t.seed(), o.durationNanos() / 1e9, apps.list(), stacks,
                     new LinkedHashMap<>());
@@ -75,7 +82,7 @@ public final class VirtualRun {
         }
         long virtualNanos = vs.nanoTime() - virtual0;
         Map<Path, Long> caps = captures.close(errors);
-        Daemon.Summary s = new Daemon.Summary(counts.appLines(), List.of(), caps, stacks.size(), List.of(), errors,
+        Daemon.Summary s = new Daemon.Summary(counts.appLines(), histograms.files(), caps, stacks.size(), List.of(), errors,
                 counts.links(), counts.outcomes(), counts.drops(), counts.devices());
         long wall = System.nanoTime() - wall0;
         // What the wall clock measured: the only part of the results that differs between runs with one seed.
