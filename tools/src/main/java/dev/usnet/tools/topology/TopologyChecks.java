@@ -58,6 +58,9 @@ final class TopologyChecks {
         Map<String, Capture> captureFiles = new HashMap<>();
         Map<String, TcpApp> tcpServers = new HashMap<>();
         Set<String> bothSides = new HashSet<>();
+        // spec.namespace() walks the list: with thousands of namespaces (count:) one index keeps this linear.
+        Set<String> nsNames = new HashSet<>();
+        spec.namespaces().forEach(n -> nsNames.add(n.name()));
         for (Ns ns : spec.namespaces()) {
             Map<String, DeviceSpec> byName = new LinkedHashMap<>();
             for (DeviceSpec d : ns.devices()) {
@@ -79,7 +82,7 @@ final class TopologyChecks {
             for (DeviceSpec d : ns.devices()) {
                 switch (d) {
                     case Veth v when !v.peerSide() -> {
-                        if (spec.namespace(v.peerNamespace()) == null) {
+                        if (!nsNames.contains(v.peerNamespace())) {
                             p.add(v.peer().where().child("namespace"), "no usnet namespace " + v.peerNamespace()
                                     + " (declared: " + String.join(", ", spec.namespaces().stream().map(Ns::name).toList()) + ")");
                         }

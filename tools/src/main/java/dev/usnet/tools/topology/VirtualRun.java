@@ -67,7 +67,7 @@ public final class VirtualRun {
             }
             vs.runFor(IN_FLIGHT_NANOS);
             counts = Daemon.Counts.of(apps, stacks);
-            results = Results.collect(t.name(), "virtual", t.seed(), o.durationNanos() / 1e9, apps.list(), stacks,
+            results = Results.collect(t.name(), "virtual", t.seed(), o.durationNanos() / 1e9, t.params(), apps.list(), stacks,
                     new LinkedHashMap<>());
         } finally {
             captures.untap();
