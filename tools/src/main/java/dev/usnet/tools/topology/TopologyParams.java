@@ -179,10 +179,15 @@ final class TopologyParams {
             }
             MappingNode withoutCount = copy(body, rest);
             int errors = problems.errorCount();
-            for (long i = 0; i < count; i++) {
+            // With count: 0 the entry is still substituted once (and dropped), so a mistake in it shows before
+            // someone raises the count.
+            for (long i = 0; i < Math.max(count, 1); i++) {
                 values.put(INDEX, Long.toString(i));
                 Node k = substituteKey(t.getKeyNode(), path);
-                out.add(new NodeTuple(k, walk(withoutCount, child(path, k), 1)));
+                Node v = walk(withoutCount, child(path, k), 1);
+                if (i < count) {
+                    out.add(new NodeTuple(k, v));
+                }
                 if (problems.errorCount() > errors) {
                     // The same mistake in every copy: once is enough.
                     break;
@@ -368,7 +373,10 @@ final class TopologyParams {
         }
     }
 
-    /** Integer arithmetic: {@code sum := product (('+'|'-') product)*}, {@code product := unary ('*' unary)*}. */
+    /**
+     * Integer arithmetic: {@code sum := product (('+'|'-') product)*}, {@code product := unary (('*'|'/'|'%') unary)*};
+     * {@code /} and {@code %} truncate like C's, so {@code ${i/250}.${i%250}} spreads thousands of entries over octets.
+     */
     private final class Expression {
         private final String s;
         private final String inner;
@@ -388,7 +396,7 @@ final class TopologyParams {
             long v = sum();
             skipSpaces();
             if (pos < s.length()) {
-                throw bad("unexpected '" + s.charAt(pos) + "' (expected + - * ( ) integers and parameter names)");
+                throw bad("unexpected '" + s.charAt(pos) + "' (expected + - * / % ( ) integers and parameter names)");
             }
             return v;
         }
@@ -415,10 +423,15 @@ final class TopologyParams {
             long v = unary();
             while (true) {
                 skipSpaces();
-                if (pos < s.length() && s.charAt(pos) == '*') {
+                char op = pos < s.length() ? s.charAt(pos) : 0;
+                if (op == '*' || op == '/' || op == '%') {
                     pos++;
+                    long r = unary();
+                    if (op != '*' && r == 0) {
+                        throw bad("division by zero");
+                    }
                     try {
-                        v = Math.multiplyExact(v, unary());
+                        v = op == '*' ? Math.multiplyExact(v, r) : op == '/' ? Math.divideExact(v, r) : v % r;
                     } catch (ArithmeticException e) {
                         throw bad("overflows a 64-bit integer");
                     }
@@ -478,7 +491,7 @@ final class TopologyParams {
                     throw bad("parameter " + name + " is \"" + v + "\", not an integer, so it cannot be used in arithmetic");
                 }
             }
-            throw bad("unexpected '" + c + "' (expected + - * ( ) integers and parameter names)");
+            throw bad("unexpected '" + c + "' (expected + - * / % ( ) integers and parameter names)");
         }
 
         private void skipSpaces() {
