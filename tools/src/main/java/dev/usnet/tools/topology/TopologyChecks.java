@@ -244,6 +244,13 @@ final class TopologyChecks {
         while (parent.containsKey(r)) {
             r = parent.get(r);
         }
+        // Path compression: a bridge with thousands of ports otherwise grows a chain as long as its port list.
+        String c = x;
+        while (!c.equals(r)) {
+            String next = parent.get(c);
+            parent.put(c, r);
+            c = next;
+        }
         return r;
     }
 

@@ -71,6 +71,9 @@ public final class TopologyFile {
     /** The app kinds, in the order errors list them. */
     static final String[] APP_KINDS = {"ping", "udp-send", "udp-sink", "stream", "rr", "burst"};
 
+    /** A namespace name; compiled once, since count: can make thousands. */
+    private static final java.util.regex.Pattern NS_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_.-]{1,64}");
+
     /** Linux IFNAMSIZ - 1. */
     static final int IFNAME_MAX = 15;
 
@@ -332,7 +335,7 @@ public final class TopologyFile {
     }
 
     private NsDraft readNamespace(String name, YamlMap.Item item, Map<String, List<DeviceSpec>> peers) {
-        if (!name.matches("[A-Za-z0-9_.-]{1,64}")) {
+        if (!NS_NAME.matcher(name).matches()) {
             problems.add(item.where(), "invalid namespace name (letters, digits, '_', '.', '-'; at most 64)");
             return null;
         }
