@@ -8,17 +8,38 @@ import java.util.List;
  * later errors can still name the line. Optional settings are null when the file leaves them out.
  */
 public record TopologySpec(String file, String name, long seed, Output output, List<KernelNs> kernelNamespaces,
-                           List<Ns> namespaces, List<Expectation> expectations) {
+                           List<Ns> namespaces, List<Expectation> expectations, List<Param> parameters) {
+
+    public TopologySpec {
+        parameters = parameters == null ? List.of() : List.copyOf(parameters);
+    }
+
+    /** A topology without parameters. */
+    public TopologySpec(String file, String name, long seed, Output output, List<KernelNs> kernelNamespaces,
+                        List<Ns> namespaces, List<Expectation> expectations) {
+        this(file, name, seed, output, kernelNamespaces, namespaces, expectations, List.of());
+    }
+
+    /**
+     * A parameter declared under {@code params:}: the value it took (its default unless {@code --param} or
+     * {@link TopologyFile#read(java.nio.file.Path, java.util.Map)} set another), its default, its doc.
+     */
+    public record Param(String name, String value, String defaultValue, String doc, Where where) {}
+
+    /** The effective value of every declared parameter, in declaration order. */
+    public java.util.Map<String, String> params() {
+        return java.util.Collections.unmodifiableMap(TopologyParams.values(parameters));
+    }
 
     /** A topology without {@code expect:} lines. */
     public TopologySpec(String file, String name, long seed, Output output, List<KernelNs> kernelNamespaces,
                         List<Ns> namespaces) {
-        this(file, name, seed, output, kernelNamespaces, namespaces, List.of());
+        this(file, name, seed, output, kernelNamespaces, namespaces, List.of(), List.of());
     }
 
     /** The same topology with another seed. */
     public TopologySpec withSeed(long s) {
-        return new TopologySpec(file, name, s, output, kernelNamespaces, namespaces, expectations);
+        return new TopologySpec(file, name, s, output, kernelNamespaces, namespaces, expectations, parameters);
     }
 
     /**
@@ -85,7 +106,7 @@ public record TopologySpec(String file, String name, long seed, Output output, L
             out.set(idx, new Ns(n.name(), n.where(), n.knobs(), n.devices(), n.routes(), n.neighbours(), caps,
                     n.histograms(), n.apps()));
         }
-        return new TopologySpec(this.file, name, seed, output, kernelNamespaces, out, expectations);
+        return new TopologySpec(this.file, name, seed, output, kernelNamespaces, out, expectations, parameters);
     }
 
     /**
@@ -148,7 +169,7 @@ public record TopologySpec(String file, String name, long seed, Output output, L
                 }
             }
         }
-        return new TopologySpec(file, name, seed, output, kernelNamespaces, out, expectations);
+        return new TopologySpec(file, name, seed, output, kernelNamespaces, out, expectations, parameters);
     }
 
     private static void throwUsage(Problems p) {
