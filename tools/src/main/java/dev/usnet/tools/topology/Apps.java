@@ -202,10 +202,14 @@ public final class Apps {
         private final int port;
         private final int rate;
         private final int size;
+        private final int keepClones;
+        /** With {@code max_burst:}: how many are due at each tick, a late tick's excess skipped; else null. */
+        private final Pacer pacer;
         private ByteBuf data;
         private UdpSocket sock;
         private volatile long sent;
         private volatile long noRoute;
+        private volatile long skipped;
         private long startNanos;
         private Timeout timer;
 
@@ -215,6 +219,18 @@ public final class Apps {
             this.port = u.port();
             this.rate = u.rate();
             this.size = u.size();
+            this.keepClones = u.keepClones();
+            this.pacer = u.maxBurstNanos() > 0 ? new Pacer(u.rate(), u.maxBurstNanos()) : null;
+        }
+
+        /** Datagrams not sent because a tick ran later than {@code max_burst:} (0 without it). */
+        public long skipped() {
+            return skipped;
+        }
+
+        /** Clones of its last datagrams the socket keeps ({@code keep_clones:}). */
+        public int keepClones() {
+            return keepClones;
         }
 
         public long sent() {
@@ -236,13 +252,21 @@ public final class Apps {
             running = true;
             data = Unpooled.buffer(size).writeZero(size);
             sock = stack.udp().bind(0, 0);
+            sock.setKeepClones(keepClones);
             startNanos = stack.now();
+            if (pacer != null) {
+                pacer.start(startNanos);
+            }
             tick();
         }
 
         @SuppressWarnings("NonAtomicOperationOnVolatileField")
         private void tick() {
             if (!running) {
+                return;
+            }
+            if (pacer != null) {
+                pacedTick();
                 return;
             }
             long due = (stack.now() - startNanos) * rate / 1_000_000_000L + 1;
@@ -252,6 +276,20 @@ public final class Apps {
                 }
                 sent++;
             }
+            long period = rate >= 1000 ? 1_000_000L : 1_000_000_000L / rate;
+            timer = stack.scheduler().schedule(this::tick, period);
+        }
+
+        /** {@code max_burst:}: what the pacer says is due, so a late tick sends at most max_burst worth. */
+        @SuppressWarnings("NonAtomicOperationOnVolatileField")
+        private void pacedTick() {
+            for (long n = pacer.due(stack.now()); n > 0; n--) {
+                if (!sock.sendTo(to, port, data, 0, size)) {
+                    noRoute++;
+                }
+                sent++;
+            }
+            skipped = pacer.skipped();
             long period = rate >= 1000 ? 1_000_000L : 1_000_000_000L / rate;
             timer = stack.scheduler().schedule(this::tick, period);
         }
@@ -271,8 +309,10 @@ public final class Apps {
         @Override
         public String summary() {
             long n = noRoute;
+            long late = skipped;
             return ns + ": udp-send " + Ipv4Addr.format(to) + ":" + port + ": " + sent + " sent"
-                    + (n == 0 ? "" : ", " + n + " of them without a route");
+                    + (n == 0 ? "" : ", " + n + " of them without a route")
+                    + (late == 0 ? "" : ", " + late + " skipped (the sender ran late by more than max_burst)");
         }
 
         /**
@@ -376,7 +416,7 @@ public final class Apps {
                     .withBuffers(c.sendBufferBytes(), c.receiveBufferBytes());
             switch (spec) {
                 case TopologySpec.TcpStream st -> {
-                    client = StreamApp.client(stack, to, cfg, new StreamApp.Params(st.writeBytes()));
+                    client = StreamApp.client(stack, to, cfg, new StreamApp.Params(st.writeBytes(), st.intervalNanos()));
                     server = StreamApp.server(serverStack, cfg);
                 }
                 case TopologySpec.TcpRr rr -> {

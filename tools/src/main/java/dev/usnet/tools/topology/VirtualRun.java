@@ -92,7 +92,7 @@ public final class VirtualRun {
         return new RunResult(s, results, virtualNanos, wall);
     }
 
-    private static void refuseExternalDevices(TopologySpec spec) {
+    static void refuseExternalDevices(TopologySpec spec) {
         for (Ns ns : spec.namespaces()) {
             for (DeviceSpec d : ns.devices()) {
                 if (d instanceof Tap || d instanceof Pcap) {
