@@ -70,6 +70,8 @@ public final class Demo {
 
     /** How long measuring waits at most for every TCP stream to connect after the warm-up. */
     static final long CONNECT_WAIT_NANOS = 5_000_000_000L;
+    /** How long replies to the window's last pings may take to be counted. */
+    static final long PING_GRACE_NANOS = 300_000_000L;
 
     private Demo() {}
 
@@ -163,8 +165,8 @@ public final class Demo {
     }
 
     /** The counters the report takes as differences between the start and the end of the measured window. */
-    private record Snapshot(Map<String, PathReport> paths, long[] pingSent, long[] pingReceived, Histogram[] pingRtt,
-                            long[] udpSent, long[] udpSkipped, long[] udpReceived, long[] tcpReceived) {}
+    private record Snapshot(Map<String, PathReport> paths, long[] udpSent, long[] udpSkipped, long[] udpReceived,
+                            long[] tcpReceived) {}
 
     public static Report run(Prepared p) throws IOException, InterruptedException {
         Options o = p.options();
@@ -186,8 +188,20 @@ public final class Demo {
                 s.advance(20_000_000L);
             }
             Snapshot start = snapshot(spec, topo, apps, sinkOf);
+            for (Apps.Pinger ping : apps.pings()) {
+                topo.onLoop(ping.namespace(), () -> {
+                    ping.openWindow();
+                    return null;
+                });
+            }
             s.advance(Math.round(o.seconds() * 1e9));
             Snapshot end = snapshot(spec, topo, apps, sinkOf);
+            for (Apps.Pinger ping : apps.pings()) {
+                topo.onLoop(ping.namespace(), () -> {
+                    ping.closeWindow();
+                    return null;
+                });
+            }
             List<TcpReport> tcp = new ArrayList<>();
             for (int i = 0; i < apps.tcp().size(); i++) {
                 Apps.TcpApp t = apps.tcp().get(i);
@@ -200,8 +214,12 @@ public final class Demo {
                         end.tcpReceived()[i] - start.tcpReceived()[i], connect,
                         info == null ? "not connected" : info.summary().trim() + "\n\t" + info.format()));
             }
+            // Replies to the window's last requests are still on their way: they get this long (the old demo's wait
+            // before closing its sockets).
+            s.advance(PING_GRACE_NANOS);
+            List<PingReport> pings = pings(spec, topo, apps);
             Daemon.Summary summary = s.stop();
-            Report rep = new Report(p, paths(start, end), pings(spec, apps, start, end), udp(spec, apps, start, end), tcp,
+            Report rep = new Report(p, paths(start, end), pings, udp(spec, apps, start, end), tcp,
                     summary.drops(), o.out());
             writeHistograms(rep);
             return rep;
@@ -218,16 +236,6 @@ public final class Demo {
                         lp.cowBytes(), lp.snapshot()));
             }
         }
-        int np = apps.pings().size();
-        long[] ps = new long[np];
-        long[] pr = new long[np];
-        Histogram[] rtt = new Histogram[np];
-        for (int i = 0; i < np; i++) {
-            Apps.Pinger a = apps.pings().get(i);
-            ps[i] = a.sent();
-            pr[i] = a.received();
-            rtt[i] = a.histogram();
-        }
         int nu = apps.senders().size();
         long[] us = new long[nu];
         long[] sk = new long[nu];
@@ -243,7 +251,7 @@ public final class Demo {
             Apps.TcpApp t = apps.tcp().get(i);
             tr[i] = topo.onLoop(t.serverNamespace(), () -> t.server().bytesReceived());
         }
-        return new Snapshot(paths, ps, pr, rtt, us, sk, ur, tr);
+        return new Snapshot(paths, us, sk, ur, tr);
     }
 
     private static List<PathReport> paths(Snapshot start, Snapshot end) {
@@ -262,15 +270,13 @@ public final class Demo {
         return out;
     }
 
-    private static List<PingReport> pings(TopologySpec spec, AppsByKind apps, Snapshot start, Snapshot end) {
+    /** The requests sent in the measured window and the replies to them (whenever they came). */
+    private static List<PingReport> pings(TopologySpec spec, Topology topo, AppsByKind apps) {
         List<PingReport> out = new ArrayList<>();
-        for (int i = 0; i < apps.pings().size(); i++) {
-            Apps.Pinger a = apps.pings().get(i);
-            Histogram rtt = end.pingRtt()[i].copy();
-            rtt.subtract(start.pingRtt()[i]);
+        for (Apps.Pinger a : apps.pings()) {
             int to = dev.usnet.core.wire.Ipv4Addr.parse(a.to());
-            out.add(new PingReport(name("", spec, a.namespace(), to).trim(), end.pingSent()[i] - start.pingSent()[i],
-                    end.pingReceived()[i] - start.pingReceived()[i], rtt));
+            out.add(topo.onLoop(a.namespace(), () -> new PingReport(name("", spec, a.namespace(), to).trim(),
+                    a.windowSent(), a.windowReceived(), a.windowRtt())));
         }
         return out;
     }

@@ -86,6 +86,12 @@ public final class Apps {
         private volatile long noRoute;
         private int seq;
         private Timeout timer;
+        /** A measured window ({@link #openWindow}): which requests were sent in it; namespace thread only. */
+        private final boolean[] inWindow = new boolean[SLOTS];
+        private boolean windowOpen;
+        private long windowSent;
+        private long windowReceived;
+        private final Histogram windowRtt = new Histogram(3);
 
         Pinger(String ns, NetStack stack, TopologySpec.Ping p, int id) {
             super(ns, stack);
@@ -117,8 +123,14 @@ public final class Apps {
                 int slot = s & (SLOTS - 1);
                 if (from == to && sentSeq[slot] == s) {
                     sentSeq[slot] = -1;
-                    recorder.recordValue(Math.max(0, stack.now() - sentAt[slot]));
+                    long rtt = Math.max(0, stack.now() - sentAt[slot]);
+                    recorder.recordValue(rtt);
                     received++;
+                    if (inWindow[slot]) {
+                        inWindow[slot] = false;
+                        windowReceived++;
+                        windowRtt.recordValue(rtt);
+                    }
                 }
             });
             tick();
@@ -135,6 +147,10 @@ public final class Apps {
             sentSeq[slot] = s;
             sentAt[slot] = stack.now();
             sent++;
+            inWindow[slot] = windowOpen;
+            if (windowOpen) {
+                windowSent++;
+            }
             if (!stack.icmp().sendEcho(to, id, s, payload, 0, size, 0)) {
                 noRoute++;
             }
@@ -155,6 +171,35 @@ public final class Apps {
         public synchronized Histogram histogram() {
             total.add(recorder.getIntervalHistogram());
             return total.copy();
+        }
+
+        /**
+         * Opens a measured window (usnet demo's, after its warm-up): from now on the requests sent are counted
+         * apart, with the replies to them whenever they arrive, so a late reply to an earlier request is not
+         * counted in it. Call on the namespace thread.
+         */
+        public void openWindow() {
+            windowOpen = true;
+        }
+
+        /** Ends the window: later requests are not counted in it; replies to those that were still are. Namespace thread. */
+        public void closeWindow() {
+            windowOpen = false;
+        }
+
+        /** Requests sent in the window. Namespace thread. */
+        public long windowSent() {
+            return windowSent;
+        }
+
+        /** Replies to requests sent in the window. Namespace thread. */
+        public long windowReceived() {
+            return windowReceived;
+        }
+
+        /** Round-trip times of the window's requests, nanoseconds (a copy). Namespace thread. */
+        public Histogram windowRtt() {
+            return windowRtt.copy();
         }
 
         @Override

@@ -139,6 +139,7 @@ class DemoTest {
                 .append(p.cowCopies()).append('\n'));
         r.tcp().forEach(t -> s.append(t.bytes()).append(' ').append(t.ss()).append('\n'));
         r.udp().forEach(u -> s.append(u.sent()).append(' ').append(u.received()).append('\n'));
+        r.pings().forEach(p -> s.append(p.sent()).append(" ").append(p.received()).append("\n"));
         return s.toString();
     }
 
