@@ -80,7 +80,7 @@ public final class TopologyFile {
 
     private static Map<String, Set<String>> tcpKindKeys() {
         Map<String, Set<String>> m = new LinkedHashMap<>();
-        m.put("stream", Set.of("bytes", "write_size"));
+        m.put("stream", Set.of("bytes", "write_size", "interval"));
         m.put("rr", Set.of("count", "request_size", "response_size"));
         m.put("burst", Set.of("count", "burst_size", "compute", "ack_size", "write_size", "bursts"));
         return m;
@@ -89,7 +89,7 @@ public final class TopologyFile {
     private static Map<String, Set<String>> appKeys() {
         Map<String, Set<String>> m = new LinkedHashMap<>();
         m.put("ping", Set.of("kind", "to", "interval", "size"));
-        m.put("udp-send", Set.of("kind", "to", "port", "rate", "size"));
+        m.put("udp-send", Set.of("kind", "to", "port", "rate", "size", "keep_clones", "max_burst"));
         m.put("udp-sink", Set.of("kind", "port"));
         for (var e : tcpKindKeys().entrySet()) {
             Set<String> keys = new java.util.HashSet<>(TCP_APP_KEYS);
@@ -891,14 +891,29 @@ public final class TopologyFile {
                 Long port = m.require("port") ? m.integer("port", 1, 65535) : null;
                 Long rate = m.integer("rate", 1, 1_000_000);
                 Long size = m.integer("size", 0, 65_507);
-                return to == null || port == null ? null
-                        : new UdpSend(to, port.intValue(), rate == null ? 10 : rate.intValue(), size == null ? 64 : size.intValue(), m.where());
+                UdpSend pacing = udpSendSharingAndPacing(m);
+                return to == null || port == null || pacing == null ? null
+                        : new UdpSend(to, port.intValue(), rate == null ? 10 : rate.intValue(), size == null ? 64 : size.intValue(),
+                                m.where(), pacing.keepClones(), pacing.maxBurstNanos());
             }
             default -> {
                 Long port = m.require("port") ? m.integer("port", 1, 65535) : null;
                 return port == null ? null : new UdpSink(port.intValue(), m.where());
             }
         }
+    }
+
+    /**
+     * A udp-send's {@code keep_clones} (0..1048576, default 0) and {@code max_burst} (a time, default 0: no
+     * limit), as a UdpSend holding only those two; null when either is bad (reported).
+     */
+    private UdpSend udpSendSharingAndPacing(YamlMap m) {
+        Long keep = m.integer("keep_clones", 0, 1 << 20);
+        Long burst = m.has("max_burst") ? time(m, "max_burst", 1) : Long.valueOf(0);
+        if (keep == null && m.has("keep_clones") || burst == null) {
+            return null;
+        }
+        return new UdpSend(0, 0, 0, 0, m.where(), keep == null ? 0 : keep.intValue(), burst);
     }
 
     /**
@@ -959,6 +974,9 @@ public final class TopologyFile {
             ok &= count != null || !m.has("count");
         }
         Long write = own.contains("write_size") ? size(m, "write_size", 1, Integer.MAX_VALUE) : null;
+        // stream only: one write every interval (an application-limited stream) instead of as fast as TCP takes.
+        Long interval = own.contains("interval") && m.has("interval") ? time(m, "interval", 1) : null;
+        ok &= interval != null || !own.contains("interval") || !m.has("interval");
         ok &= write != null || !own.contains("write_size") || !m.has("write_size");
         Long request = own.contains("request_size") ? size(m, "request_size", 1, Integer.MAX_VALUE) : null;
         Long response = own.contains("response_size") ? size(m, "response_size", 1, Integer.MAX_VALUE) : null;
@@ -988,7 +1006,8 @@ public final class TopologyFile {
                 rcvbuf == null ? 0 : rcvbuf.intValue(), m.where(), m.where("server"), m.where("to"), m.where("port"),
                 trace == OFF ? null : trace);
         return switch (kind) {
-            case "stream" -> new TopologySpec.TcpStream(c, write == null ? 64 * 1024 : write.intValue());
+            case "stream" -> new TopologySpec.TcpStream(c, write == null ? 64 * 1024 : write.intValue(),
+                    interval == null ? 0 : interval);
             case "rr" -> new TopologySpec.TcpRr(c, request == null ? 1 : request.intValue(),
                     response == null ? 1 : response.intValue());
             default -> new TopologySpec.TcpBurst(c, burst.intValue(), compute, ack == null ? 1 : ack.intValue(),

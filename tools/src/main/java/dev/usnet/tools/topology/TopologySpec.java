@@ -311,8 +311,21 @@ public record TopologySpec(String file, String name, long seed, Output output, L
     /** Echo requests to {@code to} every {@code intervalSeconds}, RTTs in a histogram. */
     public record Ping(int to, double intervalSeconds, int size, Where where) implements App {}
 
-    /** UDP datagrams to {@code to:port} at {@code rate} per second. */
-    public record UdpSend(int to, int port, int rate, int size, Where where) implements App {}
+    /**
+     * UDP datagrams to {@code to:port} at {@code rate} per second.
+     *
+     * @param keepClones the socket keeps clones of its last this many datagrams (0: none), so forwarders share
+     *     their bytes as they share a TCP segment in the retransmission queue ({@code keep_clones:})
+     * @param maxBurstNanos the most a late tick catches up on, as time at the rate; the rest is skipped and
+     *     counted (0: everything owed is sent at once) ({@code max_burst:})
+     */
+    public record UdpSend(int to, int port, int rate, int size, Where where, int keepClones, long maxBurstNanos)
+            implements App {
+        /** A sender that keeps no clones and catches up on everything it owes. */
+        public UdpSend(int to, int port, int rate, int size, Where where) {
+            this(to, port, rate, size, where, 0, 0);
+        }
+    }
 
     /** A UDP socket on {@code port} that counts what arrives. */
     public record UdpSink(int port, Where where) implements App {}
@@ -374,8 +387,17 @@ public record TopologySpec(String file, String name, long seed, Output output, L
      */
     public record AppLog(String file, Where where) {}
 
-    /** {@code kind: stream}: bulk transfer (netperf TCP_STREAM), {@code writeBytes} per write. */
-    public record TcpStream(TcpCommon common, int writeBytes) implements TcpApp {
+    /**
+     * {@code kind: stream}: bulk transfer (netperf TCP_STREAM), {@code writeBytes} per write; with
+     * {@code intervalNanos} above 0 ({@code interval:}) one write every interval instead, an
+     * application-limited stream.
+     */
+    public record TcpStream(TcpCommon common, int writeBytes, long intervalNanos) implements TcpApp {
+        /** A stream that writes as fast as TCP takes it. */
+        public TcpStream(TcpCommon common, int writeBytes) {
+            this(common, writeBytes, 0);
+        }
+
         @Override
         public String kind() {
             return "stream";

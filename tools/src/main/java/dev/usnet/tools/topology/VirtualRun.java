@@ -135,7 +135,7 @@ public final class VirtualRun {
         }
     }
 
-    private static void refuseExternalDevices(TopologySpec spec) {
+    static void refuseExternalDevices(TopologySpec spec) {
         for (Ns ns : spec.namespaces()) {
             for (DeviceSpec d : ns.devices()) {
                 if (d instanceof Tap || d instanceof Pcap) {
