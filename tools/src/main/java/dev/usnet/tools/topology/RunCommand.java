@@ -67,6 +67,11 @@ public final class RunCommand implements Callable<Integer> {
                     + " e.g. host:usnet.netem.hb1.delay=10ms; repeatable")
     java.util.List<String> knobs = new java.util.ArrayList<>();
 
+    @Option(names = "--param", paramLabel = "NAME=VALUE",
+            description = "set parameter NAME (declared under the file's params:) to VALUE instead of its default;"
+                    + " repeatable")
+    java.util.List<String> params = new java.util.ArrayList<>();
+
     @Option(names = "--allow-app-failures",
             description = "exit 0 even when an app failed (never connected, no ping answered, nothing received, ...);"
                     + " without it such a run exits " + RunCommand.EXIT_APPS_FAILED)
@@ -82,8 +87,8 @@ public final class RunCommand implements Callable<Integer> {
             + " default: the file's seed:, else 1")
     Long seed;
 
-    @Option(names = "--results", paramLabel = "FILE.json", description = "write the run's results as JSON (docs/results.md);"
-            + " with --clock virtual")
+    @Option(names = "--results", paramLabel = "FILE.json", description = "write the run's results as JSON (docs/results.md)"
+            + " when it stops, after the apps")
     Path results;
 
     /** Exit code of a run that built, ran and cleaned up, but in which at least one app failed. */
@@ -99,9 +104,6 @@ public final class RunCommand implements Callable<Integer> {
         if (!clock.equals("real") && !clock.equals("virtual")) {
             throw new UsageException("--clock must be real or virtual, got " + clock);
         }
-        if (results != null && !clock.equals("virtual")) {
-            throw new UsageException("--results needs --clock virtual in this version");
-        }
         if (threads != null && (threads < 1 || threads > 256)) {
             throw new UsageException("--threads must be 1..256, got " + threads);
         }
@@ -111,9 +113,10 @@ public final class RunCommand implements Callable<Integer> {
         if (warmUpFrames != null && (warmUpFrames < 0 || warmUpFrames > 10_000_000)) {
             throw new UsageException("--warm-up-frames must be 0..10000000, got " + warmUpFrames);
         }
+        java.util.Map<String, String> paramValues = paramValues(params);
         TopologySpec t;
         try {
-            TopologyFile.Checked c = TopologyFile.check(file, captures, knobs);
+            TopologyFile.Checked c = TopologyFile.check(file, paramValues, captures, knobs);
             c.warnings().forEach(w -> e.println("usnet: " + w));
             t = c.spec();
         } catch (TopologyException ex) {
@@ -127,14 +130,18 @@ public final class RunCommand implements Callable<Integer> {
         if (check) {
             o.printf("%s: ok (%s, %s, %s%s)%n", file, count(t.namespaces().size(), "namespace"), count(t.deviceCount(), "device"),
                     count(t.kernelNamespaces().size(), "kernel namespace"), t.needsPrivileges() ? "; running it needs root" : "");
+            for (TopologySpec.Param p : t.parameters()) {
+                o.printf("  param %s=%s%s%s%n", p.name(), p.value(), p.value().equals(p.defaultValue()) ? " (default)"
+                        : " (default " + p.defaultValue() + ")", p.doc().isEmpty() ? "" : ": " + p.doc());
+            }
             return 0;
         }
         Path dir = out != null ? out : t.output().dir() != null ? Path.of(t.output().dir()) : Path.of("usnet-out", t.name());
         if (clock.equals("virtual")) {
             return VirtualCommand.run(t, dir, duration, seed, results, allowAppFailures, o, e);
         }
-        if (!t.expectations().isEmpty()) {
-            e.println("usnet: warning: expect: is evaluated in --clock virtual runs only in this version; ignored here");
+        if (seed != null) {
+            t = t.withSeed(seed);
         }
         int n = threads != null ? threads : Math.min(t.namespaces().size(), 4);
         CountDownLatch stop = new CountDownLatch(1);
@@ -226,7 +233,7 @@ public final class RunCommand implements Callable<Integer> {
             if (signalled.get()) {
                 o.println("usnet: stopping on signal");
             }
-            int code = report(d.stop(), dir, allowAppFailures, o, e);
+            int code = finish(d, dir, t, o, e);
             exit.set(code);
             return code;
         } finally {
@@ -243,6 +250,39 @@ public final class RunCommand implements Callable<Integer> {
                 }
             }
         }
+    }
+
+    /**
+     * Stops the daemon, then as in virtual time: the results file, the report, the expectations. Returns the exit
+     * code: 2 when the results file could not be written, else 1 when an app failed (without --allow-app-failures)
+     * or an expectation did not hold, else 0.
+     */
+    private int finish(Daemon d, Path dir, TopologySpec t, PrintWriter o, PrintWriter e) {
+        Daemon.Summary s = d.stop();
+        var r = d.results();
+        boolean written = results == null || RunResults.write(r, results, o, e);
+        int code = report(s, dir, allowAppFailures, o, e);
+        if (!RunResults.expectations(t.expectations(), r, o, e)) {
+            code = EXIT_APPS_FAILED;
+        }
+        o.flush();
+        e.flush();
+        return written ? code : Usnet.EXIT_USAGE;
+    }
+
+    /** {@code --param NAME=VALUE} arguments as a map in their order; a malformed or repeated one is a usage error. */
+    static java.util.Map<String, String> paramValues(java.util.List<String> args) {
+        java.util.Map<String, String> m = new java.util.LinkedHashMap<>();
+        for (String a : args) {
+            int eq = a.indexOf('=');
+            if (eq <= 0) {
+                throw new UsageException("--param must be NAME=VALUE, got " + a);
+            }
+            if (m.put(a.substring(0, eq), a.substring(eq + 1)) != null) {
+                throw new UsageException("--param " + a.substring(0, eq) + " is given twice");
+            }
+        }
+        return m;
     }
 
     private static String count(int n, String what) {
