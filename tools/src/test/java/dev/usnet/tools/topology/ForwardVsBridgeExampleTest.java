@@ -83,7 +83,9 @@ class ForwardVsBridgeExampleTest {
         assertEquals(forwarded, copies, copies + " copies for " + forwarded + " packets from ctr");
         long bytes = host.path("cow_bytes").asLong();
         long fwdBytes = out.path("bytes").asLong();
-        assertTrue(Math.abs(bytes - fwdBytes) < 2 * 1514, bytes + " bytes copied of " + fwdBytes + " forwarded");
+        // Equal up to those four small packets: the path's bytes hold ctr's uncopied ACKs, cow_bytes the peer's
+        // copied SYN-ACK and FIN.
+        assertTrue(Math.abs(bytes - fwdBytes) < 4 * 80, bytes + " bytes copied of " + fwdBytes + " forwarded");
         assertTrue(bytes / copies >= 1500, "full frames: " + bytes / copies + " bytes per copy");
         // The ACKs coming back are the peer's own, never cloned, and have room: no copy.
         assertTrue(path(doc, "host", "eth0->hr0").path("packets").asLong() > 0);
