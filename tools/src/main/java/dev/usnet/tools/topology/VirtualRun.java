@@ -5,6 +5,7 @@ import dev.usnet.core.time.VirtualScheduler;
 import dev.usnet.ns.NetNamespace;
 import dev.usnet.tools.UsageException;
 import dev.usnet.tools.results.Results;
+import dev.usnet.tools.results.RunHistograms;
 import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
 import dev.usnet.tools.topology.TopologySpec.Ns;
 import dev.usnet.tools.topology.TopologySpec.Pcap;
@@ -27,8 +28,12 @@ public final class VirtualRun {
     /** How long the run lasts on the virtual clock, its seed (null: the file's), and where captures go. */
     public record Options(long durationNanos, Long seed, Path outDir) {}
 
-    /** The exit summary, and how much virtual time took how much wall time. */
-    public record RunResult(Daemon.Summary summary, Results results, long virtualNanos, long wallNanos) {
+    /**
+     * The exit summary, the results, the histograms behind the results' latency percentiles, and how much
+     * virtual time took how much wall time.
+     */
+    public record RunResult(Daemon.Summary summary, Results results, RunHistograms histograms, long virtualNanos,
+                            long wallNanos) {
         /** Virtual seconds per wall second. */
         public double speed() {
             return wallNanos == 0 ? Double.POSITIVE_INFINITY : (double) virtualNanos / wallNanos;
@@ -53,6 +58,7 @@ public final class VirtualRun {
         List<String> errors = new ArrayList<>();
         Daemon.Counts counts;
         Results results;
+        RunHistograms histograms;
         Apps apps;
         long virtual0 = vs.nanoTime();
         try {
@@ -69,6 +75,7 @@ public final class VirtualRun {
             counts = Daemon.Counts.of(apps, stacks);
             results = Results.collect(t.name(), "virtual", t.seed(), o.durationNanos() / 1e9, apps.list(), stacks,
                     new LinkedHashMap<>());
+            histograms = RunHistograms.collect(results, apps.list(), stacks);
         } finally {
             captures.untap();
             topo.close();
@@ -89,10 +96,14 @@ public final class VirtualRun {
             }
         }
         measured.put("app_cpu_ns", cpu);
-        return new RunResult(s, results, virtualNanos, wall);
+        return new RunResult(s, results, histograms, virtualNanos, wall);
     }
 
-    private static void refuseExternalDevices(TopologySpec spec) {
+    /**
+     * Throws a {@link UsageException} naming the first TAP or pcap device of {@code spec}: what {@link #run}
+     * refuses, for a caller that checks several topologies before running any.
+     */
+    public static void refuseExternalDevices(TopologySpec spec) {
         for (Ns ns : spec.namespaces()) {
             for (DeviceSpec d : ns.devices()) {
                 if (d instanceof Tap || d instanceof Pcap) {

@@ -1,0 +1,94 @@
+package dev.usnet.tools.compare;
+
+import dev.usnet.tools.topology.TopologySpec;
+import dev.usnet.tools.topology.VirtualRun;
+import io.netty.util.concurrent.FastThreadLocalThread;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Runs a comparison's variants in virtual time on {@code jobs} threads. Each run has its own scheduler,
+ * namespaces and random sources, and nothing in the stack keeps mutable static state, so a run's simulated
+ * results do not depend on which thread ran it or what ran beside it: only {@code measured} does.
+ */
+final class CompareRunner {
+    private CompareRunner() {}
+
+    /** A variant ready to run: its checked topology and the seed it runs with. */
+    record Planned(Variant variant, TopologySpec spec, long seed) {}
+
+    /** A finished run. */
+    record Run(Planned planned, VirtualRun.RunResult result) {}
+
+    /** A run that threw; the others are not started. */
+    static final class RunFailed extends RuntimeException {
+        final Planned planned;
+
+        RunFailed(Planned planned, RuntimeException cause) {
+            super(cause.getMessage(), cause);
+            this.planned = planned;
+        }
+    }
+
+    /** Where run {@code p}'s captures go (only a topology with {@code captures:} writes anything there). */
+    static Path runDir(Path out, Planned p) {
+        return out.resolve("runs").resolve((p.variant().index() + 1) + "-seed" + p.seed());
+    }
+
+    /**
+     * Runs every planned variant for {@code durationNanos} of virtual time and returns them in plan order,
+     * printing one progress line per finished run (with the estimated time left) to {@code progress}.
+     * Throws {@link RunFailed} for the first run that threw, after the runs under way have ended.
+     */
+    static List<Run> run(List<Planned> plan, int jobs, long durationNanos, Path out, PrintWriter progress)
+            throws InterruptedException {
+        Run[] done = new Run[plan.size()];
+        AtomicInteger next = new AtomicInteger();
+        AtomicInteger finished = new AtomicInteger();
+        AtomicReference<RunFailed> failed = new AtomicReference<>();
+        long t0 = System.nanoTime();
+        Runnable worker = () -> {
+            for (int i; failed.get() == null && (i = next.getAndIncrement()) < plan.size(); ) {
+                Planned p = plan.get(i);
+                VirtualRun.RunResult r;
+                try {
+                    r = VirtualRun.run(p.spec(), new VirtualRun.Options(durationNanos, p.seed(), runDir(out, p)));
+                } catch (RuntimeException e) {
+                    failed.compareAndSet(null, new RunFailed(p, e));
+                    return;
+                }
+                done[i] = new Run(p, r);
+                int n = finished.incrementAndGet();
+                long elapsed = System.nanoTime() - t0;
+                double eta = elapsed / 1e9 / n * (plan.size() - n);
+                synchronized (progress) {
+                    progress.printf(Locale.ROOT, "usnet: compare: %d/%d done: #%d %s, seed %d: %.1f s wall (%.1fx)%s%n",
+                            n, plan.size(), p.variant().group() + 1, p.variant().label(), p.seed(), r.wallNanos() / 1e9,
+                            r.speed(), n == plan.size() ? "" : String.format(Locale.ROOT, "; ETA %.0f s", Math.ceil(eta)));
+                    progress.flush();
+                }
+            }
+        };
+        int n = Math.min(jobs, plan.size());
+        List<Thread> threads = new ArrayList<>();
+        for (int j = 0; j < n; j++) {
+            // Netty recycles packet holders only on its FastThreadLocalThreads (as usnet-main is one).
+            Thread t = new FastThreadLocalThread(worker, "usnet-compare-" + j);
+            threads.add(t);
+            t.start();
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+        if (failed.get() != null) {
+            throw failed.get();
+        }
+        return new ArrayList<>(Arrays.asList(done));
+    }
+}
