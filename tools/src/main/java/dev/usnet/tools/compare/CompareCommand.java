@@ -30,9 +30,10 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "compare", mixinStandardHelpOptions = true,
         description = {"Run the topology in FILE once per combination of the --vary and --param values (times --seeds),"
-                + " in virtual time, and put the runs side by side: DIR/results.json (every run's results),"
-                + " DIR/report.md (per app, path and namespace a table with a row per variant, the one that differs"
-                + " most from the first in bold) and PNG charts (latency percentile curves, throughput and CPU bars).",
+                + " in virtual time, and put the runs side by side in DIR: every run's results in one JSON file,"
+                + " a Markdown report with a table per app, path and namespace (a row per variant, the one that"
+                + " differs most from the first in bold) and PNG charts (latency percentile curves, throughput and"
+                + " CPU bars). See docs/topology.md.",
                 "Every variant is checked before any runs: a bad key or value exits 2 with nothing run."})
 public final class CompareCommand implements Callable<Integer> {
     /** The most runs one comparison makes. */
@@ -45,8 +46,8 @@ public final class CompareCommand implements Callable<Integer> {
     Path file;
 
     @Option(names = "--vary", paramLabel = "[NS:]KEY=V1,V2", description = "a knob (for namespace NS, or every"
-            + " namespace) and the values to compare, e.g. host:usnet.forward.cow=full-copy,head-copy; repeatable:"
-            + " every combination runs")
+            + " namespace) and the values to compare, comma-separated; repeatable: every combination runs."
+            + " Example: --vary host:usnet.forward.cow=full-copy,head-copy")
     List<String> vary = new ArrayList<>();
 
     @Option(names = "--param", paramLabel = "NAME=V1,V2", description = "a parameter the file declares and the values"
