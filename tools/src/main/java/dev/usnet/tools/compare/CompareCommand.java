@@ -77,6 +77,11 @@ public final class CompareCommand implements Callable<Integer> {
             + " the simulated results do not depend on it")
     int jobs = 1;
 
+    @Option(names = "--warm-up", paramLabel = "S", description = "first run the baseline for S virtual seconds (at most"
+            + " --duration) and discard it, so that JIT compilation is not charged to the first variants' measured"
+            + " CPU and wall time; 0 skips it (default: ${DEFAULT-VALUE})")
+    double warmUp = 1;
+
     @Option(names = "--out", paramLabel = "DIR", required = true, description = "where results.json, report.md and the"
             + " charts go")
     Path out;
@@ -98,6 +103,9 @@ public final class CompareCommand implements Callable<Integer> {
         if (clock.equals("real")) {
             throw new UsageException("--clock real: not yet: a real-time run does not produce results in this version;"
                     + " compare in virtual time (the default)");
+        }
+        if (!(warmUp >= 0 && warmUp <= 31_536_000)) {
+            throw new UsageException("--warm-up must be 0 or a positive number of seconds, got " + warmUp);
         }
         if (jobs < 1 || jobs > 256) {
             throw new UsageException("--jobs must be 1..256, got " + jobs);
@@ -184,6 +192,13 @@ public final class CompareCommand implements Callable<Integer> {
         e.flush();
         List<CompareRunner.Run> done;
         try {
+            if (warmUp > 0) {
+                double w = Math.min(warmUp, duration);
+                VirtualRun.RunResult r = CompareRunner.warmUp(plan.getFirst(), Math.round(w * 1e9), out);
+                e.printf(java.util.Locale.ROOT, "usnet: compare: warm-up (the baseline for %s virtual seconds, not"
+                        + " counted): %.1f s wall%n", MetricTable.format(w), r.wallNanos() / 1e9);
+                e.flush();
+            }
             done = CompareRunner.run(plan, jobs, Math.round(duration * 1e9), out, e);
         } catch (CompareRunner.RunFailed ex) {
             e.println("usnet: compare: the run of #" + (ex.planned.variant().group() + 1) + " (" + ex.planned.variant().label()

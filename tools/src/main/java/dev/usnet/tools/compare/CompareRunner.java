@@ -42,6 +42,19 @@ final class CompareRunner {
     }
 
     /**
+     * Runs {@code p} for {@code nanos} of virtual time and drops the result: the JIT compiles the data path on
+     * it, so the measured CPU and wall time of the runs that count are not charged with compilation (which
+     * would otherwise fall on whichever variants run first). Its captures go to {@code runs/warm-up}.
+     */
+    static VirtualRun.RunResult warmUp(Planned p, long nanos, Path out) {
+        try {
+            return VirtualRun.run(p.spec(), new VirtualRun.Options(nanos, p.seed(), out.resolve("runs").resolve("warm-up")));
+        } catch (RuntimeException e) {
+            throw new RunFailed(p, e);
+        }
+    }
+
+    /**
      * Runs every planned variant for {@code durationNanos} of virtual time and returns them in plan order,
      * printing one progress line per finished run (with the estimated time left) to {@code progress}.
      * Throws {@link RunFailed} for the first run that threw, after the runs under way have ended.

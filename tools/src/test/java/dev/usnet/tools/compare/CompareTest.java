@@ -118,6 +118,7 @@ class CompareTest {
         assertTrue(Pattern.compile("usnet: compare: 1/2 done: #1 host:usnet.forward.cow=full-copy, seed 1: [0-9.]+ s wall"
                 + " \\([0-9.]+x\\); ETA [0-9]+ s\n").matcher(r.err()).find(), r.err());
         assertTrue(r.err().contains("usnet: compare: 2/2 done: #2 host:usnet.forward.cow=head-copy, seed 1:"), r.err());
+        assertTrue(r.err().contains("usnet: compare: warm-up (the baseline for 1 virtual seconds, not counted): "), r.err());
 
         JsonNode doc = new ObjectMapper().readTree(out.resolve("results.json").toFile());
         assertEquals(List.of("variants"), iterable(doc.fieldNames()));
@@ -175,10 +176,13 @@ class CompareTest {
         String[] json = new String[2];
         for (int j = 1; j <= 2; j++) {
             Path out = tmp.resolve("j" + j);
+            // The first with the default warm-up, the second without: neither changes what is simulated.
             Result r = compare(f.toString(), "--vary", COW, "--seeds", "2", "--seed", "5", "--duration", "0.5",
-                    "--jobs", String.valueOf(j), "--out", out.toString());
+                    "--jobs", String.valueOf(j), "--warm-up", j == 1 ? "1" : "0", "--out", out.toString());
             assertEquals(0, r.code(), r.out() + r.err());
             assertTrue(r.err().contains(j + " at a time"), r.err());
+            assertEquals(j == 1, r.err().contains("usnet: compare: warm-up (the baseline for 0.5 virtual seconds, not"
+                    + " counted): "), r.err());
             json[j - 1] = Files.readString(out.resolve("results.json"));
         }
         assertEquals(withoutMeasured(json[0]), withoutMeasured(json[1]));
@@ -227,6 +231,7 @@ class CompareTest {
                 {"--vary", "usnet.forward.cow=full-copy,full-copy", "value 'full-copy' is given twice"},
                 {"--clock", "real", "--clock real: not yet"},
                 {"--jobs", "0", "--jobs must be 1..256, got 0"},
+                {"--warm-up", "-1", "--warm-up must be 0 or a positive number of seconds, got -1.0"},
                 {"--seeds", "1", "nothing to compare"}}) {
             List<String> args = new ArrayList<>(List.of(f.toString(), "--out", out.toString()));
             args.addAll(List.of(bad).subList(0, bad.length - 1));
