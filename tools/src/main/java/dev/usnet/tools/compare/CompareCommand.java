@@ -225,15 +225,29 @@ public final class CompareCommand implements Callable<Integer> {
                 }
             }
         }
-        o.flush();
+        int expectFailed = 0;
+        for (CompareRunner.Run r : done) {
+            for (dev.usnet.tools.topology.Expectation x : r.planned().spec().expectations()) {
+                java.math.BigDecimal v = x.actual(r.result().results());
+                if (!x.holds(v)) {
+                    expectFailed++;
+                    e.println("usnet: compare: expect failed: #" + (r.planned().variant().group() + 1) + " seed "
+                            + r.planned().seed() + ": " + x.where().file() + ":" + x.where().line() + ": " + x.text() + " (was "
+                            + (v == null ? "absent from the run" : v.stripTrailingZeros().toPlainString()) + ")");
+                }
+            }
+        }
+        int code = expectFailed > 0 ? RunCommand.EXIT_APPS_FAILED : 0;
         if (!failed.isEmpty()) {
             (allowAppFailures ? o : e).println("usnet: compare: " + failed.size() + " app run" + (failed.size() == 1 ? "" : "s")
                     + " failed" + (allowAppFailures ? " (--allow-app-failures: exit 0)" : "") + ": " + String.join("; ", failed));
-            o.flush();
-            e.flush();
-            return allowAppFailures ? 0 : RunCommand.EXIT_APPS_FAILED;
+            if (!allowAppFailures) {
+                code = RunCommand.EXIT_APPS_FAILED;
+            }
         }
-        return 0;
+        o.flush();
+        e.flush();
+        return code;
     }
 
     /** The command as it was given, for the report's first lines. */

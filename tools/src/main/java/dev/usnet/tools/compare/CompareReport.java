@@ -1,6 +1,7 @@
 package dev.usnet.tools.compare;
 
 import dev.usnet.tools.results.Results;
+import dev.usnet.tools.topology.Expectation;
 import dev.usnet.tools.results.RunHistograms;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -219,8 +220,46 @@ final class CompareReport {
         if (!anyDrops) {
             b.append("No namespace dropped a packet in any run.\n\n");
         }
+        expectations(b);
         Files.writeString(report, b.toString());
         return written;
+    }
+
+    /** The file's {@code expect:} lines against each run: held, or what the run had instead. */
+    private void expectations(StringBuilder b) {
+        List<Expectation> ex = groups.getFirst().getFirst().planned().spec().expectations();
+        if (ex.isEmpty()) {
+            return;
+        }
+        b.append("## Expectations\n\n| variant |");
+        for (Expectation x : ex) {
+            b.append(" `").append(x.text()).append("` |");
+        }
+        b.append("\n|---|").append("---|".repeat(ex.size())).append('\n');
+        for (int g = 0; g < groups.size(); g++) {
+            b.append("| ").append(rows.get(g)).append(g == 0 ? " (baseline)" : "").append(" |");
+            for (int i = 0; i < ex.size(); i++) {
+                List<String> failed = new ArrayList<>();
+                int held = 0;
+                for (CompareRunner.Run r : groups.get(g)) {
+                    List<Expectation> own = r.planned().spec().expectations();
+                    if (i >= own.size()) {
+                        continue;
+                    }
+                    java.math.BigDecimal v = own.get(i).actual(r.result().results());
+                    if (own.get(i).holds(v)) {
+                        held++;
+                    } else {
+                        failed.add(v == null ? "absent" : v.stripTrailingZeros().toPlainString());
+                    }
+                }
+                String cell = failed.isEmpty() ? "held" : "**failed** (was " + String.join(", ", failed) + ")";
+                b.append(' ').append(seeds > 1 && !failed.isEmpty() ? held + " of " + groups.get(g).size() + " held; " + cell
+                        : cell).append(" |");
+            }
+            b.append('\n');
+        }
+        b.append('\n');
     }
 
     private void chartCpu(Path dir, List<Path> written, StringBuilder b, List<String> nss, List<String> modelled)

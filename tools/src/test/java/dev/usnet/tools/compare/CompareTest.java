@@ -209,6 +209,26 @@ class CompareTest {
     }
 
     @Test
+    void theFilesExpectationsAreJudgedPerRunAndOneThatFailsExitsOne(@TempDir Path tmp) throws IOException {
+        Path f = tmp.resolve("cmp.yaml");
+        Files.writeString(f, TOPOLOGY + "expect:\n  - ns host cow_bytes < 100000\n  - app a.ping-0 ok == 1\n");
+        Path out = tmp.resolve("out");
+        Result r = compare(f.toString(), "--vary", COW, "--duration", "0.5", "--warm-up", "0", "--out", out.toString());
+        assertEquals(1, r.code(), r.out() + r.err());
+        JsonNode vs = new ObjectMapper().readTree(out.resolve("results.json").toFile()).path("variants");
+        long full = vs.get(0).path("results").path("namespaces").get(0).path("cow_bytes").asLong();
+        assertTrue(full >= 100000, "full-copy copies the stream's payload: " + full);
+        assertTrue(r.err().contains("usnet: compare: expect failed: #1 seed 1: " + f + ":22: ns host cow_bytes < 100000"
+                + " (was " + full + ")"), r.err());
+        assertFalse(r.err().contains("expect failed: #2"), r.err());
+        String report = Files.readString(out.resolve("report.md"));
+        assertTrue(report.contains("| variant | `ns host cow_bytes < 100000` | `app a.ping-0 ok == 1` |\n"), report);
+        assertTrue(report.contains("| #1 host:usnet.forward.cow=full-copy (baseline) | **failed** (was " + full + ") | held |\n"),
+                report);
+        assertTrue(report.contains("| #2 host:usnet.forward.cow=head-copy | held | held |\n"), report);
+    }
+
+    @Test
     void badKeysAndValuesAreErrorsBeforeAnythingRuns(@TempDir Path tmp) throws IOException {
         Path f = topology(tmp);
         Path out = tmp.resolve("out");
