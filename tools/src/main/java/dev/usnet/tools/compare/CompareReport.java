@@ -69,7 +69,7 @@ final class CompareReport {
         b.append("## Variants\n\n| variant | seeds | wall s | speed |\n|---|---|---:|---:|\n");
         for (int g = 0; g < groups.size(); g++) {
             long wall = groups.get(g).stream().mapToLong(r -> r.result().wallNanos()).sum();
-            long virt = groups.get(g).stream().mapToLong(r -> r.result().virtualNanos()).sum();
+            long virt = groups.get(g).stream().mapToLong(r -> r.result().clockNanos()).sum();
             b.append("| ").append(rows.get(g)).append(g == 0 ? " (baseline)" : "").append(" | ")
                     .append(join(groups.get(g).stream().map(r -> r.result().results().seed()).toList())).append(" | ")
                     .append(String.format(Locale.ROOT, "%.2f | %.1fx |%n", wall / 1e9, wall == 0 ? 0 : (double) virt / wall));

@@ -1,5 +1,7 @@
 package dev.usnet.tools.compare;
 
+import dev.usnet.tools.results.Results;
+import dev.usnet.tools.results.RunHistograms;
 import dev.usnet.tools.topology.TopologySpec;
 import dev.usnet.tools.topology.VirtualRun;
 import io.netty.util.concurrent.FastThreadLocalThread;
@@ -23,8 +25,23 @@ final class CompareRunner {
     /** A variant ready to run: its checked topology and the seed it runs with. */
     record Planned(Variant variant, TopologySpec spec, long seed) {}
 
+    /**
+     * What one run gave: its results, the histograms behind their percentiles, and how long it ran on its own
+     * clock and on the wall clock.
+     */
+    record Outcome(Results results, RunHistograms histograms, long clockNanos, long wallNanos) {
+        static Outcome of(VirtualRun.RunResult r) {
+            return new Outcome(r.results(), r.histograms(), r.virtualNanos(), r.wallNanos());
+        }
+
+        /** Seconds on the run's clock per wall second. */
+        double speed() {
+            return wallNanos == 0 ? Double.POSITIVE_INFINITY : (double) clockNanos / wallNanos;
+        }
+    }
+
     /** A finished run. */
-    record Run(Planned planned, VirtualRun.RunResult result) {}
+    record Run(Planned planned, Outcome result) {}
 
     /** A run that threw; the others are not started. */
     static final class RunFailed extends RuntimeException {
@@ -69,9 +86,9 @@ final class CompareRunner {
         Runnable worker = () -> {
             for (int i; failed.get() == null && (i = next.getAndIncrement()) < plan.size(); ) {
                 Planned p = plan.get(i);
-                VirtualRun.RunResult r;
+                Outcome r;
                 try {
-                    r = VirtualRun.run(p.spec(), new VirtualRun.Options(durationNanos, p.seed(), runDir(out, p)));
+                    r = Outcome.of(VirtualRun.run(p.spec(), new VirtualRun.Options(durationNanos, p.seed(), runDir(out, p))));
                 } catch (RuntimeException e) {
                     failed.compareAndSet(null, new RunFailed(p, e));
                     return;
