@@ -27,6 +27,7 @@ final class CompareReport {
     private final List<List<CompareRunner.Run>> groups = new ArrayList<>();
     private final List<String> rows = new ArrayList<>();
     private final int seeds;
+    private final List<MetricTable> tables = new ArrayList<>();
 
     private CompareReport(List<CompareRunner.Run> runs) {
         for (CompareRunner.Run r : runs) {
@@ -76,6 +77,7 @@ final class CompareReport {
         }
         b.append('\n');
 
+        int summaryAt = b.length();
         b.append("## Apps\n\n");
         List<String> tcpApps = new ArrayList<>();
         for (String app : subjects(r -> r.apps().stream().map(m -> (String) m.get("name")).toList())) {
@@ -113,7 +115,7 @@ final class CompareReport {
             if (!failed.isEmpty()) {
                 t.note("Failed: " + String.join("; ", failed) + ".");
             }
-            b.append(t.build().markdown(3));
+            b.append(table(t).markdown(3));
             Path png = dir.resolve("latency-app-" + fileName(app) + ".png");
             if (ComparePlots.writePercentiles(png, "latency percentiles: " + app + pooled(), pooled(h -> h.apps().get(app)))) {
                 written.add(png);
@@ -152,7 +154,7 @@ final class CompareReport {
             add(t, of, "packets", "packets", true);
             add(t, of, "bytes", "bytes", true);
             addPercentiles(t, of);
-            b.append(t.build().markdown(3));
+            b.append(table(t).markdown(3));
             Path png = dir.resolve("latency-path-" + fileName(path) + ".png");
             if (ComparePlots.writePercentiles(png, "forwarding latency percentiles: " + path + pooled(),
                     pooled(h -> h.paths().get(path)))) {
@@ -187,7 +189,7 @@ final class CompareReport {
                 Map<String, Object> m = of.apply(r);
                 return m == null ? null : drops(m).values().stream().mapToDouble(Long::doubleValue).sum();
             }, false);
-            b.append(t.build().markdown(3));
+            b.append(table(t).markdown(3));
         }
         chartCpu(dir, written, b, nss, modelled);
 
@@ -215,14 +217,46 @@ final class CompareReport {
                     return m == null ? null : (double) drops(m).getOrDefault(reason, 0L);
                 }, true);
             }
-            b.append(t.build().markdown(3));
+            b.append(table(t).markdown(3));
         }
         if (!anyDrops) {
             b.append("No namespace dropped a packet in any run.\n\n");
         }
         expectations(b);
+        b.insert(summaryAt, summary());
         Files.writeString(report, b.toString());
         return written;
+    }
+
+    private MetricTable table(MetricTable.Builder t) {
+        MetricTable m = t.build();
+        tables.add(m);
+        return m;
+    }
+
+    /** The tables in which a variant differs from the baseline, the largest difference first (at most 20). */
+    private String summary() {
+        if (groups.size() < 2) {
+            return "";
+        }
+        List<MetricTable> differing = new ArrayList<>(tables.stream().filter(t -> t.mostDifferent() != null).toList());
+        differing.sort((x, y) -> Double.compare(y.mostDifferent().score(), x.mostDifferent().score()));
+        StringBuilder b = new StringBuilder("## Largest differences from the baseline\n\n");
+        if (differing.isEmpty()) {
+            return b.append("No variant differs from the baseline in any simulated number.\n\n").toString();
+        }
+        b.append("| table | variant | column | baseline | variant's | relative difference |\n|---|---|---|---:|---:|---:|\n");
+        for (MetricTable t : differing.subList(0, Math.min(20, differing.size()))) {
+            MetricTable.Most m = t.mostDifferent();
+            b.append("| ").append(t.title()).append(" | ").append(rows.get(m.row())).append(" | ")
+                    .append(t.columnName(m.column())).append(" | ").append(MetricTable.format(t.median(0, m.column())))
+                    .append(" | ").append(MetricTable.format(t.median(m.row(), m.column()))).append(" | ")
+                    .append(String.format(Locale.ROOT, "%.3f", m.score())).append(" |\n");
+        }
+        if (differing.size() > 20) {
+            b.append("\n(").append(differing.size() - 20).append(" more tables differ; see below.)\n");
+        }
+        return b.append('\n').toString();
     }
 
     /** The file's {@code expect:} lines against each run: held, or what the run had instead. */

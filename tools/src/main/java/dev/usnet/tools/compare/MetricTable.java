@@ -42,6 +42,10 @@ final class MetricTable {
         return title;
     }
 
+    String columnName(int c) {
+        return columns.get(c).name();
+    }
+
     /** The median of a row's column over its seeds (the mean of the middle two for an even count); NaN if none. */
     double median(int row, int column) {
         double[] v = present(values[row][column]);

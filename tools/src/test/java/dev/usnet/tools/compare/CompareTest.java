@@ -156,7 +156,10 @@ class CompareTest {
                 "| **#2 host:usnet.forward.cow=head-copy** | ",
                 "Differs most from the baseline: **#2 host:usnet.forward.cow=head-copy**, in COW bytes: " + cowBytes[0]
                         + " → " + cowBytes[1], "| p50 µs | p99 µs | p99.9 µs | max µs |",
-                "![a.rr-0 latency percentiles](latency-app-a.rr-0.png)", "![TCP throughput](throughput.png)")) {
+                "![a.rr-0 latency percentiles](latency-app-a.rr-0.png)", "![TCP throughput](throughput.png)",
+                "## Largest differences from the baseline\n\n| table | variant | column | baseline | variant's | relative"
+                        + " difference |\n|---|---|---|---:|---:|---:|\n| namespace host | #2 host:usnet.forward.cow=head-copy"
+                        + " | COW bytes | " + cowBytes[0] + " | " + cowBytes[1] + " | ")) {
             assertTrue(report.contains(s), s + " not in\n" + report);
         }
         List<String> pngs = List.of("latency-app-a.ping-0.png", "latency-app-a.rr-0.png", "latency-path-host_br0-hr2.png",
