@@ -3,6 +3,10 @@ package dev.usnet.tcp.app;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.time.Timeout;
 import dev.usnet.tcp.TcpInfo;
+import java.io.IOException;
+import java.io.Writer;
+import java.util.List;
+import java.util.Locale;
 
 /**
  * An MPI-like pattern: the client sends a burst of {@link Params#burstBytes()}, waits until the burst has
@@ -66,6 +70,18 @@ public final class BurstApp {
             long cwndStart, long cwndEnd, TcpInfo infoAtEnd) {
         public long completionNanos() {
             return endNanos - startNanos;
+        }
+    }
+
+    /**
+     * Writes {@code burst,start_us,completion_us,retransmits,rtos,cwnd_start,cwnd_end} rows, one per burst, with
+     * start times relative to {@code startNanos} (the client's start). Same bursts, same bytes.
+     */
+    public static void writeCsv(List<Burst> bursts, long startNanos, Writer w) throws IOException {
+        w.write("burst,start_us,completion_us,retransmits,rtos,cwnd_start,cwnd_end\n");
+        for (Burst b : bursts) {
+            w.write(String.format(Locale.ROOT, "%d,%.3f,%.3f,%d,%d,%d,%d%n", b.index(), (b.startNanos() - startNanos) / 1000.0,
+                    b.completionNanos() / 1000.0, b.retransmits(), b.timeouts(), b.cwndStart(), b.cwndEnd()));
         }
     }
 

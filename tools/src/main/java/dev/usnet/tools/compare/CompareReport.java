@@ -116,6 +116,21 @@ final class CompareReport {
                 t.note("Failed: " + String.join("; ", failed) + ".");
             }
             b.append(table(t).markdown(3));
+            List<ComparePlots.CwndSeries> cwnd = new ArrayList<>();
+            for (int g = 0; g < groups.size(); g++) {
+                CompareRunner.Run r = groups.get(g).getFirst();
+                ComparePlots.CwndSeries c = r.result().cwnd().get(app);
+                if (c != null) {
+                    cwnd.add(new ComparePlots.CwndSeries(rows.get(g) + (seeds > 1 ? " (seed " + r.result().results().seed()
+                            + ")" : ""), c.timeMs(), c.cwnd()));
+                }
+            }
+            if (!cwnd.isEmpty()) {
+                Path c = dir.resolve("cwnd-" + fileName(app) + ".png");
+                ComparePlots.writeCwndOverlay(c, "snd_cwnd: " + app + (seeds > 1 ? " (each variant's first seed)" : ""), cwnd);
+                written.add(c);
+                b.append("![").append(app).append(" cwnd](").append(c.getFileName()).append(")\n\n");
+            }
             Path png = dir.resolve("latency-app-" + fileName(app) + ".png");
             if (ComparePlots.writePercentiles(png, "latency percentiles: " + app + pooled(), pooled(h -> h.apps().get(app)))) {
                 written.add(png);

@@ -2,6 +2,8 @@ package dev.usnet.tools.compare;
 
 import dev.usnet.tools.results.Results;
 import dev.usnet.tools.results.RunHistograms;
+import dev.usnet.tcp.TcpTrace;
+import dev.usnet.tools.topology.Apps;
 import dev.usnet.tools.topology.TopologySpec;
 import dev.usnet.tools.topology.VirtualRun;
 import io.netty.util.concurrent.FastThreadLocalThread;
@@ -9,7 +11,9 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -29,9 +33,32 @@ final class CompareRunner {
      * What one run gave: its results, the histograms behind their percentiles, and how long it ran on its own
      * clock and on the wall clock.
      */
-    record Outcome(Results results, RunHistograms histograms, long clockNanos, long wallNanos) {
+    record Outcome(Results results, RunHistograms histograms, Map<String, ComparePlots.CwndSeries> cwnd,
+                   long clockNanos, long wallNanos) {
         static Outcome of(VirtualRun.RunResult r) {
-            return new Outcome(r.results(), r.histograms(), r.virtualNanos(), r.wallNanos());
+            return new Outcome(r.results(), r.histograms(), cwnd(r), r.virtualNanos(), r.wallNanos());
+        }
+
+        /**
+         * Per TCP app (by its results name) whose entry has {@code trace:}, its client's congestion window
+         * against milliseconds since the client started; the trace itself is not kept.
+         */
+        private static Map<String, ComparePlots.CwndSeries> cwnd(VirtualRun.RunResult r) {
+            Map<String, ComparePlots.CwndSeries> out = new LinkedHashMap<>();
+            for (int i = 0; i < r.apps().size(); i++) {
+                if (r.apps().get(i) instanceof Apps.TcpApp t && t.trace() != null && t.trace().rows() > 0) {
+                    String name = (String) r.results().apps().get(i).get("name");
+                    TcpTrace tr = t.trace();
+                    double[] ms = new double[tr.rows()];
+                    long[] cwnd = new long[tr.rows()];
+                    for (int k = 0; k < tr.rows(); k++) {
+                        ms[k] = (tr.timeNanos(k) - t.startNanos()) / 1e6;
+                        cwnd[k] = tr.cwnd(k);
+                    }
+                    out.put(name, new ComparePlots.CwndSeries(name, ms, cwnd));
+                }
+            }
+            return out;
         }
 
         /** Seconds on the run's clock per wall second. */

@@ -1,81 +1,131 @@
 package dev.usnet.tools.experiment;
 
-import dev.usnet.core.bridge.Bridge;
-import dev.usnet.core.device.VethEnd;
 import dev.usnet.core.netem.NetemParams;
-import dev.usnet.core.stats.DropReason;
-import dev.usnet.core.time.VirtualScheduler;
-import dev.usnet.core.wire.Ipv4Addr;
-import dev.usnet.ns.NamespaceRegistry;
-import dev.usnet.ns.NetNamespace;
 import dev.usnet.tcp.TcpTrace;
-import dev.usnet.tcp.app.AppConfig;
 import dev.usnet.tcp.app.AppResult;
 import dev.usnet.tcp.app.BurstApp;
 import dev.usnet.tcp.cc.CaState;
 import dev.usnet.tcp.cc.KernelPreset;
+import dev.usnet.tools.topology.Apps;
+import dev.usnet.tools.topology.TopologyException;
+import dev.usnet.tools.topology.TopologyFile;
+import dev.usnet.tools.topology.TopologySpec;
+import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
+import dev.usnet.tools.topology.TopologySpec.Knob;
+import dev.usnet.tools.topology.TopologySpec.Link;
+import dev.usnet.tools.topology.TopologySpec.Ns;
+import dev.usnet.tools.topology.TopologySpec.TcpBurst;
+import dev.usnet.tools.topology.TopologySpec.TcpCommon;
+import dev.usnet.tools.topology.TopologySpec.Veth;
+import dev.usnet.tools.topology.VirtualRun;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 import org.HdrHistogram.Histogram;
 
 /**
- * The 2015 netns + bridge + veth regression (bisected to 9949afa4, the 3.19 credit bug) as one run: two
- * namespaces joined by veth + a learning bridge with microsecond RTTs, where the only queue is the
- * receiver's 1000-packet backlog (modelled by the bridge port's link
- * emulation: the port toward the receiver drains at the link rate and holds at most {@code queueLimit}
- * frames). An MPI-like burst app alternates cwnd-limited bursts with idle compute phases over CUBIC, once per
- * kernel preset, in virtual time. Per preset: the cwnd trace, the bursts, a plot; and a summary table.
+ * The 2015 netns + bridge + veth regression (bisected to 9949afa4, the 3.19 credit bug) as one run per kernel
+ * preset of the topology file {@code examples/credit-bug.yaml}: two namespaces joined by veth + a learning bridge
+ * with microsecond RTTs, where the only queue is the receiver's 1000-packet backlog (the link emulation of the
+ * bridge port toward the receiver), and an MPI-like burst app alternating cwnd-limited bursts with idle compute
+ * phases over CUBIC. The file is built by the topology builder and run in virtual time by {@link VirtualRun},
+ * with the preset and the command's options set as knobs and app settings of the file. Per preset: the cwnd
+ * trace, the bursts, a plot; and a summary table.
  */
 public final class CreditBugExperiment {
-    /** What to run. */
-    public record Params(List<KernelPreset> kernels, long seed, int bursts, int burstBytes, long computeNanos,
-                         long rateBps, long oneWayDelayNanos, int queueLimit, int hz, boolean gso,
-                         java.util.Map<String, String> knobs) {
+    /** The bundled copy of examples/credit-bug.yaml (tools/pom.xml puts it on the classpath). */
+    static final String RESOURCE = "/examples/credit-bug.yaml";
+
+    /**
+     * What to run: the topology file, and the settings the experiment applies to it (read from the file by
+     * {@link #of}, then changed by the {@code with*} methods or the command's options).
+     */
+    public record Params(TopologySpec topology, List<KernelPreset> kernels, long seed, int bursts, int burstBytes,
+                         long computeNanos, long rateBps, long oneWayDelayNanos, int queueLimit, int hz, boolean gso,
+                         Map<String, String> knobs) {
+
+        /** The settings of the bundled examples/credit-bug.yaml, every preset. */
         public static Params defaults() {
-            return new Params(List.of(KernelPreset.values()), 1, 300, 2 << 20, 100_000_000L, 10_000_000_000L,
-                    10_000L, 1000, 1000, false, java.util.Map.of());
+            return of(bundledTopology());
+        }
+
+        /**
+         * The settings {@code t} has: its seed, its burst app's count, burst size and compute time, the rate,
+         * delay and limit of the link emulation toward the app's server, its usnet.hz and gso; every preset.
+         */
+        public static Params of(TopologySpec t) {
+            Shape s = Shape.of(t);
+            NetemParams toReceiver = s.netem(t, s.toReceiver);
+            Knob hz = Shape.knob(t, s.client, "usnet.hz");
+            Boolean gso = s.toReceiver.link().gso();
+            return new Params(t, List.of(KernelPreset.values()), t.seed(), (int) s.app.common().count(), s.app.burstBytes(),
+                    s.app.computeNanos(), toReceiver.rateBitsPerSecond(), toReceiver.delayNanos(), toReceiver.limit(),
+                    hz == null ? 1000 : hz(hz), gso != null && gso, Map.of());
+        }
+
+        private static int hz(Knob k) {
+            try {
+                return Integer.parseInt(k.value().trim());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(k.where().error("usnet.hz: expected an integer 100..1000, got \""
+                        + k.value() + "\""));
+            }
         }
 
         public Params withKernels(List<KernelPreset> k) {
-            return new Params(k, seed, bursts, burstBytes, computeNanos, rateBps, oneWayDelayNanos, queueLimit, hz, gso, knobs);
+            return new Params(topology, k, seed, bursts, burstBytes, computeNanos, rateBps, oneWayDelayNanos, queueLimit, hz, gso, knobs);
         }
 
         public Params withSeed(long s) {
-            return new Params(kernels, s, bursts, burstBytes, computeNanos, rateBps, oneWayDelayNanos, queueLimit, hz, gso, knobs);
+            return new Params(topology, kernels, s, bursts, burstBytes, computeNanos, rateBps, oneWayDelayNanos, queueLimit, hz, gso, knobs);
         }
 
         public Params withBursts(int n) {
-            return new Params(kernels, seed, n, burstBytes, computeNanos, rateBps, oneWayDelayNanos, queueLimit, hz, gso, knobs);
+            return new Params(topology, kernels, seed, n, burstBytes, computeNanos, rateBps, oneWayDelayNanos, queueLimit, hz, gso, knobs);
         }
 
         public Params withBurstBytes(int n) {
-            return new Params(kernels, seed, bursts, n, computeNanos, rateBps, oneWayDelayNanos, queueLimit, hz, gso, knobs);
+            return new Params(topology, kernels, seed, bursts, n, computeNanos, rateBps, oneWayDelayNanos, queueLimit, hz, gso, knobs);
         }
 
         public Params withComputeNanos(long n) {
-            return new Params(kernels, seed, bursts, burstBytes, n, rateBps, oneWayDelayNanos, queueLimit, hz, gso, knobs);
+            return new Params(topology, kernels, seed, bursts, burstBytes, n, rateBps, oneWayDelayNanos, queueLimit, hz, gso, knobs);
         }
 
         public Params withRateBps(long r) {
-            return new Params(kernels, seed, bursts, burstBytes, computeNanos, r, oneWayDelayNanos, queueLimit, hz, gso, knobs);
+            return new Params(topology, kernels, seed, bursts, burstBytes, computeNanos, r, oneWayDelayNanos, queueLimit, hz, gso, knobs);
+        }
+
+        public Params withOneWayDelayNanos(long d) {
+            return new Params(topology, kernels, seed, bursts, burstBytes, computeNanos, rateBps, d, queueLimit, hz, gso, knobs);
         }
 
         public Params withQueueLimit(int q) {
-            return new Params(kernels, seed, bursts, burstBytes, computeNanos, rateBps, oneWayDelayNanos, q, hz, gso, knobs);
+            return new Params(topology, kernels, seed, bursts, burstBytes, computeNanos, rateBps, oneWayDelayNanos, q, hz, gso, knobs);
+        }
+
+        public Params withHz(int h) {
+            return new Params(topology, kernels, seed, bursts, burstBytes, computeNanos, rateBps, oneWayDelayNanos, queueLimit, h, gso, knobs);
+        }
+
+        public Params withGso(boolean g) {
+            return new Params(topology, kernels, seed, bursts, burstBytes, computeNanos, rateBps, oneWayDelayNanos, queueLimit, hz, g, knobs);
         }
 
         /** Knobs for both end namespaces after the preset, e.g. one switch overridden: usnet.tcp.ai=per-ack. */
-        public Params withKnobs(java.util.Map<String, String> k) {
-            return new Params(kernels, seed, bursts, burstBytes, computeNanos, rateBps, oneWayDelayNanos, queueLimit, hz, gso,
-                    java.util.Map.copyOf(k));
+        public Params withKnobs(Map<String, String> k) {
+            return new Params(topology, kernels, seed, bursts, burstBytes, computeNanos, rateBps, oneWayDelayNanos, queueLimit, hz, gso,
+                    Map.copyOf(k));
         }
-
     }
 
     /** One preset's outcome. */
@@ -88,9 +138,32 @@ public final class CreditBugExperiment {
         }
     }
 
-    private static final int PORT = 5001;
+    /** A run stops at the latest after this much virtual time, so a stall cannot hang it. */
+    static final long LIMIT_NANOS = 3_600_000_000_000L;
 
     private CreditBugExperiment() {}
+
+    /**
+     * The topology file: the project's examples/credit-bug.yaml when the launcher says where the project is
+     * ({@code -Dusnet.root}, so an edit there takes effect without a rebuild), else the copy bundled in the jar.
+     */
+    public static TopologySpec bundledTopology() {
+        String root = System.getProperty("usnet.root");
+        if (root != null) {
+            Path f = Path.of(root, "examples", "credit-bug.yaml");
+            if (Files.isRegularFile(f)) {
+                return TopologyFile.load(f);
+            }
+        }
+        try (InputStream in = CreditBugExperiment.class.getResourceAsStream(RESOURCE)) {
+            if (in == null) {
+                throw new IllegalStateException(RESOURCE + " is not on the classpath (tools/pom.xml bundles it)");
+            }
+            return TopologyFile.parse("examples/credit-bug.yaml", new String(in.readAllBytes(), StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new IllegalStateException("reading " + RESOURCE + ": " + e.getMessage(), e);
+        }
+    }
 
     /** Runs every preset of {@code p}; writes CSVs, plots and the summary into {@code out} when it is not null. */
     public static List<PresetResult> run(Params p, Path out) throws IOException {
@@ -111,98 +184,209 @@ public final class CreditBugExperiment {
         return results;
     }
 
-    static PresetResult runOne(Params p, KernelPreset k) {
-        VirtualScheduler sched = new VirtualScheduler();
-        try (NamespaceRegistry reg = new NamespaceRegistry(n -> sched, p.seed())) {
-            NetNamespace n1 = reg.create("node1");
-            NetNamespace n2 = reg.create("node2");
-            NetNamespace host = reg.create("host");
-            for (NetNamespace ns : List.of(n1, n2)) {
-                ns.stack().knobs().set("usnet.tcp.kernel", k.label());
-                ns.stack().knobs().set("net.ipv4.tcp_congestion_control", "cubic");
-                ns.stack().knobs().set("usnet.hz", Integer.toString(p.hz()));
-                for (var e : new java.util.TreeMap<>(p.knobs()).entrySet()) {
-                    ns.stack().knobs().set(e.getKey(), e.getValue());
+    /**
+     * The topology of {@code p} for preset {@code k}: the preset, HZ and {@code p}'s knobs in the client's and
+     * the server's namespace, the link emulation toward each end, the offloads of every veth end, and the burst
+     * app's settings with its cwnd trace and burst log kept in memory.
+     */
+    static TopologySpec topologyFor(Params p, KernelPreset k) {
+        TopologySpec t = p.topology();
+        Shape s = Shape.of(t);
+        List<String> set = new ArrayList<>();
+        for (String ns : List.of(s.client, s.server)) {
+            set.add(ns + ":usnet.tcp.kernel=" + k.label());
+            set.add(ns + ":usnet.hz=" + p.hz());
+            for (var e : new TreeMap<>(p.knobs()).entrySet()) {
+                set.add(ns + ":" + e.getKey() + "=" + e.getValue());
+            }
+        }
+        // The data direction drains into the receiver at the link rate through a queue of queueLimit frames: the
+        // receive backlog. ACKs come back over the other port with the same propagation delay.
+        String rx = "usnet.netem." + s.toReceiver.link().name();
+        set.add(s.toReceiverNs + ":" + rx + ".rate=" + p.rateBps());
+        set.add(s.toReceiverNs + ":" + rx + ".delay=" + p.oneWayDelayNanos() + "ns");
+        set.add(s.toReceiverNs + ":" + rx + ".limit=" + p.queueLimit());
+        String tx = "usnet.netem." + s.toSender.link().name();
+        set.add(s.toSenderNs + ":" + tx + ".delay=" + p.oneWayDelayNanos() + "ns");
+        set.add(s.toSenderNs + ":" + tx + ".limit=" + p.queueLimit());
+        t = t.withKnobs(set);
+        // Offloads: one Link object may be listed twice (a veth's peer end in the peer's namespace), so the new
+        // links replace the old ones by identity.
+        Map<Link, Link> links = new IdentityHashMap<>();
+        List<Ns> nss = new ArrayList<>();
+        for (Ns n : t.namespaces()) {
+            List<DeviceSpec> devs = new ArrayList<>();
+            for (DeviceSpec d : n.devices()) {
+                if (d instanceof Veth v) {
+                    Link l = links.computeIfAbsent(v.link(), x -> x.withOffloads(p.gso()));
+                    Link peer = links.computeIfAbsent(v.peer(), x -> x.withOffloads(p.gso()));
+                    devs.add(new Veth(l, v.peerNamespace(), peer, v.peerSide()));
+                } else {
+                    devs.add(d);
                 }
             }
-            Bridge br = new Bridge("br0", NamespaceRegistry.macFor("host/br0"));
-            host.stack().register(br);
-            VethEnd[] a = reg.createVeth(n1, "eth0", host, "veth1");
-            VethEnd[] b = reg.createVeth(n2, "eth0", host, "veth2");
-            for (VethEnd[] pair : List.of(a, b)) {
-                for (VethEnd e : pair) {
-                    e.setGsoOffload(p.gso());
-                    e.setTxChecksumOffload(p.gso());
-                    e.setUp(true);
+            List<TopologySpec.App> apps = new ArrayList<>();
+            for (TopologySpec.App a : n.apps()) {
+                if (a == s.app) {
+                    TcpCommon c = s.app.common();
+                    TcpCommon c2 = new TcpCommon(c.server(), c.to(), c.port(), p.bursts(), c.durationNanos(), c.congestion(),
+                            c.noDelay(), c.sendBufferBytes(), c.receiveBufferBytes(), c.where(), c.serverWhere(), c.toWhere(),
+                            c.portWhere(), new TopologySpec.AppLog(null, c.where()));
+                    apps.add(new TcpBurst(c2, p.burstBytes(), p.computeNanos(), s.app.ackBytes(), s.app.writeBytes(),
+                            new TopologySpec.AppLog(null, c.where())));
+                } else {
+                    apps.add(a);
                 }
-                br.addPort(pair[1]);
             }
-            br.setUp(true);
-            n1.stack().devinet().add(a[0], Ipv4Addr.parse("198.18.0.1"), 24);
-            n2.stack().devinet().add(b[0], Ipv4Addr.parse("198.18.0.2"), 24);
-            // The data direction drains into node2 at the link rate through a queue of queueLimit frames: the
-            // receive backlog. ACKs come back over the other port with the same propagation delay.
-            NetemParams toReceiver = NetemParams.NONE.withRate(p.rateBps()).withDelay(p.oneWayDelayNanos())
-                    .withLimit(p.queueLimit());
-            NetemParams toSender = NetemParams.NONE.withDelay(p.oneWayDelayNanos()).withLimit(p.queueLimit());
-            br.port(b[1]).setNetem(toReceiver);
-            br.port(a[1]).setNetem(toSender);
+            nss.add(new Ns(n.name(), n.where(), n.knobs(), devs, n.routes(), n.neighbours(), n.captures(), n.histograms(),
+                    apps));
+        }
+        return new TopologySpec(t.file(), t.name(), p.seed(), t.output(), t.kernelNamespaces(), nss, t.expectations());
+    }
 
-            AppConfig cfg = AppConfig.defaults().withPort(PORT).withCongestionControl("cubic").withCount(p.bursts());
-            BurstApp.Params bp = BurstApp.Params.of(p.burstBytes(), p.computeNanos());
-            BurstApp.Server server = BurstApp.server(n2.stack(), cfg, bp);
-            server.start();
-            List<BurstApp.Burst> bursts = new ArrayList<>();
-            TcpTrace trace = new TcpTrace();
-            BurstApp.Client client = BurstApp.client(n1.stack(), Ipv4Addr.parse("198.18.0.2"), cfg, bp);
-            client.observer(bursts::add);
-            client.setTrace(trace);
-            long start = sched.nanoTime();
-            client.start();
-            // Virtual time: run until the client is done (bounded so a stall cannot hang the run).
-            long limit = start + 3_600_000_000_000L;
-            while (!client.isDone() && sched.nanoTime() < limit) {
-                long next = sched.nextEventTime();
-                if (next < 0) {
-                    break;
+    static PresetResult runOne(Params p, KernelPreset k) {
+        TopologySpec t = topologyFor(p, k);
+        Shape s = Shape.of(t);
+        VirtualRun.RunResult run;
+        try {
+            run = VirtualRun.run(t, new VirtualRun.Options(LIMIT_NANOS, null, null).endingWhenAppsDone());
+        } catch (TopologyException e) {
+            throw new IllegalArgumentException("preset " + k.label() + ": " + e.getMessage(), e);
+        }
+        Apps.TcpApp app = null;
+        for (Apps.App a : run.apps()) {
+            if (a instanceof Apps.TcpApp ta && ta.kind().equals("burst")) {
+                app = ta;
+            }
+        }
+        if (app == null || !app.client().isDone()) {
+            throw new IllegalStateException("preset " + k.label() + ": the burst app did not finish (stalled at "
+                    + run.virtualNanos() / 1_000_000 + " ms virtual)");
+        }
+        List<BurstApp.Burst> bursts = app.bursts();
+        TcpTrace trace = app.trace();
+        long start = app.startNanos();
+        Histogram h = new Histogram(3);
+        long retrans = 0;
+        long rtos = 0;
+        for (BurstApp.Burst bu : bursts) {
+            h.recordValue(Math.max(1, bu.completionNanos()));
+            retrans += bu.retransmits();
+            rtos += bu.timeouts();
+        }
+        long jump = 0;
+        long jumpAt = 0;
+        long maxCwnd = 0;
+        for (int r = 0; r < trace.rows(); r++) {
+            maxCwnd = Math.max(maxCwnd, trace.cwnd(r));
+            // Growth from one ACK in the Open state: recovery exits (cwnd set back to ssthresh) do not count.
+            if (r > 0 && "ack".equals(trace.event(r)) && trace.caState(r) == CaState.OPEN
+                    && trace.caState(r - 1) == CaState.OPEN) {
+                long d = trace.cwnd(r) - trace.cwnd(r - 1);
+                if (d > jump) {
+                    jump = d;
+                    jumpAt = trace.timeNanos(r);
                 }
-                sched.runUntil(next);
             }
-            if (!client.isDone()) {
-                throw new IllegalStateException("preset " + k.label() + ": the burst app did not finish (stalled at "
-                        + sched.nanoTime() / 1_000_000 + " ms virtual)");
+        }
+        long qdrops = 0;
+        for (Map<String, Object> n : run.results().namespaces()) {
+            if (s.toReceiverNs.equals(n.get("name")) && n.get("drops") instanceof Map<?, ?> d
+                    && d.get("NETEM_QUEUE_FULL") instanceof Long c) {
+                qdrops = c;
             }
-            AppResult app = client.result();
-            Histogram h = new Histogram(3);
-            long retrans = 0;
-            long rtos = 0;
-            for (BurstApp.Burst bu : bursts) {
-                h.recordValue(Math.max(1, bu.completionNanos()));
-                retrans += bu.retransmits();
-                rtos += bu.timeouts();
-            }
-            long jump = 0;
-            long jumpAt = 0;
-            long maxCwnd = 0;
-            for (int r = 0; r < trace.rows(); r++) {
-                maxCwnd = Math.max(maxCwnd, trace.cwnd(r));
-                // Growth from one ACK in the Open state: recovery exits (cwnd set back to ssthresh) do not count.
-                if (r > 0 && "ack".equals(trace.event(r)) && trace.caState(r) == CaState.OPEN
-                        && trace.caState(r - 1) == CaState.OPEN) {
-                    long d = trace.cwnd(r) - trace.cwnd(r - 1);
-                    if (d > jump) {
-                        jump = d;
-                        jumpAt = trace.timeNanos(r);
+        }
+        return new PresetResult(k, bursts, trace, start, h, retrans, rtos, jump, jumpAt - start, maxCwnd, qdrops,
+                app.client().result());
+    }
+
+    /**
+     * Where the experiment's parts are in a topology: its one burst app, the app's client and server namespaces,
+     * and the two veth ends outside them that carry the data toward the server and the ACKs toward the client
+     * (the bridge ports), with their namespaces.
+     */
+    private record Shape(TcpBurst app, String client, String server, Veth toReceiver, String toReceiverNs, Veth toSender,
+                         String toSenderNs) {
+        static Shape of(TopologySpec t) {
+            TcpBurst app = null;
+            String client = null;
+            for (Ns n : t.namespaces()) {
+                for (TopologySpec.App a : n.apps()) {
+                    if (a instanceof TcpBurst b) {
+                        if (app != null) {
+                            throw new IllegalArgumentException(b.where().error("the credit-bug experiment runs one burst app; "
+                                    + "the first is at line " + app.where().line()));
+                        }
+                        app = b;
+                        client = n.name();
                     }
                 }
             }
-            long qdrops = host.stack().drops().get(DropReason.NETEM_QUEUE_FULL);
-            PresetResult res = new PresetResult(k, bursts, trace, start, h, retrans, rtos, jump, jumpAt - start,
-                    maxCwnd, qdrops, app);
-            server.stop();
-            // Let the close handshake and TIME-WAIT finish in virtual time before the namespaces go.
-            sched.runFor(200_000_000_000L);
-            return res;
+            if (app == null) {
+                throw new IllegalArgumentException(t.file() + ": the credit-bug experiment needs a burst app (kind: burst)");
+            }
+            String server = app.common().server();
+            String[] rx = farEnd(t, server);
+            String[] tx = farEnd(t, client);
+            if (rx == null || tx == null) {
+                throw new IllegalArgumentException(app.where().error("the credit-bug experiment needs a veth from namespace "
+                        + (rx == null ? server : client) + " to another namespace (the bridge port whose link emulation is"
+                        + " the receive queue)"));
+            }
+            return new Shape(app, client, server, veth(t, rx), rx[0], veth(t, tx), tx[0]);
+        }
+
+        /** The namespace and name of the other end of the first veth of {@code ns} that leads out of it. */
+        private static String[] farEnd(TopologySpec t, String ns) {
+            for (Ns n : t.namespaces()) {
+                for (DeviceSpec d : n.devices()) {
+                    if (d instanceof Veth v && !v.peerSide() && !v.peerNamespace().equals(n.name())) {
+                        if (n.name().equals(ns)) {
+                            return new String[] {v.peerNamespace(), v.peer().name()};
+                        }
+                        if (v.peerNamespace().equals(ns)) {
+                            return new String[] {n.name(), v.link().name()};
+                        }
+                    }
+                }
+            }
+            return null;
+        }
+
+        /** The device entry of that end in its namespace, as a Veth whose link() is that end. */
+        private static Veth veth(TopologySpec t, String[] end) {
+            DeviceSpec d = t.namespace(end[0]).device(end[1]);
+            if (d instanceof Veth v) {
+                return v;
+            }
+            throw new IllegalArgumentException(t.file() + ": " + end[0] + "/" + end[1] + " is not a veth end");
+        }
+
+        /** The link-emulation settings of {@code end}: its netem:, then its namespace's usnet.netem knobs. */
+        NetemParams netem(TopologySpec t, Veth end) {
+            String dev = end.link().name();
+            NetemParams p = NetemParams.NONE;
+            List<Knob> knobs = new ArrayList<>(end.link().netem());
+            knobs.addAll(t.namespace(end == toReceiver ? toReceiverNs : toSenderNs).knobs());
+            for (Knob k : knobs) {
+                if (k.key().equals("usnet.netem." + dev)) {
+                    p = NetemParams.parse(k.value());
+                } else if (k.key().startsWith("usnet.netem." + dev + ".")) {
+                    p = p.with(k.key().substring(("usnet.netem." + dev + ".").length()), k.value());
+                }
+            }
+            return p;
+        }
+
+        /** The last knob {@code key} of namespace {@code ns}, or null. */
+        static Knob knob(TopologySpec t, String ns, String key) {
+            Knob v = null;
+            for (Knob k : t.namespace(ns).knobs()) {
+                if (k.key().equals(key)) {
+                    v = k;
+                }
+            }
+            return v;
         }
     }
 
@@ -217,12 +401,7 @@ public final class CreditBugExperiment {
                 r.trace().writeCsv(w);
             }
             try (Writer w = Files.newBufferedWriter(out.resolve("bursts-" + k + ".csv"), StandardCharsets.UTF_8)) {
-                w.write("burst,start_us,completion_us,retransmits,rtos,cwnd_start,cwnd_end\n");
-                for (BurstApp.Burst b : r.bursts()) {
-                    w.write(String.format(Locale.ROOT, "%d,%.3f,%.3f,%d,%d,%d,%d%n", b.index(),
-                            (b.startNanos() - r.startNanos()) / 1000.0, b.completionNanos() / 1000.0, b.retransmits(),
-                            b.timeouts(), b.cwndStart(), b.cwndEnd()));
-                }
+                BurstApp.writeCsv(r.bursts(), r.startNanos(), w);
             }
             TracePlot.writeOne(out.resolve("cwnd-" + k + ".png"), "CUBIC, usnet.tcp.kernel=" + k
                     + ": snd_cwnd, snd_ssthresh, snd_cwnd_cnt per ACK", r.trace(), r.startNanos());
@@ -249,7 +428,7 @@ public final class CreditBugExperiment {
                 p.bursts(), p.burstBytes(), p.computeNanos() / 1e6, rate(p.rateBps()), p.oneWayDelayNanos() / 1e3,
                 p.queueLimit(), p.hz(), p.gso() ? "TSO/GSO on (stretch ACKs)" : "1448-byte segments", p.seed()));
         if (!p.knobs().isEmpty()) {
-            b.append("knobs on both ends: ").append(new java.util.TreeMap<>(p.knobs())).append('\n');
+            b.append("knobs on both ends: ").append(new TreeMap<>(p.knobs())).append('\n');
         }
         return b.toString();
     }

@@ -4,6 +4,7 @@ import dev.usnet.core.ipv4.UdpSocket;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.time.Timeout;
 import dev.usnet.core.wire.Ipv4Addr;
+import dev.usnet.tcp.TcpTrace;
 import dev.usnet.tcp.app.AppConfig;
 import dev.usnet.tcp.app.AppResult;
 import dev.usnet.tcp.app.BurstApp;
@@ -13,6 +14,11 @@ import dev.usnet.tcp.app.StreamApp;
 import dev.usnet.tools.UsageException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import java.io.IOException;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.HdrHistogram.Histogram;
@@ -364,6 +370,11 @@ public final class Apps {
         private final int to;
         private final dev.usnet.tcp.app.App client;
         private final dev.usnet.tcp.app.App server;
+        /** The client socket's cwnd trace ({@code trace:}), or null. */
+        private final TcpTrace trace;
+        /** The client's completed bursts ({@code bursts:} of a burst app), or null. */
+        private final List<BurstApp.Burst> bursts;
+        private volatile long startNanos;
 
         TcpApp(String ns, NetStack stack, TopologySpec.TcpApp spec, String serverNs, NetStack serverStack, int to) {
             super(ns, stack);
@@ -374,6 +385,7 @@ public final class Apps {
             AppConfig cfg = AppConfig.defaults().withPort(c.port()).withCount(c.count()).withDurationNanos(c.durationNanos())
                     .withCongestionControl(c.congestion()).withNoDelay(c.noDelay())
                     .withBuffers(c.sendBufferBytes(), c.receiveBufferBytes());
+            List<BurstApp.Burst> burstLog = null;
             switch (spec) {
                 case TopologySpec.TcpStream st -> {
                     client = StreamApp.client(stack, to, cfg, new StreamApp.Params(st.writeBytes()));
@@ -386,10 +398,43 @@ public final class Apps {
                 }
                 case TopologySpec.TcpBurst b -> {
                     BurstApp.Params p = new BurstApp.Params(b.burstBytes(), b.computeNanos(), b.ackBytes(), b.writeBytes());
-                    client = BurstApp.client(stack, to, cfg, p);
+                    BurstApp.Client bc = BurstApp.client(stack, to, cfg, p);
+                    if (b.bursts() != null) {
+                        burstLog = java.util.Collections.synchronizedList(new ArrayList<>());
+                        bc.observer(burstLog::add);
+                    }
+                    client = bc;
                     server = BurstApp.server(serverStack, cfg, p);
                 }
             }
+            bursts = burstLog;
+            trace = c.trace() == null ? null : new TcpTrace();
+            if (trace != null) {
+                client.setTrace(trace);
+            }
+        }
+
+        /**
+         * The client connection's congestion trace (one row per ACK and congestion event: snd_cwnd, ssthresh,
+         * snd_cwnd_cnt, srtt, in flight, CA state), recorded when the entry has {@code trace:}; null when it has
+         * not. Rows are added on the client namespace's thread: read it once {@link #isDone()} (or on that thread).
+         * Its times are the namespace clock's; {@link #startNanos()} is the client's start on that clock.
+         */
+        public TcpTrace trace() {
+            return trace;
+        }
+
+        /**
+         * The bursts the client completed so far, in order, when a burst entry has {@code bursts:}; null otherwise
+         * (and for stream and rr).
+         */
+        public List<BurstApp.Burst> bursts() {
+            return bursts == null ? null : List.copyOf(bursts);
+        }
+
+        /** When the client started, on its namespace's clock (0 before it has). */
+        public long startNanos() {
+            return startNanos;
         }
 
         public String kind() {
@@ -429,7 +474,36 @@ public final class Apps {
         @Override
         void start() {
             running = true;
+            startNanos = stack.now();
             client.start();
+        }
+
+        /** Writes the {@code trace:} and {@code bursts:} files this entry names into {@code dir}; returns them. */
+        List<Path> writeLogs(Path dir) throws IOException {
+            List<Path> files = new ArrayList<>();
+            TopologySpec.AppLog t = spec.common().trace();
+            if (trace != null && t.file() != null) {
+                Path f = dir.resolve(t.file());
+                try (Writer w = open(f)) {
+                    trace.writeCsv(w);
+                }
+                files.add(f);
+            }
+            if (bursts != null && spec instanceof TopologySpec.TcpBurst b && b.bursts().file() != null) {
+                Path f = dir.resolve(b.bursts().file());
+                try (Writer w = open(f)) {
+                    BurstApp.writeCsv(bursts(), startNanos, w);
+                }
+                files.add(f);
+            }
+            return files;
+        }
+
+        private static Writer open(Path f) throws IOException {
+            if (f.getParent() != null) {
+                Files.createDirectories(f.getParent());
+            }
+            return Files.newBufferedWriter(f, StandardCharsets.UTF_8);
         }
 
         /** Nothing to do on the loop: {@link Apps#stop} ends TCP apps through their own stop and abort. */
@@ -644,6 +718,24 @@ public final class Apps {
                 return;
             }
         }
+    }
+
+    /**
+     * Writes the TCP apps' {@code trace:} and {@code bursts:} files into {@code dir} once the apps have stopped;
+     * returns the files written. One that cannot be written is added to {@code errors} with the entry's line.
+     */
+    List<Path> writeLogs(Path dir, List<String> errors) {
+        List<Path> files = new ArrayList<>();
+        for (App a : apps) {
+            if (a instanceof TcpApp t) {
+                try {
+                    files.addAll(t.writeLogs(dir));
+                } catch (IOException | RuntimeException e) {
+                    errors.add(t.spec.where().error("writing the app's trace or bursts file: " + e));
+                }
+            }
+        }
+        return files;
     }
 
     /** How long sinks keep counting after the senders stopped, for what is still on its way. */

@@ -461,6 +461,7 @@ public final class Daemon implements AutoCloseable {
         } catch (RuntimeException e) {
             errors.add(e.getMessage());
         }
+        List<Path> logs = apps == null ? List.of() : apps.writeLogs(options.outDir, errors);
         captures.untap();
         int usnetNs = stacks.size();
         // Before the namespaces go: deleting them takes their devices away.
@@ -496,7 +497,9 @@ public final class Daemon implements AutoCloseable {
                 errors.add("deleting kernel namespace " + k + ": " + e.getMessage() + " (delete it with: ip netns del " + k + ")");
             }
         }
-        summary = new Summary(counts.appLines(), List.copyOf(histogramFiles), caps, usnetNs, deleted, errors, counts.links(),
+        List<Path> written = new ArrayList<>(histogramFiles);
+        written.addAll(logs);
+        summary = new Summary(counts.appLines(), List.copyOf(written), caps, usnetNs, deleted, errors, counts.links(),
                 counts.outcomes(), counts.drops(), counts.devices());
         return summary;
     }

@@ -264,8 +264,15 @@ public final class RunCommand implements Callable<Integer> {
         for (String l : s.devices()) {
             o.println("usnet: " + l);
         }
-        if (!s.histograms().isEmpty()) {
-            o.println("usnet: wrote " + s.histograms().size() + " histograms to " + dir);
+        // The files written: .hgrm histograms, and the apps' trace: and bursts: logs, which the summary lists with them.
+        java.util.List<Path> hgrm = s.histograms().stream().filter(f -> f.getFileName().toString().endsWith(".hgrm")).toList();
+        java.util.List<String> logs = s.histograms().stream().filter(f -> !hgrm.contains(f))
+                .map(f -> f.startsWith(dir) ? dir.relativize(f).toString() : f.toString()).toList();
+        if (!hgrm.isEmpty()) {
+            o.println("usnet: wrote " + hgrm.size() + " histograms to " + dir);
+        }
+        if (!logs.isEmpty()) {
+            o.println("usnet: wrote app logs " + String.join(", ", logs) + " to " + dir);
         }
         s.captures().forEach((f, frames) -> o.println("usnet: capture " + f + ": " + frames + " frames"));
         for (String l : s.links()) {

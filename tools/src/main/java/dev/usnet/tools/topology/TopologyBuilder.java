@@ -195,6 +195,9 @@ public final class TopologyBuilder {
                     if (l.txChecksumming() != null) {
                         dev.setTxChecksumOffload(l.txChecksumming());
                     }
+                    if (l.gso() != null) {
+                        dev.setGsoOffload(l.gso());
+                    }
                 } catch (RuntimeException e) {
                     problems.add(l.where(), e.getMessage());
                 }

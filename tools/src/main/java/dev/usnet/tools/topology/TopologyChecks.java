@@ -56,6 +56,7 @@ final class TopologyChecks {
         Map<String, Tap> tapIfnames = new HashMap<>();
         Map<String, Pcap> pcapIfaces = new HashMap<>();
         Map<String, Capture> captureFiles = new HashMap<>();
+        Map<String, Where> logFiles = new HashMap<>();
         Map<String, TcpApp> tcpServers = new HashMap<>();
         Set<String> bothSides = new HashSet<>();
         for (Ns ns : spec.namespaces()) {
@@ -132,6 +133,23 @@ final class TopologyChecks {
             for (App a : ns.apps()) {
                 if (a instanceof TcpApp t) {
                     checkTcpApp(spec, t, tcpServers, p);
+                    // An app's trace: or bursts: file is one more file in the output directory.
+                    List<TopologySpec.AppLog> logs = new java.util.ArrayList<>();
+                    logs.add(t.common().trace());
+                    if (t instanceof TopologySpec.TcpBurst b) {
+                        logs.add(b.bursts());
+                    }
+                    for (TopologySpec.AppLog l : logs) {
+                        if (l == null || l.file() == null) {
+                            continue;
+                        }
+                        Capture c = captureFiles.get(l.file());
+                        Where first = logFiles.putIfAbsent(l.file(), l.where());
+                        if (c != null || first != null) {
+                            p.add(l.where(), "file " + l.file() + " is already written by the "
+                                    + (c != null ? "capture at line " + c.where().line() : "entry at line " + first.line()));
+                        }
+                    }
                 }
                 if (a instanceof UdpSink s) {
                     App first = sinks.putIfAbsent(s.port(), s);

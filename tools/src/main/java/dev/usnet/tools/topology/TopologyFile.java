@@ -54,15 +54,17 @@ public final class TopologyFile {
     static final Set<String> OUTPUT_KEYS = Set.of("dir", "histogram_interval");
     static final Set<String> KERNEL_KEYS = Set.of("namespaces");
     static final Set<String> NS_KEYS = Set.of("knobs", "devices", "routes", "neighbours", "captures", "histograms", "apps");
-    static final Set<String> LINK_KEYS = Set.of("name", "kind", "mac", "mtu", "up", "addresses", "tx_checksumming", "netem");
+    static final Set<String> LINK_KEYS = Set.of("name", "kind", "mac", "mtu", "up", "addresses", "tx_checksumming", "gso",
+            "netem");
     static final Map<String, Set<String>> KIND_KEYS = kindKeys();
-    static final Set<String> PEER_KEYS = Set.of("namespace", "name", "mac", "mtu", "up", "addresses", "tx_checksumming", "netem");
+    static final Set<String> PEER_KEYS = Set.of("namespace", "name", "mac", "mtu", "up", "addresses", "tx_checksumming", "gso",
+            "netem");
     static final Set<String> NETEM_KEYS = Set.copyOf(NetemParams.PARAMS);
     static final Set<String> TAP_KERNEL_KEYS = Set.of("namespace", "name", "mac", "mtu", "up", "addresses", "routes");
     static final Set<String> CAPTURE_KEYS = Set.of("device", "direction", "file", "max_frames");
     /** Keys every TCP app entry may have. */
     static final Set<String> TCP_APP_KEYS = Set.of("kind", "server", "to", "port", "duration", "congestion", "nodelay",
-            "send_buffer", "receive_buffer");
+            "send_buffer", "receive_buffer", "trace");
     /** Each TCP kind's own keys. */
     static final Map<String, Set<String>> TCP_KIND_KEYS = tcpKindKeys();
     static final Map<String, Set<String>> APP_KEYS = appKeys();
@@ -76,7 +78,7 @@ public final class TopologyFile {
         Map<String, Set<String>> m = new LinkedHashMap<>();
         m.put("stream", Set.of("bytes", "write_size"));
         m.put("rr", Set.of("count", "request_size", "response_size"));
-        m.put("burst", Set.of("count", "burst_size", "compute", "ack_size", "write_size"));
+        m.put("burst", Set.of("count", "burst_size", "compute", "ack_size", "write_size", "bursts"));
         return m;
     }
 
@@ -376,6 +378,11 @@ public final class TopologyFile {
         if (link == null) {
             return null;
         }
+        if ((kind.equals("tap") || kind.equals("pcap")) && m.has("gso")) {
+            // What such a device may be handed is what the kernel or the NIC on its other side takes.
+            problems.add(m.where("gso"), kind.equals("tap") ? "a TAP takes super-frames exactly when it has vnet_hdr: true"
+                    : "a pcap port sends frames of at most its MTU, as the NIC takes them");
+        }
         return switch (kind) {
             case "veth" -> readVeth(ns, m, link, peers);
             case "bridge" -> {
@@ -457,8 +464,10 @@ public final class TopologyFile {
         Boolean up = m.bool("up");
         List<Addr> addrs = addresses(m, "addresses");
         Boolean csum = m.bool("tx_checksumming");
+        Boolean gso = m.bool("gso");
         List<Knob> netem = readNetem(m, name);
-        return new Link(name, m.where(), mac, mtu == null ? null : mtu.intValue(), up == null || up, addrs, csum, netem);
+        return new Link(name, m.where(), mac, mtu == null ? null : mtu.intValue(), up == null || up, addrs, csum, netem,
+                gso);
     }
 
     /**
@@ -834,20 +843,56 @@ public final class TopologyFile {
             ack = size(m, "ack_size", 1, Integer.MAX_VALUE);
             ok &= burst != null && compute != null && (ack != null || !m.has("ack_size"));
         }
+        TopologySpec.AppLog trace = appLog(m, "trace");
+        ok &= trace != null || !m.has("trace");
+        TopologySpec.AppLog bursts = kind.equals("burst") ? appLog(m, "bursts") : null;
+        ok &= bursts != null || !kind.equals("burst") || !m.has("bursts");
         if (!ok) {
             return null;
         }
         TopologySpec.TcpCommon c = new TopologySpec.TcpCommon(server.trim(), to,
                 port == null ? dev.usnet.tcp.app.AppConfig.DEFAULT_PORT : port.intValue(), count == null ? 0 : count,
                 duration == null ? 0 : duration, cc, noDelay, sndbuf == null ? 0 : sndbuf.intValue(),
-                rcvbuf == null ? 0 : rcvbuf.intValue(), m.where(), m.where("server"), m.where("to"), m.where("port"));
+                rcvbuf == null ? 0 : rcvbuf.intValue(), m.where(), m.where("server"), m.where("to"), m.where("port"),
+                trace == OFF ? null : trace);
         return switch (kind) {
             case "stream" -> new TopologySpec.TcpStream(c, write == null ? 64 * 1024 : write.intValue());
             case "rr" -> new TopologySpec.TcpRr(c, request == null ? 1 : request.intValue(),
                     response == null ? 1 : response.intValue());
             default -> new TopologySpec.TcpBurst(c, burst.intValue(), compute, ack == null ? 1 : ack.intValue(),
-                    write == null ? 64 * 1024 : write.intValue());
+                    write == null ? 64 * 1024 : write.intValue(), bursts == OFF ? null : bursts);
         };
+    }
+
+    /** {@code trace: false} (or {@code bursts: false}): read, and off. */
+    private static final TopologySpec.AppLog OFF = new TopologySpec.AppLog(null, null);
+
+    /**
+     * An app's log key ({@code trace:}, {@code bursts:}): {@code true} keeps it in memory, {@code false} is off
+     * ({@link #OFF}), anything else is a CSV file relative to the output directory. Null when absent or bad
+     * (reported).
+     */
+    private TopologySpec.AppLog appLog(YamlMap m, String key) {
+        String s = m.string(key);
+        if (s == null) {
+            return null;
+        }
+        String v = s.trim();
+        switch (v.toLowerCase(java.util.Locale.ROOT)) {
+            case "true", "yes", "on" -> {
+                return new TopologySpec.AppLog(null, m.where(key));
+            }
+            case "false", "no", "off" -> {
+                return OFF;
+            }
+            default -> { }
+        }
+        if (v.isEmpty() || v.startsWith("/") || v.endsWith("/") || java.util.Arrays.asList(v.split("/")).contains("..")) {
+            problems.add(m.where(key), "expected true, false or a file name relative to the output directory (like "
+                    + key + ".csv), got \"" + s + "\"");
+            return null;
+        }
+        return new TopologySpec.AppLog(v, m.where(key));
     }
 
     /** A size in bytes ({@code 1500}, {@code 64k}, {@code 1m}: link emulation's units) in {@code min..max}; null when absent or bad (reported). */

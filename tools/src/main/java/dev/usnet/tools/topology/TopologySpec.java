@@ -195,14 +195,25 @@ public record TopologySpec(String file, String name, long seed, Output output, L
      * emulation on its transmit side ({@code netem:}), kept as the {@code usnet.netem.<dev>.*} knobs it means.
      */
     public record Link(String name, Where where, Long mac, Integer mtu, boolean up, List<Addr> addresses,
-                       Boolean txChecksumming, List<Knob> netem) {
+                       Boolean txChecksumming, List<Knob> netem, Boolean gso) {
         public Link {
             netem = netem == null ? List.of() : List.copyOf(netem);
         }
 
         /** A link without link emulation. */
         public Link(String name, Where where, Long mac, Integer mtu, boolean up, List<Addr> addresses, Boolean txChecksumming) {
-            this(name, where, mac, mtu, up, addresses, txChecksumming, List.of());
+            this(name, where, mac, mtu, up, addresses, txChecksumming, List.of(), null);
+        }
+
+        /** A link with the device's own generic segmentation offload setting. */
+        public Link(String name, Where where, Long mac, Integer mtu, boolean up, List<Addr> addresses, Boolean txChecksumming,
+                    List<Knob> netem) {
+            this(name, where, mac, mtu, up, addresses, txChecksumming, netem, null);
+        }
+
+        /** This link with the gso and tx-checksumming offloads set ({@code ethtool -K DEV gso on tx on}). */
+        public Link withOffloads(boolean on) {
+            return new Link(name, where, mac, mtu, up, addresses, on, netem, on);
         }
     }
 
@@ -322,7 +333,25 @@ public record TopologySpec(String file, String name, long seed, Output output, L
      */
     public record TcpCommon(String server, Integer to, int port, long count, long durationNanos, String congestion,
                             Boolean noDelay, int sendBufferBytes, int receiveBufferBytes, Where where, Where serverWhere,
-                            Where toWhere, Where portWhere) {}
+                            Where toWhere, Where portWhere, AppLog trace) {
+
+        /** Without a cwnd trace. */
+        public TcpCommon(String server, Integer to, int port, long count, long durationNanos, String congestion,
+                         Boolean noDelay, int sendBufferBytes, int receiveBufferBytes, Where where, Where serverWhere,
+                         Where toWhere, Where portWhere) {
+            this(server, to, port, count, durationNanos, congestion, noDelay, sendBufferBytes, receiveBufferBytes, where,
+                    serverWhere, toWhere, portWhere, null);
+        }
+    }
+
+    /**
+     * A log an app keeps of its run ({@code trace:}, {@code bursts:}): in memory for the run's code to read, and,
+     * when {@code file} is not null, written as CSV into the output directory at the end.
+     *
+     * @param file relative to the output directory; null: kept in memory only ({@code trace: true})
+     * @param where where the key is
+     */
+    public record AppLog(String file, Where where) {}
 
     /** {@code kind: stream}: bulk transfer (netperf TCP_STREAM), {@code writeBytes} per write. */
     public record TcpStream(TcpCommon common, int writeBytes) implements TcpApp {
@@ -341,8 +370,13 @@ public record TopologySpec(String file, String name, long seed, Output output, L
     }
 
     /** {@code kind: burst}: MPI-like: a burst, the receiver's answer, compute time, repeat. */
-    public record TcpBurst(TcpCommon common, int burstBytes, long computeNanos, int ackBytes, int writeBytes)
-            implements TcpApp {
+    public record TcpBurst(TcpCommon common, int burstBytes, long computeNanos, int ackBytes, int writeBytes,
+                           AppLog bursts) implements TcpApp {
+        /** Without a per-burst log. */
+        public TcpBurst(TcpCommon common, int burstBytes, long computeNanos, int ackBytes, int writeBytes) {
+            this(common, burstBytes, computeNanos, ackBytes, writeBytes, null);
+        }
+
         @Override
         public String kind() {
             return "burst";

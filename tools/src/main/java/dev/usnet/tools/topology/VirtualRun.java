@@ -26,14 +26,28 @@ public final class VirtualRun {
     private VirtualRun() {}
 
     /** How long the run lasts on the virtual clock, its seed (null: the file's), and where captures go. */
-    public record Options(long durationNanos, Long seed, Path outDir) {}
+    public record Options(long durationNanos, Long seed, Path outDir, boolean endWhenAppsDone) {
+        /** Runs the whole duration. */
+        public Options(long durationNanos, Long seed, Path outDir) {
+            this(durationNanos, seed, outDir, false);
+        }
+
+        /**
+         * The same, but the run ends as soon as every TCP app is done (each client reached its count, bytes or
+         * duration and both ends closed), at most {@code durationNanos} after the start: for a run whose length
+         * is its apps' work. Only for topologies whose apps are all TCP apps (a ping or sender never ends).
+         */
+        public Options endingWhenAppsDone() {
+            return new Options(durationNanos, seed, outDir, true);
+        }
+    }
 
     /**
-     * The exit summary, the results, the histograms behind the results' latency percentiles, and how much
-     * virtual time took how much wall time.
+     * The exit summary, the results, how much virtual time took how much wall time, the apps (stopped), and
+     * the histograms behind the results' latency percentiles.
      */
-    public record RunResult(Daemon.Summary summary, Results results, RunHistograms histograms, long virtualNanos,
-                            long wallNanos) {
+    public record RunResult(Daemon.Summary summary, Results results, long virtualNanos, long wallNanos,
+                            List<Apps.App> apps, RunHistograms histograms) {
         /** Virtual seconds per wall second. */
         public double speed() {
             return wallNanos == 0 ? Double.POSITIVE_INFINITY : (double) virtualNanos / wallNanos;
@@ -60,18 +74,24 @@ public final class VirtualRun {
         Results results;
         RunHistograms histograms;
         Apps apps;
+        List<Path> logs;
         long virtual0 = vs.nanoTime();
         try {
             captures.open(t, topo, o.outDir(), 0);
             apps = Apps.of(topo);
             apps.start();
-            vs.runFor(o.durationNanos());
+            if (o.endWhenAppsDone()) {
+                runUntilAppsDone(vs, apps, virtual0 + o.durationNanos());
+            } else {
+                vs.runFor(o.durationNanos());
+            }
             try {
                 apps.stop();
             } catch (RuntimeException e) {
                 errors.add("stopping apps: " + e.getMessage());
             }
             vs.runFor(IN_FLIGHT_NANOS);
+            logs = o.outDir() == null ? List.of() : apps.writeLogs(o.outDir(), errors);
             counts = Daemon.Counts.of(apps, stacks);
             results = Results.collect(t.name(), "virtual", t.seed(), o.durationNanos() / 1e9, apps.list(), stacks,
                     new LinkedHashMap<>());
@@ -82,7 +102,7 @@ public final class VirtualRun {
         }
         long virtualNanos = vs.nanoTime() - virtual0;
         Map<Path, Long> caps = captures.close(errors);
-        Daemon.Summary s = new Daemon.Summary(counts.appLines(), List.of(), caps, stacks.size(), List.of(), errors,
+        Daemon.Summary s = new Daemon.Summary(counts.appLines(), logs, caps, stacks.size(), List.of(), errors,
                 counts.links(), counts.outcomes(), counts.drops(), counts.devices());
         long wall = System.nanoTime() - wall0;
         // What the wall clock measured: the only part of the results that differs between runs with one seed.
@@ -96,7 +116,26 @@ public final class VirtualRun {
             }
         }
         measured.put("app_cpu_ns", cpu);
-        return new RunResult(s, results, histograms, virtualNanos, wall);
+        return new RunResult(s, results, virtualNanos, wall, apps.list(), histograms);
+    }
+
+    /** Runs event by event until every TCP app is done or the clock reaches {@code end}. */
+    private static void runUntilAppsDone(VirtualScheduler vs, Apps apps, long end) {
+        List<Apps.TcpApp> tcp = new ArrayList<>();
+        for (Apps.App a : apps.list()) {
+            if (!(a instanceof Apps.TcpApp t)) {
+                throw new UsageException(a.label() + ": a run that ends when its apps are done takes TCP apps only");
+            }
+            tcp.add(t);
+        }
+        while (vs.nanoTime() < end && !tcp.stream().allMatch(Apps.TcpApp::isDone)) {
+            long next = vs.nextEventTime();
+            if (next < 0 || next > end) {
+                vs.runUntil(end);
+                return;
+            }
+            vs.runUntil(next);
+        }
     }
 
     /**

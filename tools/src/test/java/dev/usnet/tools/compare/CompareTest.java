@@ -44,7 +44,7 @@ class CompareTest {
                 routes: [default via 198.18.0.1]
                 apps:
                   - {kind: ping, to: 198.18.1.12, interval: 0.05}
-                  - {kind: stream, server: b, port: 5001, bytes: 256k}
+                  - {kind: stream, server: b, port: 5001, bytes: 256k, trace: true}
                   - {kind: rr, server: b, port: 5002, count: 100}
               b:
                 devices:
@@ -162,7 +162,8 @@ class CompareTest {
                         + " | COW bytes | " + cowBytes[0] + " | " + cowBytes[1] + " | ")) {
             assertTrue(report.contains(s), s + " not in\n" + report);
         }
-        List<String> pngs = List.of("latency-app-a.ping-0.png", "latency-app-a.rr-0.png", "latency-path-host_br0-hr2.png",
+        assertTrue(report.contains("![a.stream-0 cwnd](cwnd-a.stream-0.png)"), report);
+        List<String> pngs = List.of("cwnd-a.stream-0.png", "latency-app-a.ping-0.png", "latency-app-a.rr-0.png", "latency-path-host_br0-hr2.png",
                 "throughput.png", "cpu-model.png", "cpu-measured.png");
         for (String p : pngs) {
             assertPng(out.resolve(p));

@@ -50,6 +50,32 @@ class CreditBugExperimentTest {
     }
 
     @Test
+    void theDefaultsAreWhatTheTopologyFileSays() {
+        var d = CreditBugExperiment.Params.defaults();
+        assertEquals("credit-bug", d.topology().name());
+        assertEquals(List.of(KernelPreset.values()), d.kernels());
+        assertEquals(1, d.seed());
+        assertEquals(300, d.bursts());
+        assertEquals(2 << 20, d.burstBytes());
+        assertEquals(100_000_000L, d.computeNanos());
+        assertEquals(10_000_000_000L, d.rateBps());
+        assertEquals(10_000L, d.oneWayDelayNanos());
+        assertEquals(1000, d.queueLimit());
+        assertEquals(1000, d.hz());
+        assertEquals(false, d.gso());
+        // The preset and the options become knobs and app settings of the file, for both ends.
+        var t = CreditBugExperiment.topologyFor(SMALL.withKnobs(Map.of("usnet.tcp.ai", "per-ack")), KernelPreset.V3_19);
+        for (String ns : List.of("node1", "node2")) {
+            var knobs = t.namespace(ns).knobs().stream().map(k -> k.key() + "=" + k.value()).toList();
+            assertEquals("usnet.tcp.kernel=3.19", knobs.get(knobs.lastIndexOf("usnet.tcp.kernel=3.19")), ns);
+            assertTrue(knobs.indexOf("usnet.tcp.ai=per-ack") > knobs.lastIndexOf("usnet.tcp.kernel=3.19"), knobs.toString());
+        }
+        var host = t.namespace("host").knobs().stream().map(k -> k.key() + "=" + k.value()).toList();
+        assertTrue(host.contains("usnet.netem.veth2.rate=1000000000") && host.contains("usnet.netem.veth2.limit=100"),
+                host.toString());
+    }
+
+    @Test
     void everyBurstCompletesAndFilesAreWritten() throws Exception {
         for (var r : RESULTS.values()) {
             assertEquals(SMALL.bursts(), r.bursts().size(), r.kernel().label());

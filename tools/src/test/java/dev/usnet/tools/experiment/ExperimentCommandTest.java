@@ -108,6 +108,49 @@ class ExperimentCommandTest {
         assertTrue(jumpWith > 5 * jumpWithout, "one-ACK jump " + jumpWith + " with the 3.19 rule, " + jumpWithout + " without");
     }
 
+    /** The bundled examples/credit-bug.yaml, as a user would copy and edit it. */
+    private static String bundledYaml() throws Exception {
+        try (var in = CreditBugExperiment.class.getResourceAsStream(CreditBugExperiment.RESOURCE)) {
+            return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+    }
+
+    @Test
+    void anEditedCopyOfTheTopologyFileIsWhatRunsAndTheOptionsOverrideIt() throws Exception {
+        String yaml = bundledYaml().replace("burst_size: 2m", "burst_size: 100000").replace("count: 300", "count: 3")
+                .replace("compute: 100ms", "compute: 2ms").replace("rate: 10gbit, delay: 10us, limit: 1000",
+                        "rate: 1gbit, delay: 25us, limit: 200").replace("usnet.hz: 1000", "usnet.hz: 250");
+        Path f = tmp.resolve("edited.yaml");
+        Files.writeString(f, yaml);
+        Out o = run("experiment", "credit-bug", "--file", f.toString(), "--kernel", "4.3", "--out", tmp.resolve("o").toString());
+        assertEquals(0, o.code(), o.err());
+        assertTrue(o.out().startsWith("credit-bug: 3 bursts of 100000 bytes, 2.000 ms compute, CUBIC, link 1 Gbit/s, one-way"
+                + " delay 25.0 us, receive queue 200 frames, HZ 250, 1448-byte segments, seed 1\n"), o.out());
+        assertEquals(4, Files.readAllLines(tmp.resolve("o").resolve("bursts-4.3.csv")).size());
+        // Options override what the file says.
+        Out q = run("experiment", "credit-bug", "--file", f.toString(), "--kernel", "4.3", "--queue", "50", "--bursts", "2",
+                "--hz", "1000", "--seed", "9", "--out", tmp.resolve("q").toString());
+        assertEquals(0, q.code(), q.err());
+        assertTrue(q.out().startsWith("credit-bug: 2 bursts of 100000 bytes, 2.000 ms compute, CUBIC, link 1 Gbit/s, one-way"
+                + " delay 25.0 us, receive queue 50 frames, HZ 1000, 1448-byte segments, seed 9\n"), q.out());
+        assertEquals(3, Files.readAllLines(tmp.resolve("q").resolve("bursts-4.3.csv")).size());
+    }
+
+    @Test
+    void aBrokenTopologyFileIsRefusedWithItsLine() throws Exception {
+        Path f = tmp.resolve("broken.yaml");
+        Files.writeString(f, bundledYaml().replace("compute: 100ms", "compute: 100"));
+        Out o = run("experiment", "credit-bug", "--file", f.toString(), "--out", tmp.resolve("o").toString());
+        assertEquals(2, o.code());
+        assertTrue(o.err().contains(f + ":") && o.err().contains("namespaces.node1.apps[0].compute: '100' needs a unit"),
+                o.err());
+        Path noBurst = tmp.resolve("no-burst.yaml");
+        Files.writeString(noBurst, "namespaces:\n  a: {}\n");
+        Out n = run("experiment", "credit-bug", "--file", noBurst.toString(), "--out", tmp.resolve("n").toString());
+        assertEquals(2, n.code());
+        assertTrue(n.err().contains("needs a burst app"), n.err());
+    }
+
     private static String[] concat(String[] a, String... b) {
         String[] r = java.util.Arrays.copyOf(a, a.length + b.length);
         System.arraycopy(b, 0, r, a.length, b.length);
