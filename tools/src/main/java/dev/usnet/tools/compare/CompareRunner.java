@@ -74,8 +74,8 @@ final class CompareRunner {
     static final class RunFailed extends RuntimeException {
         final Planned planned;
 
-        RunFailed(Planned planned, RuntimeException cause) {
-            super(cause.getMessage(), cause);
+        RunFailed(Planned planned, Throwable cause) {
+            super(cause.getMessage() != null ? cause.getMessage() : cause.toString(), cause);
             this.planned = planned;
         }
     }
@@ -116,7 +116,8 @@ final class CompareRunner {
                 Outcome r;
                 try {
                     r = Outcome.of(VirtualRun.run(p.spec(), new VirtualRun.Options(durationNanos, p.seed(), runDir(out, p))));
-                } catch (RuntimeException e) {
+                } catch (RuntimeException | Error e) {
+                    // Recorded, not lost with the thread: the others stop taking runs and the caller says which failed.
                     failed.compareAndSet(null, new RunFailed(p, e));
                     return;
                 }
