@@ -12,13 +12,16 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.infra.BenchmarkParams;
 
 /**
  * Per-frame cost of the learning bridge forwarding a known unicast frame from one port to another:
  * {@code Device.receive} on port p1 → {@code Bridge.handleFrame} (source learning refresh, FDB lookup) →
- * {@code Device.transmit} on port p2 → a sink driver that frees the frame. Each operation also refills a
- * fresh pooled packet (14 header bytes written, see {@link Frames#refill}); {@link PacketRefillBench} measures
- * that alone.
+ * {@code Device.transmit} on port p2 → a sink driver that frees the frame. {@link #deliverToBridge}: the frame is
+ * for the bridge's own MAC instead: {@code Bridge.handleFrame} → local delivery (the {@code p1->br0} path
+ * recorded) → {@code Device.receive} on br0 → {@code l2Receive}, which drops its unhandled EtherType, the
+ * cheapest end of a local delivery. Each operation also refills a fresh pooled packet (14 header bytes written,
+ * see {@link Frames#refill}); {@link PacketRefillBench} measures that alone.
  */
 @State(Scope.Thread)
 public class BridgeForwardBench extends UsnetBench {
@@ -36,6 +39,12 @@ public class BridgeForwardBench extends UsnetBench {
     @Param({"false"})
     boolean viaBacklog;
 
+    /** The trial runs {@link #deliverToBridge}: frames for br0 itself, not for the host behind p2. */
+    private boolean local;
+
+    /** IEEE 802 local experimental EtherType: nothing in the stack handles it. */
+    static final int ETH_P_LOCAL_EXPERIMENTAL = 0x88b5;
+
     /** usnet.cpu.model for the namespace (with viaBacklog: each run charges its modelled cost). */
     @Param({"0"})
     int cpuModel;
@@ -49,9 +58,10 @@ public class BridgeForwardBench extends UsnetBench {
     private long invocations;
 
     @Setup(Level.Trial)
-    public void setup() {
-        // The clock starts at 1 s so receive stamps are non-zero and transmit records per-path latency, as in
-        // a running emulator; virtual time never advances here, so FDB entries never age out.
+    public void setup(BenchmarkParams params) {
+        local = params.getBenchmark().endsWith(".deliverToBridge");
+        // The clock starts at 1 s, as a running emulator's would be past its start; virtual time never advances
+        // here, so FDB entries never age out. Every forwarded frame records its path's latency.
         sched = new VirtualScheduler(1_000_000_000L);
         ns = new NetStack("bench-br", sched, 1);
         ns.knobs().set("usnet.cpu.model", Integer.toString(cpuModel));
@@ -71,8 +81,13 @@ public class BridgeForwardBench extends UsnetBench {
         p2.receive(Frames.refill(Frames.ethernetHeader(MAC_A, MAC_B, EthernetFrame.ETH_P_IP), frameSize));
         check(p1.frames == 1, "the learning frame from B was not flooded to p1");
 
-        template = Frames.ethernetHeader(MAC_B, MAC_A, EthernetFrame.ETH_P_IP);
-        verify();
+        template = local ? Frames.ethernetHeader(br.mac(), MAC_A, ETH_P_LOCAL_EXPERIMENTAL)
+                : Frames.ethernetHeader(MAC_B, MAC_A, EthernetFrame.ETH_P_IP);
+        if (local) {
+            verifyLocal();
+        } else {
+            verify();
+        }
     }
 
     /** One frame through the measured path, inspected at the sink: it must reach p2, unchanged, and be freed. */
@@ -91,8 +106,30 @@ public class BridgeForwardBench extends UsnetBench {
         check(ns.drops().total() == 0, "drops on the bridge path: " + ns.drops().snapshot());
     }
 
+    /** One frame for br0: received by it, dropped there as an unhandled EtherType, recorded as p1->br0. */
+    private void verifyLocal() {
+        long rx = br.stats().rxPackets;
+        forward();
+        check(br.stats().rxPackets == rx + 1, "the frame to br0's MAC did not reach br0");
+        check(p1.frames == 1 && p2.frames == 0, "the frame to br0's MAC went out of a port");
+        checkLocalIteration();
+    }
+
+    private void checkLocalIteration() {
+        long unhandled = ns.drops().get(dev.usnet.core.stats.DropReason.UNHANDLED_PROTO);
+        check(unhandled == invocations && ns.drops().total() == unhandled, "drops on the local path: " + ns.drops().snapshot());
+        long recorded = ns.latency().all().stream().filter(p -> p.name().equals("p1->br0"))
+                .mapToLong(dev.usnet.core.stats.LatencyPaths.Path::packets).sum();
+        check(recorded == invocations, "path p1->br0 recorded " + recorded + " of " + invocations + " frames");
+    }
+
     @Benchmark
     public void forwardKnownUnicast() {
+        forward();
+    }
+
+    @Benchmark
+    public void deliverToBridge() {
         forward();
     }
 
@@ -111,6 +148,11 @@ public class BridgeForwardBench extends UsnetBench {
     /** Every frame sent in during the iteration must have come out of p2, none dropped or flooded. */
     @TearDown(Level.Iteration)
     public void checkIteration() {
+        if (local) {
+            check(p1.frames == 1 && p2.frames == 0, "frames to br0 went out of a port");
+            checkLocalIteration();
+            return;
+        }
         check(p2.frames == invocations, "p2 got " + p2.frames + " frames for " + invocations + " sent");
         check(p1.frames == 1, "frames were flooded back to p1");
         check(ns.drops().total() == 0, "drops on the bridge path: " + ns.drops().snapshot());

@@ -306,12 +306,18 @@ public final class Bridge extends Device implements RxHandler {
         };
     }
 
-    /** br_pass_frame_up: the frame is for the bridge device's own stack. */
+    /**
+     * br_pass_frame_up: the frame is for the bridge device's own stack. Its way from the port to here is the
+     * bridge's part of its forwarding, recorded as the path {@code port->bridge} (e.g. {@code hb1->br0}) before
+     * the bridge device's receive stamps it again for what its stack does next (a routed {@code br0->hr3}).
+     */
     private void passUp(Packet p) {
+        NetStack s = stack();
         if (!isUp()) {
-            stack().drop(p, DropReason.DEV_DOWN);
+            s.drop(p, DropReason.DEV_DOWN);
             return;
         }
+        recordPath(p, s, s.now());
         receive(p);
     }
 

@@ -228,10 +228,7 @@ public abstract class Device {
             completeChecksum(p, s);
         }
         long now = s.now();
-        Device in = p.dev();
-        if (in != null && in != this && in.stack == s && p.rxTimeNanos() != 0) {
-            s.latency().path(in.ifindex, ifindex, in.name, name).record(now - p.rxTimeNanos(), p.length(), p.cowBytes());
-        }
+        recordPath(p, s, now);
         DevConf c = conf;
         NetemParams np = c == null ? null : c.netem;
         LinkEmulation ne = netem;
@@ -247,6 +244,21 @@ public abstract class Device {
             }
         }
         send(p, now);
+    }
+
+    /**
+     * A packet received on another device of this namespace leaves through this one: its forwarding latency
+     * (receive stamp to now), size and copy-on-write bytes go to the path {@code in->this}. Routed and bridged
+     * packets reach {@link #transmit} this way; a bridge also calls it for a frame it delivers to its own stack.
+     * The receive stamp is set with the device ({@link #receive}), so a device, not a non-zero stamp, tells a
+     * received packet from a local one: in virtual time the first packets are received at time 0. Allocates
+     * nothing once the path exists.
+     */
+    protected final void recordPath(Packet p, NetStack s, long now) {
+        Device in = p.dev();
+        if (in != null && in != this && in.stack == s) {
+            s.latency().path(in.ifindex, ifindex, in.name, name).record(now - p.rxTimeNanos(), p.length(), p.cowBytes());
+        }
     }
 
     /** After the qdisc: taps see the frame (dev_queue_xmit_nit), it is counted and handed to the driver. */

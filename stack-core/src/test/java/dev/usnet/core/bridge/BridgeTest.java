@@ -200,4 +200,28 @@ class BridgeTest {
             assertEquals(2, r.br.stats().rxPackets);
         }
     }
+
+    @Test
+    void everyBridgedWayIsAForwardingPathFromTheFirstFrameOnIncludingDeliveryToTheBridgeItself() {
+        try (Rig r = new Rig()) {
+            // Virtual time 0: the frames are stamped 0 on receive, and are forwarded all the same.
+            assertEquals(0, r.net.sched.nanoTime());
+            r.send(r.p1, A, MacAddr.BROADCAST, 60);
+            r.send(r.p2, B, A, 100);
+            r.send(r.p1, A, r.br.mac(), 80);
+            assertEquals(0, r.net.sched.nanoTime());
+            var paths = r.ns.latency().all();
+            // In the order they first carried a packet: the flood's copies to p2 and p3, its own copy up to br0.
+            assertEquals(java.util.List.of("p1->p2", "p1->p3", "p1->br0", "p2->p1"),
+                    paths.stream().map(dev.usnet.core.stats.LatencyPaths.Path::name).toList());
+            var up = paths.get(2);
+            assertEquals(2, up.packets(), "the broadcast and the frame to br0's MAC");
+            assertEquals(r.br.stats().rxPackets, up.packets());
+            assertEquals(r.br.stats().rxBytes, up.bytes());
+            assertEquals(2, up.snapshot().getTotalCount());
+            assertEquals(1, paths.get(3).packets());
+            assertEquals(r.p1.dutEnd.stats().txBytes, paths.get(3).bytes());
+            assertEquals(1, paths.get(0).packets());
+        }
+    }
 }

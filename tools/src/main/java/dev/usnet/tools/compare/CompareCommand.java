@@ -30,7 +30,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "compare", mixinStandardHelpOptions = true,
         description = {"Run the topology in FILE once per combination of the --vary and --param values (times --seeds),"
-                + " in virtual time, and put the runs side by side in DIR: every run's results in one JSON file,"
+                + " in virtual time (or real time), and put the runs side by side in DIR: every run's results in one JSON file,"
                 + " a Markdown report with a table per app, path and namespace (a row per variant, the one that"
                 + " differs most from the first in bold) and PNG charts (latency percentile curves, throughput and"
                 + " CPU bars). See docs/topology.md.",
@@ -66,11 +66,12 @@ public final class CompareCommand implements Callable<Integer> {
             + " seed:, else 1")
     Long seed;
 
-    @Option(names = "--duration", paramLabel = "S", description = "virtual seconds per run (default: ${DEFAULT-VALUE})")
+    @Option(names = "--duration", paramLabel = "S", description = "seconds per run, on the run's clock (default:"
+            + " ${DEFAULT-VALUE})")
     double duration = 5;
 
     @Option(names = "--clock", paramLabel = "virtual|real", description = "virtual (default): deterministic, as fast as"
-            + " the CPU allows; real: not in this version")
+            + " the CPU allows; real: each run as usnet run --duration S runs it, one at a time")
     String clock = "virtual";
 
     @Option(names = "--jobs", paramLabel = "J", description = "runs at once, each on its own thread (default: 1);"
@@ -100,9 +101,10 @@ public final class CompareCommand implements Callable<Integer> {
         if (!clock.equals("virtual") && !clock.equals("real")) {
             throw new UsageException("--clock must be virtual or real, got " + clock);
         }
-        if (clock.equals("real")) {
-            throw new UsageException("--clock real: not yet: a real-time run does not produce results in this version;"
-                    + " compare in virtual time (the default)");
+        boolean real = clock.equals("real");
+        if (real && jobs > 1) {
+            throw new UsageException("--jobs " + jobs + " with --clock real: runs at once would share the CPU and measure"
+                    + " each other; real-time runs go one at a time");
         }
         if (!(warmUp >= 0 && warmUp <= 31_536_000)) {
             throw new UsageException("--warm-up must be 0 or a positive number of seconds, got " + warmUp);
@@ -157,7 +159,9 @@ public final class CompareCommand implements Callable<Integer> {
             }
             try {
                 TopologyFile.Checked c = loader.load(v);
-                VirtualRun.refuseExternalDevices(c.spec());
+                if (!real) {
+                    VirtualRun.refuseExternalDevices(c.spec());
+                }
                 loaded.put(v.group(), c);
                 warnings.addAll(c.warnings());
             } catch (TopologyException ex) {
@@ -191,20 +195,36 @@ public final class CompareCommand implements Callable<Integer> {
                 plan.size(), MetricTable.format(duration), Math.min(jobs, plan.size()));
         e.flush();
         List<CompareRunner.Run> done;
+        long nanos = Math.round(duration * 1e9);
+        RealClockRun realRun = real ? new RealClockRun(nanos) : null;
         try {
             if (warmUp > 0) {
                 double w = Math.min(warmUp, duration);
-                VirtualRun.RunResult r = CompareRunner.warmUp(plan.getFirst(), Math.round(w * 1e9), out);
-                e.printf(java.util.Locale.ROOT, "usnet: compare: warm-up (the baseline for %s virtual seconds, not"
-                        + " counted): %.1f s wall%n", MetricTable.format(w), r.wallNanos() / 1e9);
+                long wn = Math.round(w * 1e9);
+                CompareRunner.Outcome r;
+                if (real) {
+                    try (RealClockRun rw = new RealClockRun(wn)) {
+                        r = CompareRunner.warmUp(plan.getFirst(), rw, out);
+                    }
+                } else {
+                    r = CompareRunner.warmUp(plan.getFirst(), CompareRunner.virtual(wn), out);
+                }
+                e.printf(java.util.Locale.ROOT, "usnet: compare: warm-up (the baseline for %s %s seconds, not"
+                        + " counted): %.1f s wall%n", MetricTable.format(w), clock, r.wallNanos() / 1e9);
                 e.flush();
             }
-            done = CompareRunner.run(plan, jobs, Math.round(duration * 1e9), out, e);
+            done = CompareRunner.run(plan, jobs, real ? realRun : CompareRunner.virtual(nanos), out, e);
         } catch (CompareRunner.RunFailed ex) {
+            if (realRun != null) {
+                realRun.close();
+            }
             e.println("usnet: compare: the run of #" + (ex.planned.variant().group() + 1) + " (" + ex.planned.variant().label()
                     + ", seed " + ex.planned.seed() + ") failed: " + ex.getMessage());
             return ex.getCause() instanceof UsageException || ex.getCause() instanceof TopologyException
                     ? Usnet.EXIT_USAGE : 1;
+        }
+        if (realRun != null) {
+            realRun.close();
         }
         Path results = out.resolve("results.json");
         List<Path> written;

@@ -58,7 +58,7 @@ final class CompareReport {
         b.append("# usnet compare: ").append(first.topology()).append("\n\n");
         b.append("```\n").append(commandLine).append("\n```\n\n");
         List<Long> seedList = groups.getFirst().stream().map(r -> r.result().results().seed()).toList();
-        b.append(String.format(Locale.ROOT, "%s, %s virtual seconds per run, clock %s; %d variant%s × %d seed%s (%s) = %d runs.",
+        b.append(String.format(Locale.ROOT, "%s, %s seconds per run, clock %s; %d variant%s × %d seed%s (%s) = %d runs.",
                 file, MetricTable.format(durationSeconds), first.clock(), groups.size(), groups.size() == 1 ? "" : "s",
                 seeds, seeds == 1 ? "" : "s", join(seedList), groups.size() * seeds));
         b.append(seeds > 1 ? " Each cell is the median over the seeds, with min–max in parentheses when they differ."

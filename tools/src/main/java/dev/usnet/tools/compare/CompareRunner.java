@@ -36,18 +36,18 @@ final class CompareRunner {
     record Outcome(Results results, RunHistograms histograms, Map<String, ComparePlots.CwndSeries> cwnd,
                    long clockNanos, long wallNanos) {
         static Outcome of(VirtualRun.RunResult r) {
-            return new Outcome(r.results(), r.histograms(), cwnd(r), r.virtualNanos(), r.wallNanos());
+            return new Outcome(r.results(), r.histograms(), cwnd(r.apps(), r.results()), r.virtualNanos(), r.wallNanos());
         }
 
         /**
          * Per TCP app (by its results name) whose entry has {@code trace:}, its client's congestion window
          * against milliseconds since the client started; the trace itself is not kept.
          */
-        private static Map<String, ComparePlots.CwndSeries> cwnd(VirtualRun.RunResult r) {
+        static Map<String, ComparePlots.CwndSeries> cwnd(List<Apps.App> apps, Results results) {
             Map<String, ComparePlots.CwndSeries> out = new LinkedHashMap<>();
-            for (int i = 0; i < r.apps().size(); i++) {
-                if (r.apps().get(i) instanceof Apps.TcpApp t && t.trace() != null && t.trace().rows() > 0) {
-                    String name = (String) r.results().apps().get(i).get("name");
+            for (int i = 0; i < apps.size(); i++) {
+                if (apps.get(i) instanceof Apps.TcpApp t && t.trace() != null && t.trace().rows() > 0) {
+                    String name = (String) results.apps().get(i).get("name");
                     TcpTrace tr = t.trace();
                     double[] ms = new double[tr.rows()];
                     long[] cwnd = new long[tr.rows()];
@@ -65,6 +65,17 @@ final class CompareRunner {
         double speed() {
             return wallNanos == 0 ? Double.POSITIVE_INFINITY : (double) clockNanos / wallNanos;
         }
+    }
+
+    /** How one planned variant is run, writing its files into {@code dir}. */
+    @FunctionalInterface
+    interface RunOne {
+        Outcome run(Planned p, Path dir) throws Exception;
+    }
+
+    /** In virtual time, for {@code durationNanos} on the virtual clock. */
+    static RunOne virtual(long durationNanos) {
+        return (p, dir) -> Outcome.of(VirtualRun.run(p.spec(), new VirtualRun.Options(durationNanos, p.seed(), dir)));
     }
 
     /** A finished run. */
@@ -86,24 +97,24 @@ final class CompareRunner {
     }
 
     /**
-     * Runs {@code p} for {@code nanos} of virtual time and drops the result: the JIT compiles the data path on
+     * Runs {@code p} once and drops the result: the JIT compiles the data path on
      * it, so the measured CPU and wall time of the runs that count are not charged with compilation (which
      * would otherwise fall on whichever variants run first). Its captures go to {@code runs/warm-up}.
      */
-    static VirtualRun.RunResult warmUp(Planned p, long nanos, Path out) {
+    static Outcome warmUp(Planned p, RunOne one, Path out) {
         try {
-            return VirtualRun.run(p.spec(), new VirtualRun.Options(nanos, p.seed(), out.resolve("runs").resolve("warm-up")));
-        } catch (RuntimeException e) {
+            return one.run(p, out.resolve("runs").resolve("warm-up"));
+        } catch (Exception | Error e) {
             throw new RunFailed(p, e);
         }
     }
 
     /**
-     * Runs every planned variant for {@code durationNanos} of virtual time and returns them in plan order,
+     * Runs every planned variant with {@code one} and returns them in plan order,
      * printing one progress line per finished run (with the estimated time left) to {@code progress}.
      * Throws {@link RunFailed} for the first run that threw, after the runs under way have ended.
      */
-    static List<Run> run(List<Planned> plan, int jobs, long durationNanos, Path out, PrintWriter progress)
+    static List<Run> run(List<Planned> plan, int jobs, RunOne one, Path out, PrintWriter progress)
             throws InterruptedException {
         Run[] done = new Run[plan.size()];
         AtomicInteger next = new AtomicInteger();
@@ -115,8 +126,8 @@ final class CompareRunner {
                 Planned p = plan.get(i);
                 Outcome r;
                 try {
-                    r = Outcome.of(VirtualRun.run(p.spec(), new VirtualRun.Options(durationNanos, p.seed(), runDir(out, p))));
-                } catch (RuntimeException | Error e) {
+                    r = one.run(p, runDir(out, p));
+                } catch (Exception | Error e) {
                     // Recorded, not lost with the thread: the others stop taking runs and the caller says which failed.
                     failed.compareAndSet(null, new RunFailed(p, e));
                     return;

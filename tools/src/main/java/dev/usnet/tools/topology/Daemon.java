@@ -2,7 +2,6 @@ package dev.usnet.tools.topology;
 
 import dev.usnet.core.device.Device;
 import dev.usnet.core.stack.NetStack;
-import dev.usnet.core.stats.LatencyPaths;
 import dev.usnet.core.time.RealTimeScheduler;
 import dev.usnet.core.time.Scheduler;
 import dev.usnet.ns.NetNamespace;
@@ -11,6 +10,7 @@ import dev.usnet.tap.TapWarmUp;
 import dev.usnet.tap.TunException;
 import dev.usnet.tcp.app.Outcome;
 import dev.usnet.tools.UsageException;
+import dev.usnet.tools.results.Results;
 import dev.usnet.tools.report.DeviceTable;
 import dev.usnet.tools.report.DropTable;
 import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
@@ -21,19 +21,15 @@ import dev.usnet.tools.topology.TopologySpec.Tap;
 import io.netty.channel.IoEventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.local.LocalIoHandler;
-import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import org.HdrHistogram.Histogram;
 
 /**
  * A topology running in real time: namespaces on a small group of Netty event loops (one loop per namespace,
@@ -123,7 +119,7 @@ public final class Daemon implements AutoCloseable {
     private final List<String> kernelCreated = new ArrayList<>();
     private final List<OpenedTap> taps = new ArrayList<>();
     private final Captures captures = new Captures();
-    private final List<Path> histogramFiles = new ArrayList<>();
+    private final HistogramFiles histograms;
     private volatile TapWarmUp.Result warmUp;
     private IoEventLoopGroup group;
     private Topology topology;
@@ -131,6 +127,10 @@ public final class Daemon implements AutoCloseable {
     private Apps apps;
     private ScheduledExecutorService ticker;
     private Summary summary;
+    private Results results;
+    /** When {@link #start} began, and when the apps were started (System.nanoTime), for the results. */
+    private final long startedNanos = System.nanoTime();
+    private long appsStartedNanos;
 
     private final Startup startup;
 
@@ -139,6 +139,7 @@ public final class Daemon implements AutoCloseable {
         this.options = options;
         this.providers = providers;
         this.startup = startup;
+        this.histograms = new HistogramFiles(spec, options.outDir());
     }
 
     /**
@@ -185,6 +186,15 @@ public final class Daemon implements AutoCloseable {
 
     public Path outDir() {
         return options.outDir;
+    }
+
+    /**
+     * The run's results (docs/results.md, clock {@code real}), taken by {@link #stop()} once the apps had stopped
+     * and completed with its wall time; null before the stop, or when the start ended before the apps ran.
+     * {@code duration_s} is how long the apps ran: from their start to the stop, as measured.
+     */
+    public synchronized Results results() {
+        return results;
     }
 
     private void preflight() {
@@ -340,9 +350,10 @@ public final class Daemon implements AutoCloseable {
         captures.open(spec, topology, options.outDir, System.currentTimeMillis() * 1_000_000L - System.nanoTime());
         stopIfRequested("before starting the apps");
         apps = Apps.of(topology);
+        appsStartedNanos = System.nanoTime();
         apps.start();
         double iv = spec.output().histogramIntervalSeconds();
-        if (iv > 0 && hasHistograms()) {
+        if (iv > 0 && histograms.anyNamespace()) {
             ticker = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "usnet-histograms");
                 t.setDaemon(true);
@@ -358,10 +369,6 @@ public final class Daemon implements AutoCloseable {
         return captures.flush();
     }
 
-    private boolean hasHistograms() {
-        return spec.namespaces().stream().anyMatch(Ns::histograms);
-    }
-
     private void writeHistogramsQuietly() {
         try {
             writeHistograms();
@@ -371,67 +378,14 @@ public final class Daemon implements AutoCloseable {
     }
 
     /**
-     * Writes the latency histograms of every namespace with {@code histograms: true} (forwarding paths and
-     * its pings' round-trip times), and those of the TCP apps whose client has finished (rr: transaction
-     * latency, burst: completion time; whatever the namespace's {@code histograms:}), as .hgrm percentile
-     * files, replacing earlier ones atomically. Returns the files written.
+     * Writes the latency histograms ({@link HistogramFiles#write}): those of every namespace with
+     * {@code histograms: true} and of the TCP apps whose client has finished. Returns the files written.
      */
     public synchronized List<Path> writeHistograms() {
-        List<Path> written = new ArrayList<>();
         if (topology == null) {
-            return written;
+            return new ArrayList<>();
         }
-        if (apps != null) {
-            for (Apps.App a : apps.list()) {
-                if (a instanceof Apps.TcpApp) {
-                    Histogram h = a.histogram();
-                    if (h != null) {
-                        written.add(writeHgrm(a.histogramName(), h));
-                    }
-                }
-            }
-        }
-        for (Ns ns : spec.namespaces()) {
-            if (!ns.histograms()) {
-                continue;
-            }
-            NetStack s = stacks.stream().filter(x -> x.name().equals(ns.name())).findFirst().orElse(null);
-            if (s == null) {
-                continue;
-            }
-            for (LatencyPaths.Path p : s.latency().all()) {
-                written.add(writeHgrm(ns.name() + "." + p.name().replace("->", "-to-"), p.snapshot()));
-            }
-            if (apps != null) {
-                for (Apps.App a : apps.list()) {
-                    if (!(a instanceof Apps.TcpApp) && a.namespace().equals(ns.name()) && a.histogram() != null) {
-                        written.add(writeHgrm(a.histogramName(), a.histogram()));
-                    }
-                }
-            }
-        }
-        for (Path p : written) {
-            if (!histogramFiles.contains(p)) {
-                histogramFiles.add(p);
-            }
-        }
-        return written;
-    }
-
-    private Path writeHgrm(String base, Histogram h) {
-        Path f = options.outDir.resolve(base.replaceAll("[^A-Za-z0-9_.-]", "_") + ".hgrm");
-        Path tmp = f.resolveSibling(f.getFileName() + ".tmp");
-        try {
-            Files.createDirectories(options.outDir);
-            try (PrintStream ps = new PrintStream(Files.newOutputStream(tmp))) {
-                // Values are nanoseconds; the file reports microseconds.
-                h.outputPercentileDistribution(ps, 1000.0);
-            }
-            Files.move(tmp, f, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        } catch (IOException e) {
-            throw new UsageException("cannot write " + f + ": " + e.getMessage(), e);
-        }
-        return f;
+        return histograms.write(stacks, apps);
     }
 
     /**
@@ -444,6 +398,7 @@ public final class Daemon implements AutoCloseable {
             return summary;
         }
         List<String> errors = new ArrayList<>();
+        long stopping = System.nanoTime();
         if (ticker != null) {
             ticker.shutdownNow();
         }
@@ -466,6 +421,10 @@ public final class Daemon implements AutoCloseable {
         int usnetNs = stacks.size();
         // Before the namespaces go: deleting them takes their devices away.
         Counts counts = Counts.of(apps, stacks);
+        if (apps != null) {
+            results = Results.collect(spec.name(), "real", spec.seed(), (stopping - appsStartedNanos) / 1e9, apps.list(),
+                    stacks, new LinkedHashMap<>());
+        }
         if (topology != null) {
             try {
                 topology.close();
@@ -497,10 +456,15 @@ public final class Daemon implements AutoCloseable {
                 errors.add("deleting kernel namespace " + k + ": " + e.getMessage() + " (delete it with: ip netns del " + k + ")");
             }
         }
-        List<Path> written = new ArrayList<>(histogramFiles);
+        List<Path> written = new ArrayList<>(histograms.files());
         written.addAll(logs);
         summary = new Summary(counts.appLines(), List.copyOf(written), caps, usnetNs, deleted, errors, counts.links(),
                 counts.outcomes(), counts.drops(), counts.devices());
+        if (results != null) {
+            // As in virtual time: the run from the start of the build to the end of the teardown.
+            results.measured().put("wall_s", Results.seconds(System.nanoTime() - startedNanos));
+            results.measured().put("app_cpu_ns", RunResults.appCpuNanos(apps, results));
+        }
         return summary;
     }
 

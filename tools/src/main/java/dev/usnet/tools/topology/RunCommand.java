@@ -82,8 +82,8 @@ public final class RunCommand implements Callable<Integer> {
             + " default: the file's seed:, else 1")
     Long seed;
 
-    @Option(names = "--results", paramLabel = "FILE.json", description = "write the run's results as JSON (docs/results.md);"
-            + " with --clock virtual")
+    @Option(names = "--results", paramLabel = "FILE.json", description = "write the run's results as JSON (docs/results.md)"
+            + " when it stops, after the apps")
     Path results;
 
     /** Exit code of a run that built, ran and cleaned up, but in which at least one app failed. */
@@ -98,9 +98,6 @@ public final class RunCommand implements Callable<Integer> {
         }
         if (!clock.equals("real") && !clock.equals("virtual")) {
             throw new UsageException("--clock must be real or virtual, got " + clock);
-        }
-        if (results != null && !clock.equals("virtual")) {
-            throw new UsageException("--results needs --clock virtual in this version");
         }
         if (threads != null && (threads < 1 || threads > 256)) {
             throw new UsageException("--threads must be 1..256, got " + threads);
@@ -133,8 +130,8 @@ public final class RunCommand implements Callable<Integer> {
         if (clock.equals("virtual")) {
             return VirtualCommand.run(t, dir, duration, seed, results, allowAppFailures, o, e);
         }
-        if (!t.expectations().isEmpty()) {
-            e.println("usnet: warning: expect: is evaluated in --clock virtual runs only in this version; ignored here");
+        if (seed != null) {
+            t = t.withSeed(seed);
         }
         int n = threads != null ? threads : Math.min(t.namespaces().size(), 4);
         CountDownLatch stop = new CountDownLatch(1);
@@ -226,7 +223,7 @@ public final class RunCommand implements Callable<Integer> {
             if (signalled.get()) {
                 o.println("usnet: stopping on signal");
             }
-            int code = report(d.stop(), dir, allowAppFailures, o, e);
+            int code = finish(d, dir, t, o, e);
             exit.set(code);
             return code;
         } finally {
@@ -243,6 +240,24 @@ public final class RunCommand implements Callable<Integer> {
                 }
             }
         }
+    }
+
+    /**
+     * Stops the daemon, then as in virtual time: the results file, the report, the expectations. Returns the exit
+     * code: 2 when the results file could not be written, else 1 when an app failed (without --allow-app-failures)
+     * or an expectation did not hold, else 0.
+     */
+    private int finish(Daemon d, Path dir, TopologySpec t, PrintWriter o, PrintWriter e) {
+        Daemon.Summary s = d.stop();
+        var r = d.results();
+        boolean written = results == null || RunResults.write(r, results, o, e);
+        int code = report(s, dir, allowAppFailures, o, e);
+        if (!RunResults.expectations(t.expectations(), r, o, e)) {
+            code = EXIT_APPS_FAILED;
+        }
+        o.flush();
+        e.flush();
+        return written ? code : Usnet.EXIT_USAGE;
     }
 
     private static String count(int n, String what) {

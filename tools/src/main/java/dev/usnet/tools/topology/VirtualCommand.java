@@ -4,7 +4,6 @@ import dev.usnet.tools.UsageException;
 import dev.usnet.tools.Usnet;
 import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Locale;
 
 /** The {@code --clock virtual} part of {@code usnet run}: a {@link VirtualRun}, then the same exit report as real time. */
@@ -26,34 +25,16 @@ final class VirtualCommand {
             ex.errors().forEach(s -> e.println("usnet: " + s));
             return Usnet.EXIT_USAGE;
         }
-        if (resultsFile != null) {
-            try {
-                r.results().write(resultsFile);
-                o.println("usnet: wrote results to " + resultsFile);
-            } catch (java.io.IOException ex) {
-                e.println("usnet: cannot write results " + resultsFile + ": " + ex.getMessage());
-                return Usnet.EXIT_USAGE;
-            }
-        }
+        // An unwritable results file is a usage error (exit 2), but the report and the expectations still follow.
+        boolean written = resultsFile == null || RunResults.write(r.results(), resultsFile, o, e);
         int code = RunCommand.report(r.summary(), dir, allowAppFailures, o, e);
         o.printf(Locale.ROOT, "usnet: virtual time %.3f s in %.3f s of wall time (%.1fx)%n", r.virtualNanos() / 1e9,
                 r.wallNanos() / 1e9, r.speed());
-        List<Expectation> ex = t.expectations();
-        if (!ex.isEmpty()) {
-            int held = 0;
-            for (Expectation x : ex) {
-                java.math.BigDecimal v = x.actual(r.results());
-                if (x.holds(v)) {
-                    held++;
-                } else {
-                    e.println("usnet: expect failed: " + x.where().file() + ":" + x.where().line() + ": " + x.text()
-                            + " (was " + (v == null ? "absent from the run" : v.stripTrailingZeros().toPlainString()) + ")");
-                }
-            }
-            o.println("usnet: " + held + " of " + ex.size() + " expectations held");
-            if (held < ex.size()) {
-                code = RunCommand.EXIT_APPS_FAILED;
-            }
+        if (!RunResults.expectations(t.expectations(), r.results(), o, e)) {
+            code = RunCommand.EXIT_APPS_FAILED;
+        }
+        if (!written) {
+            code = Usnet.EXIT_USAGE;
         }
         o.flush();
         return code;

@@ -69,10 +69,11 @@ public final class VirtualRun {
         Topology topo = TopologyBuilder.build(t, n -> vs, TopologyBuilder.ExternalDevices.placeholders());
         List<NetStack> stacks = topo.namespaces().stream().map(NetNamespace::stack).toList();
         Captures captures = new Captures();
+        HistogramFiles histograms = new HistogramFiles(t, o.outDir());
         List<String> errors = new ArrayList<>();
         Daemon.Counts counts;
         Results results;
-        RunHistograms histograms;
+        RunHistograms latencies;
         Apps apps;
         List<Path> logs;
         long virtual0 = vs.nanoTime();
@@ -92,31 +93,33 @@ public final class VirtualRun {
             }
             vs.runFor(IN_FLIGHT_NANOS);
             logs = o.outDir() == null ? List.of() : apps.writeLogs(o.outDir(), errors);
+            // Once, at the end: histogram_interval and SIGUSR1 are for watching a daemon, which a virtual run is not.
+            try {
+                histograms.write(stacks, apps);
+            } catch (RuntimeException e) {
+                errors.add(e.getMessage());
+            }
             counts = Daemon.Counts.of(apps, stacks);
             results = Results.collect(t.name(), "virtual", t.seed(), o.durationNanos() / 1e9, apps.list(), stacks,
                     new LinkedHashMap<>());
-            histograms = RunHistograms.collect(results, apps.list(), stacks);
+            latencies = RunHistograms.collect(results, apps.list(), stacks);
         } finally {
             captures.untap();
             topo.close();
         }
         long virtualNanos = vs.nanoTime() - virtual0;
         Map<Path, Long> caps = captures.close(errors);
-        Daemon.Summary s = new Daemon.Summary(counts.appLines(), logs, caps, stacks.size(), List.of(), errors,
+        List<Path> written = new ArrayList<>(histograms.files());
+        written.addAll(logs);
+        Daemon.Summary s = new Daemon.Summary(counts.appLines(), List.copyOf(written), caps, stacks.size(), List.of(), errors,
                 counts.links(), counts.outcomes(), counts.drops(), counts.devices());
         long wall = System.nanoTime() - wall0;
         // What the wall clock measured: the only part of the results that differs between runs with one seed.
         Map<String, Object> measured = results.measured();
         measured.put("wall_s", Results.seconds(wall));
         measured.put("virtual_s", Results.seconds(virtualNanos));
-        Map<String, Object> cpu = new LinkedHashMap<>();
-        for (int i = 0; i < apps.list().size(); i++) {
-            if (apps.list().get(i) instanceof Apps.TcpApp a && a.client().result() != null) {
-                cpu.put((String) results.apps().get(i).get("name"), a.client().result().cpuNanos());
-            }
-        }
-        measured.put("app_cpu_ns", cpu);
-        return new RunResult(s, results, virtualNanos, wall, apps.list(), histograms);
+        measured.put("app_cpu_ns", RunResults.appCpuNanos(apps, results));
+        return new RunResult(s, results, virtualNanos, wall, apps.list(), latencies);
     }
 
     /** Runs event by event until every TCP app is done or the clock reaches {@code end}. */

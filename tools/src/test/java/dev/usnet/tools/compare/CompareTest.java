@@ -233,6 +233,30 @@ class CompareTest {
     }
 
     @Test
+    void inRealTimeEachVariantRunsAsTheDaemonWithItsKnob(@TempDir Path tmp) throws IOException {
+        Path out = tmp.resolve("out");
+        Result r = compare(topology(tmp).toString(), "--vary", COW, "--clock", "real", "--duration", "0.5", "--warm-up", "0",
+                "--out", out.toString());
+        assertEquals(0, r.code(), r.out() + r.err());
+        JsonNode vs = new ObjectMapper().readTree(out.resolve("results.json").toFile()).path("variants");
+        assertEquals(2, vs.size());
+        long[] cow = new long[2];
+        for (int i = 0; i < 2; i++) {
+            JsonNode res = vs.get(i).path("results");
+            assertEquals("real", res.path("clock").asText());
+            String policy = i == 0 ? "full-copy" : "head-copy";
+            assertEquals(policy, vs.get(i).path("vary").path("host:usnet.forward.cow").asText());
+            assertEquals(policy, res.path("knobs").path("host").path("usnet.forward.cow").asText());
+            cow[i] = res.path("namespaces").get(0).path("cow_bytes").asLong();
+            assertTrue(res.path("apps").get(0).path("ops").asLong() >= 5, res.path("apps").toString());
+        }
+        assertTrue(cow[0] > 10 * cow[1] && cow[1] > 0, cow[0] + " vs " + cow[1]);
+        String report = Files.readString(out.resolve("report.md"));
+        assertTrue(report.contains("0.5 seconds per run, clock real;"), report);
+        CompareTest.assertPng(out.resolve("latency-app-a.ping-0.png"));
+    }
+
+    @Test
     void badKeysAndValuesAreErrorsBeforeAnythingRuns(@TempDir Path tmp) throws IOException {
         Path f = topology(tmp);
         Path out = tmp.resolve("out");
@@ -253,7 +277,8 @@ class CompareTest {
                 {"--vary", "usnet.forward.cow", "--vary usnet.forward.cow: expected [NS:]KEY=V1,V2,..."},
                 {"--vary", "usnet.forward.cow=a,,b", "--vary usnet.forward.cow=a,,b: empty value"},
                 {"--vary", "usnet.forward.cow=full-copy,full-copy", "value 'full-copy' is given twice"},
-                {"--clock", "real", "--clock real: not yet"},
+                {"--clock", "real", "--jobs", "2", "--jobs 2 with --clock real: runs at once would share the CPU"},
+                {"--clock", "wall", "--clock must be virtual or real, got wall"},
                 {"--jobs", "0", "--jobs must be 1..256, got 0"},
                 {"--warm-up", "-1", "--warm-up must be 0 or a positive number of seconds, got -1.0"},
                 {"--seeds", "1", "nothing to compare"}}) {

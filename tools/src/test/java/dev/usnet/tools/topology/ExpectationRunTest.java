@@ -26,13 +26,18 @@ class ExpectationRunTest {
             """;
 
     private static Result run(Path tmp, String... expect) throws IOException {
+        return run("virtual", tmp, expect);
+    }
+
+    /** A 2 s run of the topology with these expect: lines, on {@code clock}. */
+    private static Result run(String clock, Path tmp, String... expect) throws IOException {
         Path f = tmp.resolve("t.yaml");
         StringBuilder b = new StringBuilder(TOPOLOGY);
         for (String x : expect) {
             b.append("  - ").append(x).append('\n');
         }
         Files.writeString(f, b);
-        return RunCommandTest.run("run", "--clock", "virtual", "--duration", "2", "--out", tmp.toString(), f.toString());
+        return RunCommandTest.run("run", "--clock", clock, "--duration", "2", "--out", tmp.toString(), f.toString());
     }
 
     @Test
@@ -49,6 +54,25 @@ class ExpectationRunTest {
         assertTrue(r.err().contains("usnet: expect failed: " + tmp.resolve("t.yaml") + ":10: app a.ping-0 ops >= 100 (was 21)"),
                 r.err());
         assertTrue(r.out().contains("usnet: 1 of 2 expectations held"), r.out());
+    }
+
+    @Test
+    void inRealTimeExpectationsAreEvaluatedAfterTheStopWithTheSameLinesAndExitCodes(@TempDir Path tmp) throws IOException {
+        // Real time decides how many pings fit in 2 s (about 20): the bounds leave it room either way.
+        Result ok = run("real", tmp, "app a.ping-0 ops >= 10", "app a.ping-0 ok == 1", "device b/eth0 rx_packets >= 10");
+        assertEquals(0, ok.code(), ok.out() + ok.err());
+        assertTrue(ok.out().contains("usnet: 3 of 3 expectations held"), ok.out());
+        assertTrue(!ok.err().contains("warning"), ok.err());
+        // After the report: the apps' lines come first, the expectations' verdict after the cleanup line.
+        assertTrue(ok.out().indexOf("usnet: deleted 2 usnet namespaces") < ok.out().indexOf("expectations held"), ok.out());
+
+        Result bad = run("real", tmp, "app a.ping-0 ops >= 100000", "app a.ping-0 ops >= 10", "path eth0->eth0 packets > 0");
+        assertEquals(1, bad.code(), bad.out() + bad.err());
+        String where = "usnet: expect failed: " + tmp.resolve("t.yaml");
+        assertTrue(bad.err().matches("(?s).*" + java.util.regex.Pattern.quote(where + ":10: app a.ping-0 ops >= 100000 (was ")
+                + "\\d+\\).*"), bad.err());
+        assertTrue(bad.err().contains(where + ":12: path eth0->eth0 packets > 0 (was absent from the run)"), bad.err());
+        assertTrue(bad.out().contains("usnet: 1 of 3 expectations held"), bad.out());
     }
 
     @Test

@@ -110,6 +110,43 @@ class VirtualRunTest {
         assertTrue(r.out().contains("ping 198.18.0.2: 101 sent, 101 received"), r.out());
     }
 
+    /** The {@code Total count} an .hgrm percentile file ends with. */
+    private static long totalCount(Path hgrm) throws java.io.IOException {
+        Matcher m = Pattern.compile("Total count += +([0-9]+)").matcher(java.nio.file.Files.readString(hgrm));
+        assertTrue(m.find(), hgrm.toString());
+        return Long.parseLong(m.group(1));
+    }
+
+    @Test
+    void histogramFilesAreWrittenInVirtualTimeTooWithWhatTheResultsCounted(@TempDir Path tmp) throws java.io.IOException {
+        Path out = tmp.resolve("h");
+        Result r = virtual(out, "4", "2");
+        assertEquals(0, r.code(), r.out() + r.err());
+        var doc = new com.fasterxml.jackson.databind.ObjectMapper().readTree(out.resolve("results.json").toFile());
+        java.util.Map<String, Long> want = new java.util.TreeMap<>();
+        // host and ctr1 have histograms: true: every forwarding path of the host, ctr1's pings; the burst app's always.
+        for (var p : doc.path("paths")) {
+            want.put("host." + p.path("name").asText().replace("->", "-to-") + ".hgrm", p.path("packets").asLong());
+        }
+        for (var a : doc.path("apps")) {
+            switch (a.path("name").asText()) {
+                case "ctr1.ping-0" -> want.put("ctr1.ping-198.18.0.12.hgrm", a.path("ops").asLong());
+                case "ctr1.ping-1" -> want.put("ctr1.ping-198.18.1.13.hgrm", a.path("ops").asLong());
+                case "ctr1.burst-0" -> want.put("ctr1.burst-198.18.1.13-5002.hgrm", a.path("ops").asLong());
+                default -> { }
+            }
+        }
+        assertTrue(want.containsKey("host.hb1-to-br0.hgrm") && want.containsKey("host.br0-to-hr3.hgrm"), want.toString());
+        java.util.Map<String, Long> got = new java.util.TreeMap<>();
+        try (var files = java.nio.file.Files.list(out)) {
+            for (Path f : files.filter(f -> f.toString().endsWith(".hgrm")).toList()) {
+                got.put(f.getFileName().toString(), totalCount(f));
+            }
+        }
+        assertEquals(want, got);
+        assertTrue(r.out().contains("usnet: wrote " + want.size() + " histograms to " + out + "\n"), r.out());
+    }
+
     @Test
     void aTopologyWithATapIsRefusedNamingTheDevice(@TempDir Path tmp) {
         Result r = RunCommandTest.run("run", "--clock", "virtual", "--duration", "1", "--out", tmp.toString(),

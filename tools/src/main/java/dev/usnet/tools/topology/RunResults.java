@@ -1,0 +1,66 @@
+package dev.usnet.tools.topology;
+
+import dev.usnet.tools.results.Results;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.math.BigDecimal;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The end of a {@code usnet run} in either clock: writing its {@code --results} file and checking its
+ * {@code expect:} lines against the results, with the same lines and exit codes for both clocks.
+ */
+final class RunResults {
+    private RunResults() {}
+
+    /** Writes {@code r} to {@code file}; false (after saying why on {@code e}) when it cannot be written. */
+    static boolean write(Results r, Path file, PrintWriter o, PrintWriter e) {
+        try {
+            r.write(file);
+            o.println("usnet: wrote results to " + file);
+            return true;
+        } catch (IOException ex) {
+            e.println("usnet: cannot write results " + file + ": " + ex.getMessage());
+            return false;
+        }
+    }
+
+    /**
+     * Prints every expectation that failed with the value the run had, then how many held; true when all held
+     * (also when there are none, which prints nothing).
+     */
+    static boolean expectations(List<Expectation> ex, Results r, PrintWriter o, PrintWriter e) {
+        if (ex.isEmpty()) {
+            return true;
+        }
+        int held = 0;
+        for (Expectation x : ex) {
+            BigDecimal v = x.actual(r);
+            if (x.holds(v)) {
+                held++;
+            } else {
+                e.println("usnet: expect failed: " + x.where().file() + ":" + x.where().line() + ": " + x.text()
+                        + " (was " + (v == null ? "absent from the run" : v.stripTrailingZeros().toPlainString()) + ")");
+            }
+        }
+        o.println("usnet: " + held + " of " + ex.size() + " expectations held");
+        return held == ex.size();
+    }
+
+    /**
+     * For {@code measured.app_cpu_ns}: per TCP app (by its results name), the CPU time its client's callbacks
+     * took; apps whose client has no result yet are left out.
+     */
+    static Map<String, Object> appCpuNanos(Apps apps, Results r) {
+        Map<String, Object> cpu = new LinkedHashMap<>();
+        for (int i = 0; i < apps.list().size(); i++) {
+            if (apps.list().get(i) instanceof Apps.TcpApp a && a.client().result() != null) {
+                cpu.put((String) r.apps().get(i).get("name"), a.client().result().cpuNanos());
+            }
+        }
+        return cpu;
+    }
+}
