@@ -75,7 +75,9 @@ public final class NamespaceRegistry implements AutoCloseable {
         byName.remove(name);
         ns.stack().close();
         ns.markDead();
-        for (NetNamespace other : byName.values()) {
+        // Only the namespaces that gave it an id have one to forget (not every namespace: deleting ten thousand
+        // would be quadratic).
+        for (NetNamespace other : ns.knownBy()) {
             other.forget(ns);
         }
     }

@@ -1,9 +1,13 @@
 package dev.usnet.ns;
 
 import dev.usnet.core.stack.NetStack;
+import java.util.BitSet;
+import java.util.Collections;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
+import java.util.Set;
 
 /**
  * A named network namespace (struct net with its /var/run/netns name): its stack, plus the ids it has given
@@ -14,6 +18,10 @@ public final class NetNamespace {
     private final String name;
     private final NetStack stack;
     private final Map<NetNamespace, Integer> nsids = new IdentityHashMap<>();
+    /** The ids in {@link #nsids}, so the lowest free one is found without walking thousands of entries (idr_alloc). */
+    private final BitSet usedNsids = new BitSet();
+    /** The namespaces that have an nsid for this one: only they need to forget it when it goes. */
+    private final Set<NetNamespace> knownBy = Collections.newSetFromMap(new IdentityHashMap<>());
     private volatile boolean alive = true;
 
     NetNamespace(String name, NetStack stack) {
@@ -37,6 +45,22 @@ public final class NetNamespace {
         alive = false;
         synchronized (nsids) {
             nsids.clear();
+            usedNsids.clear();
+        }
+    }
+
+    /** The namespaces that have assigned this one an nsid (and must forget it when it is deleted). */
+    List<NetNamespace> knownBy() {
+        synchronized (knownBy) {
+            return List.copyOf(knownBy);
+        }
+    }
+
+    private void assign(NetNamespace peer, int id) {
+        nsids.put(peer, id);
+        usedNsids.set(id);
+        synchronized (peer.knownBy) {
+            peer.knownBy.add(this);
         }
     }
 
@@ -50,11 +74,8 @@ public final class NetNamespace {
             if (id != null) {
                 return id;
             }
-            int next = 0;
-            while (nsids.containsValue(next)) {
-                next++;
-            }
-            nsids.put(peer, next);
+            int next = usedNsids.nextClearBit(0);
+            assign(peer, next);
             return next;
         }
     }
@@ -82,7 +103,7 @@ public final class NetNamespace {
             if (old != null && old != id) {
                 throw new IllegalArgumentException(peer.name + " already has nsid " + old + " in " + name);
             }
-            nsids.put(peer, id);
+            assign(peer, id);
         }
     }
 
@@ -100,7 +121,10 @@ public final class NetNamespace {
 
     void forget(NetNamespace dead) {
         synchronized (nsids) {
-            nsids.remove(dead);
+            Integer id = nsids.remove(dead);
+            if (id != null) {
+                usedNsids.clear(id);
+            }
         }
     }
 

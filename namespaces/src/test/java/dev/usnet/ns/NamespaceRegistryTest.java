@@ -24,6 +24,21 @@ class NamespaceRegistryTest {
     }
 
     @Test
+    void aHubWithHundredsOfPeersGivesEachItsOwnNsidAndReusesTheLowestFreedOne() {
+        NetNamespace hub = reg.create("hub");
+        List<NetNamespace> peers = new java.util.ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            peers.add(reg.create("p" + i));
+            assertEquals(i, hub.nsidOf(peers.get(i)));
+        }
+        assertEquals(peers.get(200), hub.byNsid(200));
+        reg.delete("p150");
+        assertNull(hub.byNsid(150));
+        assertEquals(150, hub.nsidOf(reg.create("q")), "the lowest free id, also above the small-Integer cache");
+        assertEquals(300, hub.nsidOf(reg.create("r")));
+    }
+
+    @Test
     void nsidsAreAssignedOnFirstUseLowestFreeAndLocalToTheAssigner() {
         NetNamespace a = reg.create("a");
         NetNamespace b = reg.create("b");

@@ -79,6 +79,8 @@ public abstract class App {
     private ByteBuf readBuf;
     private long owed;
 
+    /** When {@link #start()} opened the socket (client: connect()). */
+    private long openNanos = -1;
     long startNanos = -1;
     long endNanos = -1;
     long bytesSent;
@@ -191,6 +193,24 @@ public abstract class App {
 
     public final String kind() {
         return kind;
+    }
+
+    /**
+     * How long the connection took to come up: from {@link #start()} to the end of the handshake (a client's
+     * connect() to ESTABLISHED, a server's listen() to its accept), or -1 while it is not up. On the namespace thread.
+     */
+    public final long connectNanos() {
+        return startNanos < 0 || openNanos < 0 ? -1 : startNanos - openNanos;
+    }
+
+    /** Payload bytes received so far (a stream's server: what arrived). On the namespace thread. */
+    public final long bytesReceived() {
+        return bytesReceived;
+    }
+
+    /** Payload bytes written into TCP so far. On the namespace thread. */
+    public final long bytesSent() {
+        return bytesSent;
     }
 
     public final Role role() {
@@ -349,6 +369,7 @@ public abstract class App {
         enter();
         try {
             phase = OPENING;
+            openNanos = now();
             src = Buffers.alloc().directBuffer(writeBytes, writeBytes);
             src.setZero(0, writeBytes);
             src.writerIndex(writeBytes);

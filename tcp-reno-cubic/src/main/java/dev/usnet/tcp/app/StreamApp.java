@@ -1,6 +1,7 @@
 package dev.usnet.tcp.app;
 
 import dev.usnet.core.stack.NetStack;
+import dev.usnet.core.time.Timeout;
 
 /**
  * Bulk transfer, like netperf's TCP_STREAM: the client writes from one preallocated buffer as fast as the
@@ -12,16 +13,31 @@ import dev.usnet.core.stack.NetStack;
  * (the sink has everything and closed, as netperf's elapsed time ends); with a duration, the bytes the peer
  * acknowledged within it (tcpi_bytes_acked), so data still in the send buffer at the end does not count.
  * Server: bytes received from accept to the end of stream. TCP_NODELAY is off unless the config sets it.
+ *
+ * <p>With {@link Params#intervalNanos()} the client is application-limited instead: one write of
+ * {@code writeBytes} every interval (skipped while the previous one is not all in TCP yet), as a paced source
+ * such as a video stream or {@code usnet demo}'s streams writes.
  */
 public final class StreamApp {
     private StreamApp() {}
 
-    /** @param writeBytes bytes per write() (netperf's send size, {@code -m}); default 64 KiB */
-    public record Params(int writeBytes) {
+    /**
+     * @param writeBytes bytes per write() (netperf's send size, {@code -m}); default 64 KiB
+     * @param intervalNanos 0: write as fast as TCP takes it; above 0: one write every interval
+     */
+    public record Params(int writeBytes, long intervalNanos) {
         public Params {
             if (writeBytes < 1) {
                 throw new IllegalArgumentException("write size " + writeBytes + " must be positive");
             }
+            if (intervalNanos < 0) {
+                throw new IllegalArgumentException("write interval " + intervalNanos + " ns must not be negative");
+            }
+        }
+
+        /** A bulk stream: writes as fast as TCP takes it. */
+        public Params(int writeBytes) {
+            this(writeBytes, 0);
         }
 
         public static Params defaults() {
@@ -45,24 +61,63 @@ public final class StreamApp {
 
     /** The sending end. */
     public static final class Client extends App {
+        private final long intervalNanos;
+        private final int writeBytes;
+        private final Runnable paceTask = timed(this::pace);
+        private Timeout paceTimer;
+        /** Paced: bytes handed to {@link #send} so far. */
+        private long handed;
         private long baselineAcked;
         private long ackedInWindow = -1;
 
         Client(NetStack stack, int server, AppConfig cfg, Params p) {
             super("stream", Role.CLIENT, stack, server, cfg, false, p.writeBytes(), false);
+            this.intervalNanos = p.intervalNanos();
+            this.writeBytes = p.writeBytes();
         }
 
         @Override
         void onStart() {
             // The SYN is not payload: count acknowledged bytes from here.
             baselineAcked = sock.info().bytesAcked();
-            send(cfg.count() > 0 ? cfg.count() : Long.MAX_VALUE);
+            if (intervalNanos > 0) {
+                pace();
+            } else {
+                send(cfg.count() > 0 ? cfg.count() : Long.MAX_VALUE);
+            }
+        }
+
+        /** One write every interval; none while the last one is not all in TCP (the send buffer is full). */
+        private void pace() {
+            paceTimer = null;
+            if (!running()) {
+                return;
+            }
+            long limit = cfg.count() > 0 ? cfg.count() : Long.MAX_VALUE;
+            if (owed() == 0 && handed < limit) {
+                long n = Math.min(writeBytes, limit - handed);
+                handed += n;
+                send(n);
+            }
+            if (running() && handed < limit) {
+                paceTimer = sched.schedule(paceTask, intervalNanos);
+            }
         }
 
         @Override
         void onSent() {
             // The byte count is written: FIN after it; the measurement ends when the sink closes too.
-            sock.shutdownOutput();
+            if (intervalNanos == 0 || cfg.count() > 0 && handed >= cfg.count()) {
+                sock.shutdownOutput();
+            }
+        }
+
+        @Override
+        void onEnd() {
+            if (paceTimer != null) {
+                paceTimer.cancel();
+                paceTimer = null;
+            }
         }
 
         @Override

@@ -1,6 +1,5 @@
 package dev.usnet.tools.compare;
 
-import dev.usnet.tools.UsageException;
 import dev.usnet.tools.topology.TopologyException;
 import dev.usnet.tools.topology.TopologyFile;
 import java.nio.file.Path;
@@ -10,7 +9,8 @@ import java.util.List;
 /**
  * The topology of one variant, loaded the one way every variant is: the file read with the variant's parameter
  * values, then its knob overrides applied and judged by a build in virtual time ({@link TopologyFile#check}),
- * so a bad value is found before anything runs. Errors name the {@code --vary} argument that gave the value.
+ * so a bad value is found before anything runs. Errors name the {@code --vary} or {@code --param} that gave the
+ * value.
  */
 final class VariantLoader {
     private final Path file;
@@ -23,18 +23,29 @@ final class VariantLoader {
 
     /** The checked topology of {@code v}; a {@link TopologyException} with every problem of this variant. */
     TopologyFile.Checked load(Variant v) {
-        if (!v.params().isEmpty()) {
-            throw new UsageException("--param: this build has no topology parameters yet");
-        }
         try {
-            return TopologyFile.check(file, List.of(), v.knobs());
+            return TopologyFile.check(file, v.params(), List.of(), v.knobs());
         } catch (TopologyException e) {
             List<String> errors = new ArrayList<>();
             for (String s : e.errors()) {
-                errors.add(asVary(s, v));
+                errors.add(withParam(asVary(s, v), v));
             }
             throw new TopologyException(errors, e.warnings());
         }
+    }
+
+    /**
+     * An error a parameter's value caused names the file's line it was substituted into, not the value's
+     * source: when the error quotes one of the variant's parameter values, say which {@code --param} gave it.
+     */
+    private static String withParam(String error, Variant v) {
+        List<String> from = new ArrayList<>();
+        v.params().forEach((k, val) -> {
+            if (error.contains("'" + val + "'")) {
+                from.add("--param " + k + "=" + val);
+            }
+        });
+        return from.isEmpty() || error.startsWith("--") ? error : error + " (with " + String.join(", ", from) + ")";
     }
 
     /** A knob error names {@code --set KEY=V}, the form the check takes; the user wrote {@code --vary KEY=V1,...}. */

@@ -31,8 +31,20 @@ import java.util.TreeMap;
  */
 public record Results(String topology, String clock, long seed, double durationSeconds, Map<String, Map<String, String>> knobs,
                       List<Map<String, Object>> apps, List<Map<String, Object>> namespaces, List<Map<String, Object>> paths,
-                      List<Map<String, Object>> devices, Map<String, Object> measured) {
+                      List<Map<String, Object>> devices, Map<String, Object> measured, Map<String, String> params) {
     public static final String SCHEMA = "usnet-results/1";
+
+    public Results {
+        // Declaration order is part of the byte-stable text.
+        params = params == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(params));
+    }
+
+    /** Results of a topology without parameters. */
+    public Results(String topology, String clock, long seed, double durationSeconds, Map<String, Map<String, String>> knobs,
+                   List<Map<String, Object>> apps, List<Map<String, Object>> namespaces, List<Map<String, Object>> paths,
+                   List<Map<String, Object>> devices, Map<String, Object> measured) {
+        this(topology, clock, seed, durationSeconds, knobs, apps, namespaces, paths, devices, measured, Map.of());
+    }
 
     /**
      * The results of apps that have stopped and of namespaces still alive. Apps are named
@@ -40,6 +52,12 @@ public record Results(String topology, String clock, long seed, double durationS
      */
     public static Results collect(String topology, String clock, long seed, double durationSeconds, List<Apps.App> apps,
                                   List<NetStack> stacks, Map<String, Object> measured) {
+        return collect(topology, clock, seed, durationSeconds, Map.of(), apps, stacks, measured);
+    }
+
+    /** As above, for a topology run with {@code params} (its parameters' values, in declaration order). */
+    public static Results collect(String topology, String clock, long seed, double durationSeconds, Map<String, String> params,
+                                  List<Apps.App> apps, List<NetStack> stacks, Map<String, Object> measured) {
         Map<String, Map<String, String>> knobs = new LinkedHashMap<>();
         List<Map<String, Object>> nss = new ArrayList<>();
         List<Map<String, Object>> paths = new ArrayList<>();
@@ -96,7 +114,7 @@ public record Results(String topology, String clock, long seed, double durationS
         for (Apps.App a : apps) {
             as.add(app(a, index));
         }
-        return new Results(topology, clock, seed, durationSeconds, knobs, as, nss, paths, devs, measured);
+        return new Results(topology, clock, seed, durationSeconds, knobs, as, nss, paths, devs, measured, params);
     }
 
     private static Map<String, Object> app(Apps.App a, Map<String, Integer> index) {
@@ -184,6 +202,7 @@ public record Results(String topology, String clock, long seed, double durationS
         m.put("clock", clock);
         m.put("seed", seed);
         m.put("duration_s", fixed(durationSeconds));
+        m.put("params", params);
         m.put("knobs", knobs);
         m.put("apps", apps);
         m.put("namespaces", namespaces);

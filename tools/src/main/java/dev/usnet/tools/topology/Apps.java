@@ -92,6 +92,12 @@ public final class Apps {
         private volatile long noRoute;
         private int seq;
         private Timeout timer;
+        /** A measured window ({@link #openWindow}): which requests were sent in it; namespace thread only. */
+        private final boolean[] inWindow = new boolean[SLOTS];
+        private boolean windowOpen;
+        private long windowSent;
+        private long windowReceived;
+        private final Histogram windowRtt = new Histogram(3);
 
         Pinger(String ns, NetStack stack, TopologySpec.Ping p, int id) {
             super(ns, stack);
@@ -123,8 +129,14 @@ public final class Apps {
                 int slot = s & (SLOTS - 1);
                 if (from == to && sentSeq[slot] == s) {
                     sentSeq[slot] = -1;
-                    recorder.recordValue(Math.max(0, stack.now() - sentAt[slot]));
+                    long rtt = Math.max(0, stack.now() - sentAt[slot]);
+                    recorder.recordValue(rtt);
                     received++;
+                    if (inWindow[slot]) {
+                        inWindow[slot] = false;
+                        windowReceived++;
+                        windowRtt.recordValue(rtt);
+                    }
                 }
             });
             tick();
@@ -141,6 +153,10 @@ public final class Apps {
             sentSeq[slot] = s;
             sentAt[slot] = stack.now();
             sent++;
+            inWindow[slot] = windowOpen;
+            if (windowOpen) {
+                windowSent++;
+            }
             if (!stack.icmp().sendEcho(to, id, s, payload, 0, size, 0)) {
                 noRoute++;
             }
@@ -161,6 +177,35 @@ public final class Apps {
         public synchronized Histogram histogram() {
             total.add(recorder.getIntervalHistogram());
             return total.copy();
+        }
+
+        /**
+         * Opens a measured window (usnet demo's, after its warm-up): from now on the requests sent are counted
+         * apart, with the replies to them whenever they arrive, so a late reply to an earlier request is not
+         * counted in it. Call on the namespace thread.
+         */
+        public void openWindow() {
+            windowOpen = true;
+        }
+
+        /** Ends the window: later requests are not counted in it; replies to those that were still are. Namespace thread. */
+        public void closeWindow() {
+            windowOpen = false;
+        }
+
+        /** Requests sent in the window. Namespace thread. */
+        public long windowSent() {
+            return windowSent;
+        }
+
+        /** Replies to requests sent in the window. Namespace thread. */
+        public long windowReceived() {
+            return windowReceived;
+        }
+
+        /** Round-trip times of the window's requests, nanoseconds (a copy). Namespace thread. */
+        public Histogram windowRtt() {
+            return windowRtt.copy();
         }
 
         @Override
@@ -208,10 +253,14 @@ public final class Apps {
         private final int port;
         private final int rate;
         private final int size;
+        private final int keepClones;
+        /** With {@code max_burst:}: how many are due at each tick, a late tick's excess skipped; else null. */
+        private final Pacer pacer;
         private ByteBuf data;
         private UdpSocket sock;
         private volatile long sent;
         private volatile long noRoute;
+        private volatile long skipped;
         private long startNanos;
         private Timeout timer;
 
@@ -221,6 +270,18 @@ public final class Apps {
             this.port = u.port();
             this.rate = u.rate();
             this.size = u.size();
+            this.keepClones = u.keepClones();
+            this.pacer = u.maxBurstNanos() > 0 ? new Pacer(u.rate(), u.maxBurstNanos()) : null;
+        }
+
+        /** Datagrams not sent because a tick ran later than {@code max_burst:} (0 without it). */
+        public long skipped() {
+            return skipped;
+        }
+
+        /** Clones of its last datagrams the socket keeps ({@code keep_clones:}). */
+        public int keepClones() {
+            return keepClones;
         }
 
         public long sent() {
@@ -242,13 +303,21 @@ public final class Apps {
             running = true;
             data = Unpooled.buffer(size).writeZero(size);
             sock = stack.udp().bind(0, 0);
+            sock.setKeepClones(keepClones);
             startNanos = stack.now();
+            if (pacer != null) {
+                pacer.start(startNanos);
+            }
             tick();
         }
 
         @SuppressWarnings("NonAtomicOperationOnVolatileField")
         private void tick() {
             if (!running) {
+                return;
+            }
+            if (pacer != null) {
+                pacedTick();
                 return;
             }
             long due = (stack.now() - startNanos) * rate / 1_000_000_000L + 1;
@@ -258,6 +327,20 @@ public final class Apps {
                 }
                 sent++;
             }
+            long period = rate >= 1000 ? 1_000_000L : 1_000_000_000L / rate;
+            timer = stack.scheduler().schedule(this::tick, period);
+        }
+
+        /** {@code max_burst:}: what the pacer says is due, so a late tick sends at most max_burst worth. */
+        @SuppressWarnings("NonAtomicOperationOnVolatileField")
+        private void pacedTick() {
+            for (long n = pacer.due(stack.now()); n > 0; n--) {
+                if (!sock.sendTo(to, port, data, 0, size)) {
+                    noRoute++;
+                }
+                sent++;
+            }
+            skipped = pacer.skipped();
             long period = rate >= 1000 ? 1_000_000L : 1_000_000_000L / rate;
             timer = stack.scheduler().schedule(this::tick, period);
         }
@@ -277,8 +360,10 @@ public final class Apps {
         @Override
         public String summary() {
             long n = noRoute;
+            long late = skipped;
             return ns + ": udp-send " + Ipv4Addr.format(to) + ":" + port + ": " + sent + " sent"
-                    + (n == 0 ? "" : ", " + n + " of them without a route");
+                    + (n == 0 ? "" : ", " + n + " of them without a route")
+                    + (late == 0 ? "" : ", " + late + " skipped (the sender ran late by more than max_burst)");
         }
 
         /**
@@ -388,7 +473,7 @@ public final class Apps {
             List<BurstApp.Burst> burstLog = null;
             switch (spec) {
                 case TopologySpec.TcpStream st -> {
-                    client = StreamApp.client(stack, to, cfg, new StreamApp.Params(st.writeBytes()));
+                    client = StreamApp.client(stack, to, cfg, new StreamApp.Params(st.writeBytes(), st.intervalNanos()));
                     server = StreamApp.server(serverStack, cfg);
                 }
                 case TopologySpec.TcpRr rr -> {

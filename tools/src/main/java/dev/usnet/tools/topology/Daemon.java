@@ -422,8 +422,8 @@ public final class Daemon implements AutoCloseable {
         // Before the namespaces go: deleting them takes their devices away.
         Counts counts = Counts.of(apps, stacks);
         if (apps != null) {
-            results = Results.collect(spec.name(), "real", spec.seed(), (stopping - appsStartedNanos) / 1e9, apps.list(),
-                    stacks, new LinkedHashMap<>());
+            results = Results.collect(spec.name(), "real", spec.seed(), (stopping - appsStartedNanos) / 1e9, spec.params(),
+                    apps.list(), stacks, new LinkedHashMap<>());
         }
         if (topology != null) {
             try {

@@ -67,6 +67,11 @@ public final class RunCommand implements Callable<Integer> {
                     + " e.g. host:usnet.netem.hb1.delay=10ms; repeatable")
     java.util.List<String> knobs = new java.util.ArrayList<>();
 
+    @Option(names = "--param", paramLabel = "NAME=VALUE",
+            description = "set parameter NAME (declared under the file's params:) to VALUE instead of its default;"
+                    + " repeatable")
+    java.util.List<String> params = new java.util.ArrayList<>();
+
     @Option(names = "--allow-app-failures",
             description = "exit 0 even when an app failed (never connected, no ping answered, nothing received, ...);"
                     + " without it such a run exits " + RunCommand.EXIT_APPS_FAILED)
@@ -108,9 +113,10 @@ public final class RunCommand implements Callable<Integer> {
         if (warmUpFrames != null && (warmUpFrames < 0 || warmUpFrames > 10_000_000)) {
             throw new UsageException("--warm-up-frames must be 0..10000000, got " + warmUpFrames);
         }
+        java.util.Map<String, String> paramValues = paramValues(params);
         TopologySpec t;
         try {
-            TopologyFile.Checked c = TopologyFile.check(file, captures, knobs);
+            TopologyFile.Checked c = TopologyFile.check(file, paramValues, captures, knobs);
             c.warnings().forEach(w -> e.println("usnet: " + w));
             t = c.spec();
         } catch (TopologyException ex) {
@@ -124,6 +130,10 @@ public final class RunCommand implements Callable<Integer> {
         if (check) {
             o.printf("%s: ok (%s, %s, %s%s)%n", file, count(t.namespaces().size(), "namespace"), count(t.deviceCount(), "device"),
                     count(t.kernelNamespaces().size(), "kernel namespace"), t.needsPrivileges() ? "; running it needs root" : "");
+            for (TopologySpec.Param p : t.parameters()) {
+                o.printf("  param %s=%s%s%s%n", p.name(), p.value(), p.value().equals(p.defaultValue()) ? " (default)"
+                        : " (default " + p.defaultValue() + ")", p.doc().isEmpty() ? "" : ": " + p.doc());
+            }
             return 0;
         }
         Path dir = out != null ? out : t.output().dir() != null ? Path.of(t.output().dir()) : Path.of("usnet-out", t.name());
@@ -258,6 +268,21 @@ public final class RunCommand implements Callable<Integer> {
         o.flush();
         e.flush();
         return written ? code : Usnet.EXIT_USAGE;
+    }
+
+    /** {@code --param NAME=VALUE} arguments as a map in their order; a malformed or repeated one is a usage error. */
+    static java.util.Map<String, String> paramValues(java.util.List<String> args) {
+        java.util.Map<String, String> m = new java.util.LinkedHashMap<>();
+        for (String a : args) {
+            int eq = a.indexOf('=');
+            if (eq <= 0) {
+                throw new UsageException("--param must be NAME=VALUE, got " + a);
+            }
+            if (m.put(a.substring(0, eq), a.substring(eq + 1)) != null) {
+                throw new UsageException("--param " + a.substring(0, eq) + " is given twice");
+            }
+        }
+        return m;
     }
 
     private static String count(int n, String what) {

@@ -59,6 +59,9 @@ final class TopologyChecks {
         Map<String, Where> logFiles = new HashMap<>();
         Map<String, TcpApp> tcpServers = new HashMap<>();
         Set<String> bothSides = new HashSet<>();
+        // spec.namespace() walks the list: with thousands of namespaces (count:) one index keeps this linear.
+        Set<String> nsNames = new HashSet<>();
+        spec.namespaces().forEach(n -> nsNames.add(n.name()));
         for (Ns ns : spec.namespaces()) {
             Map<String, DeviceSpec> byName = new LinkedHashMap<>();
             for (DeviceSpec d : ns.devices()) {
@@ -80,7 +83,7 @@ final class TopologyChecks {
             for (DeviceSpec d : ns.devices()) {
                 switch (d) {
                     case Veth v when !v.peerSide() -> {
-                        if (spec.namespace(v.peerNamespace()) == null) {
+                        if (!nsNames.contains(v.peerNamespace())) {
                             p.add(v.peer().where().child("namespace"), "no usnet namespace " + v.peerNamespace()
                                     + " (declared: " + String.join(", ", spec.namespaces().stream().map(Ns::name).toList()) + ")");
                         }
@@ -258,6 +261,13 @@ final class TopologyChecks {
         String r = x;
         while (parent.containsKey(r)) {
             r = parent.get(r);
+        }
+        // Path compression: a bridge with thousands of ports otherwise grows a chain as long as its port list.
+        String c = x;
+        while (!c.equals(r)) {
+            String next = parent.get(c);
+            parent.put(c, r);
+            c = next;
         }
         return r;
     }

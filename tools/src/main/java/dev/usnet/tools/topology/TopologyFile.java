@@ -50,7 +50,8 @@ import org.snakeyaml.engine.v2.nodes.Node;
  * stack can judge (routes, knob values) is left to {@link TopologyBuilder}; {@link #check} runs all of it.
  */
 public final class TopologyFile {
-    static final Set<String> TOP_KEYS = Set.of("version", "name", "seed", "output", "kernel", "namespaces", "expect");
+    static final Set<String> TOP_KEYS = Set.of("version", "name", "seed", "params", "output", "kernel", "namespaces",
+            "expect");
     static final Set<String> OUTPUT_KEYS = Set.of("dir", "histogram_interval");
     static final Set<String> KERNEL_KEYS = Set.of("namespaces");
     static final Set<String> NS_KEYS = Set.of("knobs", "devices", "routes", "neighbours", "captures", "histograms", "apps");
@@ -58,7 +59,7 @@ public final class TopologyFile {
             "netem");
     static final Map<String, Set<String>> KIND_KEYS = kindKeys();
     static final Set<String> PEER_KEYS = Set.of("namespace", "name", "mac", "mtu", "up", "addresses", "tx_checksumming", "gso",
-            "netem");
+            "netem", "master");
     static final Set<String> NETEM_KEYS = Set.copyOf(NetemParams.PARAMS);
     static final Set<String> TAP_KERNEL_KEYS = Set.of("namespace", "name", "mac", "mtu", "up", "addresses", "routes");
     static final Set<String> CAPTURE_KEYS = Set.of("device", "direction", "file", "max_frames");
@@ -71,12 +72,15 @@ public final class TopologyFile {
     /** The app kinds, in the order errors list them. */
     static final String[] APP_KINDS = {"ping", "udp-send", "udp-sink", "stream", "rr", "burst"};
 
+    /** A namespace name; compiled once, since count: can make thousands. */
+    private static final java.util.regex.Pattern NS_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_.-]{1,64}");
+
     /** Linux IFNAMSIZ - 1. */
     static final int IFNAME_MAX = 15;
 
     private static Map<String, Set<String>> tcpKindKeys() {
         Map<String, Set<String>> m = new LinkedHashMap<>();
-        m.put("stream", Set.of("bytes", "write_size"));
+        m.put("stream", Set.of("bytes", "write_size", "interval"));
         m.put("rr", Set.of("count", "request_size", "response_size"));
         m.put("burst", Set.of("count", "burst_size", "compute", "ack_size", "write_size", "bursts"));
         return m;
@@ -85,7 +89,7 @@ public final class TopologyFile {
     private static Map<String, Set<String>> appKeys() {
         Map<String, Set<String>> m = new LinkedHashMap<>();
         m.put("ping", Set.of("kind", "to", "interval", "size"));
-        m.put("udp-send", Set.of("kind", "to", "port", "rate", "size"));
+        m.put("udp-send", Set.of("kind", "to", "port", "rate", "size", "keep_clones", "max_burst"));
         m.put("udp-sink", Set.of("kind", "port"));
         for (var e : tcpKindKeys().entrySet()) {
             Set<String> keys = new java.util.HashSet<>(TCP_APP_KEYS);
@@ -97,7 +101,7 @@ public final class TopologyFile {
 
     private static Map<String, Set<String>> kindKeys() {
         Map<String, Set<String>> m = new LinkedHashMap<>();
-        m.put("veth", Set.of("peer"));
+        m.put("veth", Set.of("peer", "master"));
         m.put("bridge", Set.of("ports", "ageing_time", "fdb_max_learned", "group_fwd_mask"));
         m.put("tap", Set.of("vnet_hdr", "kernel"));
         m.put("pcap", Set.of("interface", "promisc"));
@@ -107,14 +111,33 @@ public final class TopologyFile {
 
     private final String file;
     private final Problems problems = new Problems();
+    /** The {@code master:} of veth ends, joined to their bridges once every namespace's devices are known. */
+    private final List<Master> masters = new ArrayList<>();
+
+    /** A veth end {@code dev} of namespace {@code ns} that is to be a port of bridge {@code bridge} there. */
+    private record Master(String ns, String dev, String bridge, Where where) {}
 
     private TopologyFile(String file) {
         this.file = file;
     }
 
-    /** Reads and checks {@code path}; the file is named in errors as the user gave it. */
+    /** Reads and checks {@code path} with its parameters' defaults; the file is named in errors as the user gave it. */
     public static TopologySpec load(Path path) {
-        return parse(path.toString(), readText(path));
+        return read(path, Map.of());
+    }
+
+    /** As {@link #load(Path)}. */
+    public static TopologySpec read(Path path) {
+        return read(path, Map.of());
+    }
+
+    /**
+     * Reads and checks {@code path} with {@code params} overriding the defaults of its {@code params:} (as
+     * {@code --param NAME=VALUE} does); the values that took effect are {@link TopologySpec#params()}. Throws
+     * {@link TopologyException} with every problem, also a name in {@code params} the file does not declare.
+     */
+    public static TopologySpec read(Path path, Map<String, String> params) {
+        return parse(path.toString(), readText(path), params);
     }
 
     private static String readText(Path path) {
@@ -132,8 +155,13 @@ public final class TopologyFile {
      * {@link TopologyException} with every problem. What only a built stack can judge is left to {@link #check}.
      */
     public static TopologySpec parse(String file, String text) {
+        return parse(file, text, Map.of());
+    }
+
+    /** As {@link #parse(String, String)} with {@code params} overriding the file's parameter defaults. */
+    public static TopologySpec parse(String file, String text, Map<String, String> params) {
         TopologyFile f = new TopologyFile(file);
-        TopologySpec spec = f.read(text);
+        TopologySpec spec = f.readSpec(text, params);
         if (spec != null) {
             TopologyChecks.check(spec, f.problems);
         }
@@ -150,13 +178,24 @@ public final class TopologyFile {
      * in virtual time. Throws {@link TopologyException} with every error of all of these at once.
      */
     public static Checked check(Path path, List<String> captures, List<String> knobs) {
-        return check(path.toString(), readText(path), captures, knobs);
+        return check(path, Map.of(), captures, knobs);
+    }
+
+    /** As {@link #check(Path, List, List)} with {@code params} overriding the file's parameter defaults. */
+    public static Checked check(Path path, Map<String, String> params, List<String> captures, List<String> knobs) {
+        return check(path.toString(), readText(path), params, captures, knobs);
     }
 
     /** As {@link #check(Path, List, List)} for text named {@code file}. */
     public static Checked check(String file, String text, List<String> captures, List<String> knobs) {
+        return check(file, text, Map.of(), captures, knobs);
+    }
+
+    /** As {@link #check(Path, Map, List, List)} for text named {@code file}. */
+    public static Checked check(String file, String text, Map<String, String> params, List<String> captures,
+                                List<String> knobs) {
         TopologyFile f = new TopologyFile(file);
-        TopologySpec spec = f.read(text);
+        TopologySpec spec = f.readSpec(text, params);
         if (spec == null) {
             f.problems.throwIfAny();
         }
@@ -167,7 +206,7 @@ public final class TopologyFile {
         return new Checked(spec, f.problems.warnings());
     }
 
-    private TopologySpec read(String text) {
+    private TopologySpec readSpec(String text, Map<String, String> params) {
         LoadSettings settings = LoadSettings.builder().setLabel(file).setUseMarks(true).setAllowDuplicateKeys(true)
                 .setMaxAliasesForCollections(50).build();
         Optional<Node> root;
@@ -186,7 +225,20 @@ public final class TopologyFile {
             problems.addRaw(file + ":1: the file is empty (expected at least 'namespaces:')", 1);
             return null;
         }
-        YamlMap top = YamlMap.of(problems, file, root.get(), "");
+        List<TopologySpec.Param> declared = List.of();
+        Node rootNode = root.get();
+        if (rootNode instanceof org.snakeyaml.engine.v2.nodes.MappingNode mn) {
+            TopologyParams.Expanded x = TopologyParams.expand(problems, file, mn, params);
+            if (x == null) {
+                return null;
+            }
+            rootNode = x.top();
+            declared = x.params();
+        } else if (!params.isEmpty()) {
+            TopologyParams.expand(problems, file, new org.snakeyaml.engine.v2.nodes.MappingNode(
+                    org.snakeyaml.engine.v2.nodes.Tag.MAP, List.of(), org.snakeyaml.engine.v2.common.FlowStyle.BLOCK), params);
+        }
+        YamlMap top = YamlMap.of(problems, file, rootNode, "");
         if (top == null) {
             return null;
         }
@@ -233,6 +285,9 @@ public final class TopologyFile {
                 }
                 for (NsDraft d : drafts) {
                     d.devices.addAll(peers.getOrDefault(d.name, List.of()));
+                }
+                joinMasters(drafts);
+                for (NsDraft d : drafts) {
                     namespaces.add(d.build());
                 }
             }
@@ -247,7 +302,7 @@ public final class TopologyFile {
             }
         }
         TopologySpec spec = new TopologySpec(file, nm, seed == null ? 1 : seed, output, List.copyOf(kernel),
-                List.copyOf(namespaces), List.copyOf(expect));
+                List.copyOf(namespaces), List.copyOf(expect), declared);
         Expectation.checkSelectors(expect, spec, problems);
         return spec;
     }
@@ -281,7 +336,7 @@ public final class TopologyFile {
     }
 
     private NsDraft readNamespace(String name, YamlMap.Item item, Map<String, List<DeviceSpec>> peers) {
-        if (!name.matches("[A-Za-z0-9_.-]{1,64}")) {
+        if (!NS_NAME.matcher(name).matches()) {
             problems.add(item.where(), "invalid namespace name (letters, digits, '_', '.', '-'; at most 64)");
             return null;
         }
@@ -593,11 +648,88 @@ public final class TopologyFile {
             problems.dropped(peerNs, rawName(p.node("name")));
             return null;
         }
+        if (m.has("master")) {
+            String b = m.string("master");
+            if (b != null) {
+                masters.add(new Master(ns, link.name(), b.trim(), m.where("master")));
+            }
+        }
+        if (p.has("master")) {
+            String b = p.string("master");
+            if (b != null) {
+                masters.add(new Master(peerNs, peer.name(), b.trim(), p.where("master")));
+            }
+        }
         Veth v = new Veth(link, peerNs, peer, false);
         // The peer end appears in its namespace's device list, so references and duplicates treat it like
         // any other device there.
         peers.computeIfAbsent(peerNs, x -> new ArrayList<>()).add(new Veth(peer, ns, link, true));
         return v;
+    }
+
+    /**
+     * Makes each veth end with {@code master: BRIDGE} a port of that bridge of its namespace, after the
+     * bridge's own {@code ports:} ({@code ip link set dev X master BRIDGE}). One index of each namespace's
+     * devices, so ten thousand ports join in linear time.
+     */
+    private void joinMasters(List<NsDraft> drafts) {
+        if (masters.isEmpty()) {
+            return;
+        }
+        Map<String, NsDraft> byName = new java.util.HashMap<>();
+        drafts.forEach(d -> byName.putIfAbsent(d.name, d));
+        Map<NsDraft, Map<String, Integer>> devIndex = new java.util.HashMap<>();
+        // By identity: a bridge record's hash would walk its whole port list on every lookup.
+        Map<BridgeDev, List<Ref>> added = new java.util.IdentityHashMap<>();
+        Map<BridgeDev, Map<String, Ref>> listed = new java.util.IdentityHashMap<>();
+        Map<BridgeDev, NsDraft> home = new java.util.IdentityHashMap<>();
+        Map<BridgeDev, Integer> at = new java.util.IdentityHashMap<>();
+        for (Master ms : masters) {
+            NsDraft d = byName.get(ms.ns());
+            if (d == null) {
+                continue; // the namespace is missing or could not be read: reported already
+            }
+            Map<String, Integer> idx = devIndex.computeIfAbsent(d, x -> {
+                Map<String, Integer> i = new java.util.HashMap<>();
+                for (int k = 0; k < x.devices.size(); k++) {
+                    i.putIfAbsent(x.devices.get(k).link().name(), k);
+                }
+                return i;
+            });
+            Integer bi = idx.get(ms.bridge());
+            if (bi == null) {
+                if (!problems.mayBeDropped(ms.ns(), ms.bridge())) {
+                    problems.add(ms.where(), "no device " + ms.bridge() + " in namespace " + ms.ns()
+                            + "; master: names a bridge in the namespace of this veth end");
+                }
+                continue;
+            }
+            if (!(d.devices.get(bi) instanceof BridgeDev b)) {
+                problems.add(ms.where(), ms.bridge() + " is a " + d.devices.get(bi).kind() + ", not a bridge");
+                continue;
+            }
+            Map<String, Ref> own = listed.computeIfAbsent(b, x -> {
+                Map<String, Ref> o = new java.util.HashMap<>();
+                x.ports().forEach(r -> o.putIfAbsent(r.name(), r));
+                return o;
+            });
+            Ref first = own.get(ms.dev());
+            if (first != null) {
+                problems.add(ms.where(), ms.dev() + " is already a port of " + ms.bridge() + " (its ports: at line "
+                        + first.where().line() + "); give it either master: or a place in ports:, not both");
+                continue;
+            }
+            home.put(b, d);
+            at.put(b, bi);
+            added.computeIfAbsent(b, x -> new ArrayList<>()).add(new Ref(ms.dev(), ms.where()));
+        }
+        for (var e : added.entrySet()) {
+            BridgeDev b = e.getKey();
+            List<Ref> ports = new ArrayList<>(b.ports());
+            ports.addAll(e.getValue());
+            home.get(b).devices.set(at.get(b), new BridgeDev(b.link(), List.copyOf(ports), b.ageingTimeSeconds(),
+                    b.fdbMaxLearned(), b.groupFwdMask()));
+        }
     }
 
     /** The name an entry gives (a {@code name:} scalar, itself or in a mapping), unchecked; null when there is none. */
@@ -759,14 +891,29 @@ public final class TopologyFile {
                 Long port = m.require("port") ? m.integer("port", 1, 65535) : null;
                 Long rate = m.integer("rate", 1, 1_000_000);
                 Long size = m.integer("size", 0, 65_507);
-                return to == null || port == null ? null
-                        : new UdpSend(to, port.intValue(), rate == null ? 10 : rate.intValue(), size == null ? 64 : size.intValue(), m.where());
+                UdpSend pacing = udpSendSharingAndPacing(m);
+                return to == null || port == null || pacing == null ? null
+                        : new UdpSend(to, port.intValue(), rate == null ? 10 : rate.intValue(), size == null ? 64 : size.intValue(),
+                                m.where(), pacing.keepClones(), pacing.maxBurstNanos());
             }
             default -> {
                 Long port = m.require("port") ? m.integer("port", 1, 65535) : null;
                 return port == null ? null : new UdpSink(port.intValue(), m.where());
             }
         }
+    }
+
+    /**
+     * A udp-send's {@code keep_clones} (0..1048576, default 0) and {@code max_burst} (a time, default 0: no
+     * limit), as a UdpSend holding only those two; null when either is bad (reported).
+     */
+    private UdpSend udpSendSharingAndPacing(YamlMap m) {
+        Long keep = m.integer("keep_clones", 0, 1 << 20);
+        Long burst = m.has("max_burst") ? time(m, "max_burst", 1) : Long.valueOf(0);
+        if (keep == null && m.has("keep_clones") || burst == null) {
+            return null;
+        }
+        return new UdpSend(0, 0, 0, 0, m.where(), keep == null ? 0 : keep.intValue(), burst);
     }
 
     /**
@@ -827,6 +974,9 @@ public final class TopologyFile {
             ok &= count != null || !m.has("count");
         }
         Long write = own.contains("write_size") ? size(m, "write_size", 1, Integer.MAX_VALUE) : null;
+        // stream only: one write every interval (an application-limited stream) instead of as fast as TCP takes.
+        Long interval = own.contains("interval") && m.has("interval") ? time(m, "interval", 1) : null;
+        ok &= interval != null || !own.contains("interval") || !m.has("interval");
         ok &= write != null || !own.contains("write_size") || !m.has("write_size");
         Long request = own.contains("request_size") ? size(m, "request_size", 1, Integer.MAX_VALUE) : null;
         Long response = own.contains("response_size") ? size(m, "response_size", 1, Integer.MAX_VALUE) : null;
@@ -856,7 +1006,8 @@ public final class TopologyFile {
                 rcvbuf == null ? 0 : rcvbuf.intValue(), m.where(), m.where("server"), m.where("to"), m.where("port"),
                 trace == OFF ? null : trace);
         return switch (kind) {
-            case "stream" -> new TopologySpec.TcpStream(c, write == null ? 64 * 1024 : write.intValue());
+            case "stream" -> new TopologySpec.TcpStream(c, write == null ? 64 * 1024 : write.intValue(),
+                    interval == null ? 0 : interval);
             case "rr" -> new TopologySpec.TcpRr(c, request == null ? 1 : request.intValue(),
                     response == null ? 1 : response.intValue());
             default -> new TopologySpec.TcpBurst(c, burst.intValue(), compute, ack == null ? 1 : ack.intValue(),

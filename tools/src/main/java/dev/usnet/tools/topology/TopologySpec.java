@@ -8,17 +8,38 @@ import java.util.List;
  * later errors can still name the line. Optional settings are null when the file leaves them out.
  */
 public record TopologySpec(String file, String name, long seed, Output output, List<KernelNs> kernelNamespaces,
-                           List<Ns> namespaces, List<Expectation> expectations) {
+                           List<Ns> namespaces, List<Expectation> expectations, List<Param> parameters) {
+
+    public TopologySpec {
+        parameters = parameters == null ? List.of() : List.copyOf(parameters);
+    }
+
+    /** A topology without parameters. */
+    public TopologySpec(String file, String name, long seed, Output output, List<KernelNs> kernelNamespaces,
+                        List<Ns> namespaces, List<Expectation> expectations) {
+        this(file, name, seed, output, kernelNamespaces, namespaces, expectations, List.of());
+    }
+
+    /**
+     * A parameter declared under {@code params:}: the value it took (its default unless {@code --param} or
+     * {@link TopologyFile#read(java.nio.file.Path, java.util.Map)} set another), its default, its doc.
+     */
+    public record Param(String name, String value, String defaultValue, String doc, Where where) {}
+
+    /** The effective value of every declared parameter, in declaration order. */
+    public java.util.Map<String, String> params() {
+        return java.util.Collections.unmodifiableMap(TopologyParams.values(parameters));
+    }
 
     /** A topology without {@code expect:} lines. */
     public TopologySpec(String file, String name, long seed, Output output, List<KernelNs> kernelNamespaces,
                         List<Ns> namespaces) {
-        this(file, name, seed, output, kernelNamespaces, namespaces, List.of());
+        this(file, name, seed, output, kernelNamespaces, namespaces, List.of(), List.of());
     }
 
     /** The same topology with another seed. */
     public TopologySpec withSeed(long s) {
-        return new TopologySpec(file, name, s, output, kernelNamespaces, namespaces, expectations);
+        return new TopologySpec(file, name, s, output, kernelNamespaces, namespaces, expectations, parameters);
     }
 
     /**
@@ -85,7 +106,7 @@ public record TopologySpec(String file, String name, long seed, Output output, L
             out.set(idx, new Ns(n.name(), n.where(), n.knobs(), n.devices(), n.routes(), n.neighbours(), caps,
                     n.histograms(), n.apps()));
         }
-        return new TopologySpec(this.file, name, seed, output, kernelNamespaces, out, expectations);
+        return new TopologySpec(this.file, name, seed, output, kernelNamespaces, out, expectations, parameters);
     }
 
     /**
@@ -148,7 +169,7 @@ public record TopologySpec(String file, String name, long seed, Output output, L
                 }
             }
         }
-        return new TopologySpec(file, name, seed, output, kernelNamespaces, out, expectations);
+        return new TopologySpec(file, name, seed, output, kernelNamespaces, out, expectations, parameters);
     }
 
     private static void throwUsage(Problems p) {
@@ -290,8 +311,21 @@ public record TopologySpec(String file, String name, long seed, Output output, L
     /** Echo requests to {@code to} every {@code intervalSeconds}, RTTs in a histogram. */
     public record Ping(int to, double intervalSeconds, int size, Where where) implements App {}
 
-    /** UDP datagrams to {@code to:port} at {@code rate} per second. */
-    public record UdpSend(int to, int port, int rate, int size, Where where) implements App {}
+    /**
+     * UDP datagrams to {@code to:port} at {@code rate} per second.
+     *
+     * @param keepClones the socket keeps clones of its last this many datagrams (0: none), so forwarders share
+     *     their bytes as they share a TCP segment in the retransmission queue ({@code keep_clones:})
+     * @param maxBurstNanos the most a late tick catches up on, as time at the rate; the rest is skipped and
+     *     counted (0: everything owed is sent at once) ({@code max_burst:})
+     */
+    public record UdpSend(int to, int port, int rate, int size, Where where, int keepClones, long maxBurstNanos)
+            implements App {
+        /** A sender that keeps no clones and catches up on everything it owes. */
+        public UdpSend(int to, int port, int rate, int size, Where where) {
+            this(to, port, rate, size, where, 0, 0);
+        }
+    }
 
     /** A UDP socket on {@code port} that counts what arrives. */
     public record UdpSink(int port, Where where) implements App {}
@@ -353,8 +387,17 @@ public record TopologySpec(String file, String name, long seed, Output output, L
      */
     public record AppLog(String file, Where where) {}
 
-    /** {@code kind: stream}: bulk transfer (netperf TCP_STREAM), {@code writeBytes} per write. */
-    public record TcpStream(TcpCommon common, int writeBytes) implements TcpApp {
+    /**
+     * {@code kind: stream}: bulk transfer (netperf TCP_STREAM), {@code writeBytes} per write; with
+     * {@code intervalNanos} above 0 ({@code interval:}) one write every interval instead, an
+     * application-limited stream.
+     */
+    public record TcpStream(TcpCommon common, int writeBytes, long intervalNanos) implements TcpApp {
+        /** A stream that writes as fast as TCP takes it. */
+        public TcpStream(TcpCommon common, int writeBytes) {
+            this(common, writeBytes, 0);
+        }
+
         @Override
         public String kind() {
             return "stream";

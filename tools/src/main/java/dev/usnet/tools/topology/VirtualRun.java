@@ -100,7 +100,7 @@ public final class VirtualRun {
                 errors.add(e.getMessage());
             }
             counts = Daemon.Counts.of(apps, stacks);
-            results = Results.collect(t.name(), "virtual", t.seed(), o.durationNanos() / 1e9, apps.list(), stacks,
+            results = Results.collect(t.name(), "virtual", t.seed(), o.durationNanos() / 1e9, t.params(), apps.list(), stacks,
                     new LinkedHashMap<>());
             latencies = RunHistograms.collect(results, apps.list(), stacks);
         } finally {

@@ -233,6 +233,39 @@ class CompareTest {
     }
 
     @Test
+    void aParameterVariesLikeAKnobAndIsInEachRunsParams(@TempDir Path tmp) throws IOException {
+        Path f = tmp.resolve("params.yaml");
+        Files.writeString(f, TOPOLOGY.replace("name: cmp\n", "name: cmp\nparams:\n  rate: {default: 200mbit, doc: a's link}\n")
+                .replace("netem: {rate: 200mbit,", "netem: {rate: \"${rate}\","));
+        Path out = tmp.resolve("out");
+        Result r = compare(f.toString(), "--param", "rate=50mbit,200mbit", "--vary", COW, "--duration", "0.5",
+                "--warm-up", "0", "--out", out.toString());
+        assertEquals(0, r.code(), r.out() + r.err());
+        JsonNode vs = new ObjectMapper().readTree(out.resolve("results.json").toFile()).path("variants");
+        assertEquals(4, vs.size());
+        // --vary first, then --param: the order the axes were given is the order of "vary".
+        assertEquals("{\"host:usnet.forward.cow\":\"full-copy\",\"rate\":\"200mbit\"}", vs.get(1).path("vary").toString());
+        double[] mbit = new double[4];
+        for (int i = 0; i < 4; i++) {
+            String rate = i % 2 == 0 ? "50mbit" : "200mbit";
+            assertEquals(rate, vs.get(i).path("vary").path("rate").asText());
+            assertEquals("{\"rate\":\"" + rate + "\"}", vs.get(i).path("results").path("params").toString());
+            mbit[i] = vs.get(i).path("results").path("apps").get(1).path("mbit_s").asDouble();
+        }
+        // The stream is limited by a's link: about 50 and 200 Mbit/s.
+        assertTrue(mbit[0] > 40 && mbit[0] < 50 && mbit[1] > 160 && mbit[1] < 200, java.util.Arrays.toString(mbit));
+        assertEquals(mbit[0], mbit[2], 1e-9);
+
+        Result bad = compare(f.toString(), "--param", "rate=50mbit,fast", "--out", tmp.resolve("bad").toString());
+        assertEquals(Usnet.EXIT_USAGE, bad.code(), bad.out() + bad.err());
+        assertTrue(bad.err().contains("'fast' is not a rate") && bad.err().contains("(with --param rate=fast)"), bad.err());
+        Result undeclared = compare(f.toString(), "--param", "rtt=1,2", "--out", tmp.resolve("bad").toString());
+        assertEquals(Usnet.EXIT_USAGE, undeclared.code());
+        assertTrue(undeclared.err().contains("--param rtt=1: no parameter rtt in " + f + " (declared: rate)"), undeclared.err());
+        assertFalse(Files.exists(tmp.resolve("bad")), "nothing is written");
+    }
+
+    @Test
     void inRealTimeEachVariantRunsAsTheDaemonWithItsKnob(@TempDir Path tmp) throws IOException {
         Path out = tmp.resolve("out");
         Result r = compare(topology(tmp).toString(), "--vary", COW, "--clock", "real", "--duration", "0.5", "--warm-up", "0",

@@ -1,4 +1,4 @@
-package dev.usnet.tools.demo;
+package dev.usnet.tools.topology;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,17 +1,18 @@
-package dev.usnet.tools.demo;
+package dev.usnet.tools.topology;
 
 /**
  * A constant-rate sender's clock: how many datagrams are due at a given time for {@code ratePps} since
- * {@link #start}. The demo's UDP streams ask it once per tick.
+ * {@link #start}. A {@code udp-send} app with {@code max_burst:} asks it once per tick ({@code usnet demo}'s
+ * streams do).
  *
  * <p>A sender whose thread was held up (class loading and JIT at start, a collection, a core shared with other
  * work) owes many datagrams at once. Sending them in one tick turned each stall into a burst of thousands: more
  * than an unresolved neighbour queues (unres_qlen_bytes, so TCP's SYN queued behind them was evicted) and more
  * than the next namespace's receive backlog holds (netdev_max_backlog). A live source skips what it missed
- * instead: at most {@link #MAX_BURST_NANOS} worth goes out at once, the rest is counted in {@link #skipped}.
+ * instead: at most {@code maxBurstNanos} worth goes out at once, the rest is counted in {@link #skipped}.
  */
 final class Pacer {
-    /** The most a late tick catches up on, as time at the rate. */
+    /** The demo's limit: the most a late tick catches up on, as time at the rate. */
     static final long MAX_BURST_NANOS = 10_000_000L;
 
     private final long ratePps;
@@ -21,8 +22,13 @@ final class Pacer {
     private long skipped;
 
     Pacer(long ratePps) {
+        this(ratePps, MAX_BURST_NANOS);
+    }
+
+    /** A pacer that sends at most {@code maxBurstNanos} worth of datagrams at once (at least one). */
+    Pacer(long ratePps, long maxBurstNanos) {
         this.ratePps = ratePps;
-        this.maxBurst = Math.max(1, ratePps * MAX_BURST_NANOS / 1_000_000_000L);
+        this.maxBurst = Math.max(1, ratePps * maxBurstNanos / 1_000_000_000L);
     }
 
     void start(long nowNanos) {
@@ -48,7 +54,7 @@ final class Pacer {
         return sent;
     }
 
-    /** Datagrams not sent because the sender was late by more than {@link #MAX_BURST_NANOS}. */
+    /** Datagrams not sent because the sender was late by more than its maximum burst. */
     long skipped() {
         return skipped;
     }
