@@ -78,7 +78,7 @@ public final class CompareCommand implements Callable<Integer> {
             + " the simulated results do not depend on it")
     int jobs = 1;
 
-    @Option(names = "--warm-up", paramLabel = "S", description = "first run the baseline for S virtual seconds (at most"
+    @Option(names = "--warm-up", paramLabel = "S", description = "first run the baseline for S seconds (at most"
             + " --duration) and discard it, so that JIT compilation is not charged to the first variants' measured"
             + " CPU and wall time; 0 skips it (default: ${DEFAULT-VALUE})")
     double warmUp = 1;
@@ -190,9 +190,9 @@ public final class CompareCommand implements Callable<Integer> {
             TopologyFile.Checked c = loaded.get(v.group());
             plan.add(new CompareRunner.Planned(v, c.spec(), v.seed() != null ? v.seed() : c.spec().seed()));
         }
-        e.printf("usnet: compare: %d variant%s × %d seed%s = %d runs of %s virtual seconds, %d at a time%n",
+        e.printf("usnet: compare: %d variant%s × %d seed%s = %d runs of %s %s seconds, %d at a time%n",
                 loaded.size(), loaded.size() == 1 ? "" : "s", seedList.size(), seedList.size() == 1 ? "" : "s",
-                plan.size(), MetricTable.format(duration), Math.min(jobs, plan.size()));
+                plan.size(), MetricTable.format(duration), clock, Math.min(jobs, plan.size()));
         e.flush();
         List<CompareRunner.Run> done;
         long nanos = Math.round(duration * 1e9);
@@ -215,16 +215,14 @@ public final class CompareCommand implements Callable<Integer> {
             }
             done = CompareRunner.run(plan, jobs, real ? realRun : CompareRunner.virtual(nanos), out, e);
         } catch (CompareRunner.RunFailed ex) {
-            if (realRun != null) {
-                realRun.close();
-            }
             e.println("usnet: compare: the run of #" + (ex.planned.variant().group() + 1) + " (" + ex.planned.variant().label()
                     + ", seed " + ex.planned.seed() + ") failed: " + ex.getMessage());
             return ex.getCause() instanceof UsageException || ex.getCause() instanceof TopologyException
                     ? Usnet.EXIT_USAGE : 1;
-        }
-        if (realRun != null) {
-            realRun.close();
+        } finally {
+            if (realRun != null) {
+                realRun.close();
+            }
         }
         Path results = out.resolve("results.json");
         List<Path> written;
