@@ -52,9 +52,14 @@ class PcapKernelTest {
                     return null;
                 });
             }
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+            if (group != null) {
+                group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+            }
         } finally {
-            kns.close();
+            // setUp stops at a missing prerequisite before it creates anything.
+            if (kns != null) {
+                kns.close();
+            }
         }
     }
 
