@@ -144,6 +144,20 @@ class CompareTest {
             }
             assertTrue(res.path("measured").has("wall_s"), res.toString());
         }
+        // The modelled CPU per packet divides the host's cpu_model_ns by what its devices received.
+        JsonNode first = vs.get(0).path("results");
+        long rxPackets = 0;
+        long rxBytes = 0;
+        for (JsonNode d : first.path("devices")) {
+            if (d.path("name").asText().startsWith("host/")) {
+                rxPackets += d.path("rx_packets").asLong();
+                rxBytes += d.path("rx_bytes").asLong();
+            }
+        }
+        long model = first.path("namespaces").get(0).path("cpu_model_ns").asLong();
+        assertTrue(model > 0 && rxPackets > 0, first.toString());
+        String perPacket = MetricTable.format((double) model / rxPackets);
+        String perByte = MetricTable.format((double) model / rxBytes);
         // full-copy copies whole frames, head-copy only their headers: the routed stream shows it.
         assertTrue(cowBytes[0] > 10 * cowBytes[1] && cowBytes[1] > 0, cowBytes[0] + " vs " + cowBytes[1]);
 
@@ -153,6 +167,7 @@ class CompareTest {
                 "### path host/br0->hr2", "### namespace host", "| variant | COW copies | COW bytes | model CPU ns |"
                         + " model ns/packet | model ns/byte | model CPU util | CPU ns ‡ | ns/packet ‡ | ns/byte ‡ |",
                 "| #1 host:usnet.forward.cow=full-copy (baseline) | ",
+                " | " + model + " | " + perPacket + " | " + perByte + " | ",
                 "| **#2 host:usnet.forward.cow=head-copy** | ",
                 "Differs most from the baseline: **#2 host:usnet.forward.cow=head-copy**, in COW bytes: " + cowBytes[0]
                         + " → " + cowBytes[1], "| p50 µs | p99 µs | p99.9 µs | max µs |",
