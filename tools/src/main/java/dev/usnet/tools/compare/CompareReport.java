@@ -65,7 +65,7 @@ final class CompareReport {
                 : "").append("\n\n");
         b.append("Row 1 is the baseline (every --vary and --param at its first value). In each table the variant that"
                 + " differs most from it is in bold: the largest relative difference |v − b| / max(|b|, |v|) of medians"
-                + " in any column (1 when only one of them has the metric). Columns marked ‡ are wall-clock"
+                + " in any column (1 when only one of them has the metric), when it is more than 1 %. Columns marked ‡ are wall-clock"
                 + " measurements (`measured` in results.json): noisy, and left out of that choice.\n\n");
         b.append("## Variants\n\n| variant | seeds | wall s | speed |\n|---|---|---:|---:|\n");
         for (int g = 0; g < groups.size(); g++) {
@@ -258,7 +258,7 @@ final class CompareReport {
         differing.sort((x, y) -> Double.compare(y.mostDifferent().score(), x.mostDifferent().score()));
         StringBuilder b = new StringBuilder("## Largest differences from the baseline\n\n");
         if (differing.isEmpty()) {
-            return b.append("No variant differs from the baseline in any simulated number.\n\n").toString();
+            return b.append("No variant differs from the baseline by more than 1 % in any simulated number.\n\n").toString();
         }
         b.append("| table | variant | column | baseline | variant's | relative difference |\n|---|---|---|---:|---:|---:|\n");
         for (MetricTable t : differing.subList(0, Math.min(20, differing.size()))) {
