@@ -12,7 +12,7 @@ import picocli.CommandLine.Command;
 /** The {@code usnet} command line. */
 @Command(name = "usnet", mixinStandardHelpOptions = true, version = "usnet 0.1.0",
         description = "Userspace network stack emulator: namespaces, veth, bridges, routers, checked against Linux.",
-        subcommands = {DemoCommand.class, RunCommand.class, CleanupCommand.class, ReplayCommand.class,
+        subcommands = {DemoCommand.class, RunCommand.class, dev.usnet.tools.compare.CompareCommand.class, CleanupCommand.class, ReplayCommand.class,
                 dev.usnet.tools.tcp.TcpCommand.class, dev.usnet.tools.experiment.ExperimentCommand.class,
                 dev.usnet.tools.oracle.OracleCommand.class, dev.usnet.tools.calibrate.CalibrateCommand.class,
                 CommandLine.HelpCommand.class})

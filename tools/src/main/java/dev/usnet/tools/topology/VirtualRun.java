@@ -5,6 +5,7 @@ import dev.usnet.core.time.VirtualScheduler;
 import dev.usnet.ns.NetNamespace;
 import dev.usnet.tools.UsageException;
 import dev.usnet.tools.results.Results;
+import dev.usnet.tools.results.RunHistograms;
 import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
 import dev.usnet.tools.topology.TopologySpec.Ns;
 import dev.usnet.tools.topology.TopologySpec.Pcap;
@@ -41,9 +42,12 @@ public final class VirtualRun {
         }
     }
 
-    /** The exit summary, and how much virtual time took how much wall time. */
+    /**
+     * The exit summary, the results, how much virtual time took how much wall time, the apps (stopped), and
+     * the histograms behind the results' latency percentiles.
+     */
     public record RunResult(Daemon.Summary summary, Results results, long virtualNanos, long wallNanos,
-                            List<Apps.App> apps) {
+                            List<Apps.App> apps, RunHistograms histograms) {
         /** Virtual seconds per wall second. */
         public double speed() {
             return wallNanos == 0 ? Double.POSITIVE_INFINITY : (double) virtualNanos / wallNanos;
@@ -69,6 +73,7 @@ public final class VirtualRun {
         List<String> errors = new ArrayList<>();
         Daemon.Counts counts;
         Results results;
+        RunHistograms latencies;
         Apps apps;
         List<Path> logs;
         long virtual0 = vs.nanoTime();
@@ -97,6 +102,7 @@ public final class VirtualRun {
             counts = Daemon.Counts.of(apps, stacks);
             results = Results.collect(t.name(), "virtual", t.seed(), o.durationNanos() / 1e9, t.params(), apps.list(), stacks,
                     new LinkedHashMap<>());
+            latencies = RunHistograms.collect(results, apps.list(), stacks);
         } finally {
             captures.untap();
             topo.close();
@@ -113,7 +119,7 @@ public final class VirtualRun {
         measured.put("wall_s", Results.seconds(wall));
         measured.put("virtual_s", Results.seconds(virtualNanos));
         measured.put("app_cpu_ns", RunResults.appCpuNanos(apps, results));
-        return new RunResult(s, results, virtualNanos, wall, apps.list());
+        return new RunResult(s, results, virtualNanos, wall, apps.list(), latencies);
     }
 
     /** Runs event by event until every TCP app is done or the clock reaches {@code end}. */
@@ -135,7 +141,11 @@ public final class VirtualRun {
         }
     }
 
-    static void refuseExternalDevices(TopologySpec spec) {
+    /**
+     * Throws a {@link UsageException} naming the first TAP or pcap device of {@code spec}: what {@link #run}
+     * refuses, for a caller that checks several topologies before running any.
+     */
+    public static void refuseExternalDevices(TopologySpec spec) {
         for (Ns ns : spec.namespaces()) {
             for (DeviceSpec d : ns.devices()) {
                 if (d instanceof Tap || d instanceof Pcap) {

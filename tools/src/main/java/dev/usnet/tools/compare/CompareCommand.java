@@ -1,0 +1,283 @@
+package dev.usnet.tools.compare;
+
+import dev.usnet.tools.IoErrors;
+import dev.usnet.tools.UsageException;
+import dev.usnet.tools.Usnet;
+import dev.usnet.tools.topology.RunCommand;
+import dev.usnet.tools.topology.TopologyException;
+import dev.usnet.tools.topology.TopologyFile;
+import dev.usnet.tools.topology.VirtualRun;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code usnet compare FILE --vary KEY=V1,V2 ... --out DIR}: one topology run once per combination of knob and
+ * parameter values (times seeds), in virtual time, with the results side by side.
+ */
+@Command(name = "compare", mixinStandardHelpOptions = true,
+        description = {"Run the topology in FILE once per combination of the --vary and --param values (times --seeds),"
+                + " in virtual time (or real time), and put the runs side by side in DIR: every run's results in one JSON file,"
+                + " a Markdown report with a table per app, path and namespace (a row per variant, the one that"
+                + " differs most from the first in bold) and PNG charts (latency percentile curves, throughput and"
+                + " CPU bars). See docs/topology.md.",
+                "Every variant is checked before any runs: a bad key or value exits 2 with nothing run."})
+public final class CompareCommand implements Callable<Integer> {
+    /** The most runs one comparison makes. */
+    static final int MAX_RUNS = 10_000;
+
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "FILE", description = "topology file")
+    Path file;
+
+    @Option(names = "--vary", paramLabel = "[NS:]KEY=V1,V2", description = "a knob (for namespace NS, or every"
+            + " namespace) and the values to compare, comma-separated; repeatable: every combination runs."
+            + " Example: --vary host:usnet.forward.cow=full-copy,head-copy")
+    List<String> vary = new ArrayList<>();
+
+    @Option(names = "--param", paramLabel = "NAME=V1,V2", description = "a parameter the file declares and the values"
+            + " to compare; repeatable")
+    List<String> param = new ArrayList<>();
+
+    @Option(names = "--set", paramLabel = "[NS:]KEY=VALUE", description = "a knob for every variant, as usnet run --set;"
+            + " repeatable")
+    List<String> set = new ArrayList<>();
+
+    @Option(names = "--seeds", paramLabel = "N", description = "run each variant with N seeds (from --seed, default 1,"
+            + " upwards); the report shows medians and min-max")
+    Integer seeds;
+
+    @Option(names = "--seed", paramLabel = "S", description = "the seed (with --seeds: the first); default: the file's"
+            + " seed:, else 1")
+    Long seed;
+
+    @Option(names = "--duration", paramLabel = "S", description = "seconds per run, on the run's clock (default:"
+            + " ${DEFAULT-VALUE})")
+    double duration = 5;
+
+    @Option(names = "--clock", paramLabel = "virtual|real", description = "virtual (default): deterministic, as fast as"
+            + " the CPU allows; real: each run as usnet run --duration S runs it, one at a time")
+    String clock = "virtual";
+
+    @Option(names = "--jobs", paramLabel = "J", description = "runs at once, each on its own thread (default: 1);"
+            + " the simulated results do not depend on it")
+    int jobs = 1;
+
+    @Option(names = "--warm-up", paramLabel = "S", description = "first run the baseline for S seconds (at most"
+            + " --duration) and discard it, so that JIT compilation is not charged to the first variants' measured"
+            + " CPU and wall time; 0 skips it (default: ${DEFAULT-VALUE})")
+    double warmUp = 1;
+
+    @Option(names = "--out", paramLabel = "DIR", required = true, description = "where results.json, report.md and the"
+            + " charts go")
+    Path out;
+
+    @Option(names = "--allow-app-failures", description = "exit 0 even when an app failed in some run (without it: "
+            + RunCommand.EXIT_APPS_FAILED + ")")
+    boolean allowAppFailures;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        PrintWriter o = spec.commandLine().getOut();
+        PrintWriter e = spec.commandLine().getErr();
+        if (!(duration > 0 && duration <= 31_536_000)) {
+            throw new UsageException("--duration must be a positive number of seconds, got " + duration);
+        }
+        if (!clock.equals("virtual") && !clock.equals("real")) {
+            throw new UsageException("--clock must be virtual or real, got " + clock);
+        }
+        boolean real = clock.equals("real");
+        if (real && jobs > 1) {
+            throw new UsageException("--jobs " + jobs + " with --clock real: runs at once would share the CPU and measure"
+                    + " each other; real-time runs go one at a time");
+        }
+        if (!(warmUp >= 0 && warmUp <= 31_536_000)) {
+            throw new UsageException("--warm-up must be 0 or a positive number of seconds, got " + warmUp);
+        }
+        if (jobs < 1 || jobs > 256) {
+            throw new UsageException("--jobs must be 1..256, got " + jobs);
+        }
+        if (seeds != null && (seeds < 1 || seeds > MAX_RUNS)) {
+            throw new UsageException("--seeds must be 1.." + MAX_RUNS + ", got " + seeds);
+        }
+        List<Axis> axes = new ArrayList<>();
+        Set<String> names = new LinkedHashSet<>();
+        for (String v : vary) {
+            axes.add(Axis.parse(Axis.Kind.KNOB, v));
+        }
+        for (String p : param) {
+            axes.add(Axis.parse(Axis.Kind.PARAM, p));
+        }
+        long runs = seeds == null ? 1 : seeds;
+        for (Axis a : axes) {
+            if (!names.add(a.name())) {
+                throw new UsageException(a.kind().option + " " + a.argument() + ": " + a.name() + " is varied twice;"
+                        + " give all its values in one " + a.kind().option);
+            }
+            runs *= a.values().size();
+            if (runs > MAX_RUNS) {
+                throw new UsageException("the comparison would make more than " + MAX_RUNS + " runs");
+            }
+        }
+        if (axes.isEmpty() && (seeds == null || seeds < 2)) {
+            throw new UsageException("nothing to compare: give --vary KEY=V1,V2, --param NAME=V1,V2 or --seeds N (N >= 2)");
+        }
+        List<Long> seedList = new ArrayList<>();
+        if (seeds == null) {
+            seedList.add(seed);
+        } else {
+            long base = seed == null ? 1 : seed;
+            for (int i = 0; i < seeds; i++) {
+                seedList.add(base + i);
+            }
+        }
+        List<Variant> variants = Variant.matrix(axes, seedList, set);
+
+        // Every variant's topology, checked before anything runs: one loaded per group (seeds do not change it).
+        VariantLoader loader = new VariantLoader(file, axes);
+        Map<Integer, TopologyFile.Checked> loaded = new LinkedHashMap<>();
+        Set<String> errors = new LinkedHashSet<>();
+        Set<String> warnings = new LinkedHashSet<>();
+        for (Variant v : variants) {
+            if (loaded.containsKey(v.group())) {
+                continue;
+            }
+            try {
+                TopologyFile.Checked c = loader.load(v);
+                if (!real) {
+                    VirtualRun.refuseExternalDevices(c.spec());
+                }
+                loaded.put(v.group(), c);
+                warnings.addAll(c.warnings());
+            } catch (TopologyException ex) {
+                warnings.addAll(ex.warnings());
+                errors.addAll(ex.errors());
+                loaded.put(v.group(), null);
+            } catch (UsageException ex) {
+                errors.add(ex.getMessage());
+                loaded.put(v.group(), null);
+            }
+        }
+        warnings.forEach(w -> e.println("usnet: " + w));
+        if (!errors.isEmpty()) {
+            errors.forEach(x -> e.println("usnet: " + x));
+            e.println("usnet: compare: " + errors.size() + " problem" + (errors.size() == 1 ? "" : "s")
+                    + "; nothing was run");
+            return Usnet.EXIT_USAGE;
+        }
+        try {
+            Files.createDirectories(out);
+        } catch (IOException ex) {
+            throw new UsageException("cannot create " + IoErrors.describe(out, ex));
+        }
+        List<CompareRunner.Planned> plan = new ArrayList<>();
+        for (Variant v : variants) {
+            TopologyFile.Checked c = loaded.get(v.group());
+            plan.add(new CompareRunner.Planned(v, c.spec(), v.seed() != null ? v.seed() : c.spec().seed()));
+        }
+        e.printf("usnet: compare: %d variant%s × %d seed%s = %d runs of %s %s seconds, %d at a time%n",
+                loaded.size(), loaded.size() == 1 ? "" : "s", seedList.size(), seedList.size() == 1 ? "" : "s",
+                plan.size(), MetricTable.format(duration), clock, Math.min(jobs, plan.size()));
+        e.flush();
+        List<CompareRunner.Run> done;
+        long nanos = Math.round(duration * 1e9);
+        RealClockRun realRun = real ? new RealClockRun(nanos) : null;
+        try {
+            if (warmUp > 0) {
+                double w = Math.min(warmUp, duration);
+                long wn = Math.round(w * 1e9);
+                CompareRunner.Outcome r;
+                if (real) {
+                    try (RealClockRun rw = new RealClockRun(wn)) {
+                        r = CompareRunner.warmUp(plan.getFirst(), rw, out);
+                    }
+                } else {
+                    r = CompareRunner.warmUp(plan.getFirst(), CompareRunner.virtual(wn), out);
+                }
+                e.printf(java.util.Locale.ROOT, "usnet: compare: warm-up (the baseline for %s %s seconds, not"
+                        + " counted): %.1f s wall%n", MetricTable.format(w), clock, r.wallNanos() / 1e9);
+                e.flush();
+            }
+            done = CompareRunner.run(plan, jobs, real ? realRun : CompareRunner.virtual(nanos), out, e);
+        } catch (CompareRunner.RunFailed ex) {
+            e.println("usnet: compare: the run of #" + (ex.planned.variant().group() + 1) + " (" + ex.planned.variant().label()
+                    + ", seed " + ex.planned.seed() + ") failed: " + ex.getMessage());
+            return ex.getCause() instanceof UsageException || ex.getCause() instanceof TopologyException
+                    ? Usnet.EXIT_USAGE : 1;
+        } finally {
+            if (realRun != null) {
+                realRun.close();
+            }
+        }
+        Path results = out.resolve("results.json");
+        List<Path> written;
+        try {
+            CompareResults.write(results, done);
+            written = CompareReport.write(out, commandLine(), file.toString(), duration, done);
+        } catch (IOException ex) {
+            throw new UsageException("cannot write " + IoErrors.describe(out, ex));
+        }
+        o.println("usnet: compare: wrote " + results);
+        o.println("usnet: compare: wrote " + written.getFirst() + " and " + (written.size() - 1) + " charts");
+        List<String> failed = new ArrayList<>();
+        for (CompareRunner.Run r : done) {
+            for (Map<String, Object> a : r.result().results().apps()) {
+                if ("failed".equals(a.get("outcome"))) {
+                    failed.add("#" + (r.planned().variant().group() + 1) + " seed " + r.planned().seed() + " " + a.get("name") + ": "
+                            + a.get("reason"));
+                }
+            }
+        }
+        int expectFailed = 0;
+        for (CompareRunner.Run r : done) {
+            for (dev.usnet.tools.topology.Expectation x : r.planned().spec().expectations()) {
+                java.math.BigDecimal v = x.actual(r.result().results());
+                if (!x.holds(v)) {
+                    expectFailed++;
+                    e.println("usnet: compare: expect failed: #" + (r.planned().variant().group() + 1) + " seed "
+                            + r.planned().seed() + ": " + x.where().file() + ":" + x.where().line() + ": " + x.text() + " (was "
+                            + (v == null ? "absent from the run" : v.stripTrailingZeros().toPlainString()) + ")");
+                }
+            }
+        }
+        int code = expectFailed > 0 ? RunCommand.EXIT_APPS_FAILED : 0;
+        if (!failed.isEmpty()) {
+            (allowAppFailures ? o : e).println("usnet: compare: " + failed.size() + " app run" + (failed.size() == 1 ? "" : "s")
+                    + " failed" + (allowAppFailures ? " (--allow-app-failures: exit 0)" : "") + ": " + String.join("; ", failed));
+            if (!allowAppFailures) {
+                code = RunCommand.EXIT_APPS_FAILED;
+            }
+        }
+        o.flush();
+        e.flush();
+        return code;
+    }
+
+    /** The command as it was given, for the report's first lines. */
+    private String commandLine() {
+        List<String> args = new ArrayList<>(spec.commandLine().getParseResult().originalArgs());
+        if (!args.isEmpty() && args.getFirst().equals("compare")) {
+            args.removeFirst();
+        }
+        StringBuilder b = new StringBuilder("usnet compare");
+        for (String a : args) {
+            b.append(' ').append(a.matches("[A-Za-z0-9_./:=,+@%-]+") ? a : "'" + a.replace("'", "'\\''") + "'");
+        }
+        return b.toString();
+    }
+}

@@ -1,0 +1,502 @@
+package dev.usnet.tools.compare;
+
+import dev.usnet.tools.results.Results;
+import dev.usnet.tools.topology.Expectation;
+import dev.usnet.tools.results.RunHistograms;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Function;
+import org.HdrHistogram.Histogram;
+
+/**
+ * A comparison's {@code report.md} and its PNG charts: per app, per path and per namespace a side-by-side table
+ * with a row per variant (medians over seeds, min–max when they differ), the variant that differs most from the
+ * baseline in bold (see {@link MetricTable}), latency percentile curves per app and path, and bars of
+ * throughput and CPU per packet.
+ */
+final class CompareReport {
+    private final List<List<CompareRunner.Run>> groups = new ArrayList<>();
+    private final List<String> rows = new ArrayList<>();
+    private final int seeds;
+    private final List<MetricTable> tables = new ArrayList<>();
+
+    private CompareReport(List<CompareRunner.Run> runs) {
+        for (CompareRunner.Run r : runs) {
+            int g = r.planned().variant().group();
+            while (groups.size() <= g) {
+                groups.add(new ArrayList<>());
+            }
+            groups.get(g).add(r);
+        }
+        for (List<CompareRunner.Run> g : groups) {
+            rows.add("#" + (rows.size() + 1) + " " + g.getFirst().planned().variant().label());
+        }
+        seeds = groups.getFirst().size();
+    }
+
+    /** Writes {@code report.md} and the charts into {@code dir}; returns the files written, the report first. */
+    static List<Path> write(Path dir, String commandLine, String file, double durationSeconds,
+                            List<CompareRunner.Run> runs) throws IOException {
+        return new CompareReport(runs).writeAll(dir, commandLine, file, durationSeconds);
+    }
+
+    private List<Path> writeAll(Path dir, String commandLine, String file, double durationSeconds) throws IOException {
+        List<Path> written = new ArrayList<>();
+        Path report = dir.resolve("report.md");
+        written.add(report);
+        StringBuilder b = new StringBuilder();
+        Results first = groups.getFirst().getFirst().result().results();
+        b.append("# usnet compare: ").append(first.topology()).append("\n\n");
+        b.append("```\n").append(commandLine).append("\n```\n\n");
+        List<Long> seedList = groups.getFirst().stream().map(r -> r.result().results().seed()).toList();
+        b.append(String.format(Locale.ROOT, "%s, %s seconds per run, clock %s; %d variant%s × %d seed%s (%s) = %d runs.",
+                file, MetricTable.format(durationSeconds), first.clock(), groups.size(), groups.size() == 1 ? "" : "s",
+                seeds, seeds == 1 ? "" : "s", join(seedList), groups.size() * seeds));
+        b.append(seeds > 1 ? " Each cell is the median over the seeds, with min–max in parentheses when they differ."
+                : "").append("\n\n");
+        b.append("Row 1 is the baseline (every --vary and --param at its first value). In each table the variant that"
+                + " differs most from it is in bold: the largest relative difference |v − b| / max(|b|, |v|) of medians"
+                + " in any column (1 when only one of them has the metric), when it is more than 1 %. Columns marked ‡ are wall-clock"
+                + " measurements (`measured` in results.json): noisy, and left out of that choice.\n\n");
+        b.append("## Variants\n\n| variant | seeds | wall s | speed |\n|---|---|---:|---:|\n");
+        for (int g = 0; g < groups.size(); g++) {
+            long wall = groups.get(g).stream().mapToLong(r -> r.result().wallNanos()).sum();
+            long virt = groups.get(g).stream().mapToLong(r -> r.result().clockNanos()).sum();
+            b.append("| ").append(rows.get(g)).append(g == 0 ? " (baseline)" : "").append(" | ")
+                    .append(join(groups.get(g).stream().map(r -> r.result().results().seed()).toList())).append(" | ")
+                    .append(String.format(Locale.ROOT, "%.2f | %.1fx |%n", wall / 1e9, wall == 0 ? 0 : (double) virt / wall));
+        }
+        b.append('\n');
+
+        int summaryAt = b.length();
+        b.append("## Apps\n\n");
+        List<String> tcpApps = new ArrayList<>();
+        for (String app : subjects(r -> r.apps().stream().map(m -> (String) m.get("name")).toList())) {
+            Map<String, Object> any = find(app, r -> r.apps(), "name");
+            String kind = (String) any.get("kind");
+            boolean tcp = kind.equals("stream") || kind.equals("rr") || kind.equals("burst");
+            if (tcp) {
+                tcpApps.add(app);
+            }
+            MetricTable.Builder t = new MetricTable.Builder("app " + app + " (" + kind + " → " + any.get("to") + ")", rows, seeds);
+            Function<CompareRunner.Run, Map<String, Object>> of = r -> byKey(r.result().results().apps(), "name", app);
+            add(t, of, "bytes", "bytes", false);
+            add(t, of, "mbit_s", "Mbit/s", tcp);
+            add(t, of, "ops", "ops", !tcp);
+            addPercentiles(t, of);
+            add(t, of, "retrans", "retrans", tcp);
+            add(t, of, "rtos", "RTOs", tcp);
+            if (tcp) {
+                addColumn(t, "app CPU ns/byte", true, r -> {
+                    Map<String, Object> m = of.apply(r);
+                    Object cpu = measured(r, "app_cpu_ns").get(app);
+                    return m == null || cpu == null ? null : per(num(cpu), num(m.get("bytes")));
+                }, false);
+            }
+            List<String> failed = new ArrayList<>();
+            for (List<CompareRunner.Run> g : groups) {
+                for (CompareRunner.Run r : g) {
+                    Map<String, Object> m = of.apply(r);
+                    if (m != null && "failed".equals(m.get("outcome"))) {
+                        failed.add("#" + (r.planned().variant().group() + 1) + " seed " + r.result().results().seed()
+                                + ": " + m.get("reason"));
+                    }
+                }
+            }
+            if (!failed.isEmpty()) {
+                t.note("Failed: " + String.join("; ", failed) + ".");
+            }
+            b.append(table(t).markdown(3));
+            List<ComparePlots.CwndSeries> cwnd = new ArrayList<>();
+            for (int g = 0; g < groups.size(); g++) {
+                CompareRunner.Run r = groups.get(g).getFirst();
+                ComparePlots.CwndSeries c = r.result().cwnd().get(app);
+                if (c != null) {
+                    cwnd.add(new ComparePlots.CwndSeries(rows.get(g) + (seeds > 1 ? " (seed " + r.result().results().seed()
+                            + ")" : ""), c.timeMs(), c.cwnd()));
+                }
+            }
+            if (!cwnd.isEmpty()) {
+                Path c = dir.resolve("cwnd-" + fileName(app) + ".png");
+                ComparePlots.writeCwndOverlay(c, "snd_cwnd: " + app + (seeds > 1 ? " (each variant's first seed)" : ""), cwnd);
+                written.add(c);
+                b.append("![").append(app).append(" cwnd](").append(c.getFileName()).append(")\n\n");
+            }
+            Path png = dir.resolve("latency-app-" + fileName(app) + ".png");
+            if (ComparePlots.writePercentiles(png, "latency percentiles: " + app + pooled(), pooled(h -> h.apps().get(app)))) {
+                written.add(png);
+                b.append("![").append(app).append(" latency percentiles](").append(png.getFileName()).append(")\n\n");
+            }
+        }
+        if (!tcpApps.isEmpty()) {
+            Path png = dir.resolve("throughput.png");
+            double[][] v = new double[groups.size()][tcpApps.size()];
+            for (int g = 0; g < groups.size(); g++) {
+                for (int a = 0; a < tcpApps.size(); a++) {
+                    String app = tcpApps.get(a);
+                    v[g][a] = medianOf(groups.get(g), r -> {
+                        Map<String, Object> m = byKey(r.result().results().apps(), "name", app);
+                        return m == null ? null : num(m.get("mbit_s"));
+                    });
+                }
+            }
+            ComparePlots.writeBars(png, "TCP throughput" + (seeds > 1 ? " (median over seeds)" : ""), "Mbit/s", tcpApps,
+                    rows, v);
+            written.add(png);
+            b.append("![TCP throughput](throughput.png)\n\n");
+        }
+
+        b.append("## Paths\n\n");
+        List<String> paths = subjects(r -> r.paths().stream().map(m -> RunHistograms.pathKey((String) m.get("ns"),
+                (String) m.get("name"))).toList());
+        if (paths.isEmpty()) {
+            b.append("No forwarding path carried a packet.\n\n");
+        }
+        for (String path : paths) {
+            MetricTable.Builder t = new MetricTable.Builder("path " + path, rows, seeds);
+            Function<CompareRunner.Run, Map<String, Object>> of = r -> r.result().results().paths().stream()
+                    .filter(m -> RunHistograms.pathKey((String) m.get("ns"), (String) m.get("name")).equals(path))
+                    .findFirst().orElse(null);
+            add(t, of, "packets", "packets", true);
+            add(t, of, "bytes", "bytes", true);
+            addPercentiles(t, of);
+            b.append(table(t).markdown(3));
+            Path png = dir.resolve("latency-path-" + fileName(path) + ".png");
+            if (ComparePlots.writePercentiles(png, "forwarding latency percentiles: " + path + pooled(),
+                    pooled(h -> h.paths().get(path)))) {
+                written.add(png);
+                b.append("![").append(path).append(" latency percentiles](").append(png.getFileName()).append(")\n\n");
+            }
+        }
+
+        b.append("## Namespaces\n\n");
+        b.append("CPU per packet and per byte divide a namespace's CPU time by what its devices received (the sum of"
+                + " their rx_packets and rx_bytes, as `ip -s link` counts them). `model` is the CPU model's"
+                + " `cpu_model_ns` (with `usnet.cpu.model=1`), ‡ the JVM time its work measured (`measured.cpu_ns`).\n\n");
+        List<String> nss = subjects(r -> r.namespaces().stream().map(m -> (String) m.get("name")).toList());
+        List<String> modelled = new ArrayList<>();
+        for (String ns : nss) {
+            MetricTable.Builder t = new MetricTable.Builder("namespace " + ns, rows, seeds);
+            Function<CompareRunner.Run, Map<String, Object>> of = r -> byKey(r.result().results().namespaces(), "name", ns);
+            add(t, of, "cow_copies", "COW copies", true);
+            add(t, of, "cow_bytes", "COW bytes", true);
+            int before = t.columnCount();
+            add(t, of, "cpu_model_ns", "model CPU ns", false);
+            if (t.columnCount() > before) {
+                modelled.add(ns);
+                addColumn(t, "model ns/packet", false, r -> cpuPer(r, ns, of, true, false), false);
+                addColumn(t, "model ns/byte", false, r -> cpuPer(r, ns, of, true, true), false);
+                add(t, of, "cpu_util", "model CPU util", true);
+            }
+            addColumn(t, "CPU ns", true, r -> num(measured(r, "cpu_ns").get(ns)), false);
+            addColumn(t, "ns/packet", true, r -> cpuPer(r, ns, of, false, false), false);
+            addColumn(t, "ns/byte", true, r -> cpuPer(r, ns, of, false, true), false);
+            addColumn(t, "drops", false, r -> {
+                Map<String, Object> m = of.apply(r);
+                return m == null ? null : drops(m).values().stream().mapToDouble(Long::doubleValue).sum();
+            }, false);
+            b.append(table(t).markdown(3));
+        }
+        chartCpu(dir, written, b, nss, modelled);
+
+        b.append("## Drops by reason\n\n");
+        boolean anyDrops = false;
+        for (String ns : nss) {
+            Function<CompareRunner.Run, Map<String, Object>> of = r -> byKey(r.result().results().namespaces(), "name", ns);
+            Set<String> reasons = new TreeSet<>();
+            for (List<CompareRunner.Run> g : groups) {
+                for (CompareRunner.Run r : g) {
+                    Map<String, Object> m = of.apply(r);
+                    if (m != null) {
+                        reasons.addAll(drops(m).keySet());
+                    }
+                }
+            }
+            if (reasons.isEmpty()) {
+                continue;
+            }
+            anyDrops = true;
+            MetricTable.Builder t = new MetricTable.Builder("drops in " + ns, rows, seeds);
+            for (String reason : reasons) {
+                addColumn(t, reason, false, r -> {
+                    Map<String, Object> m = of.apply(r);
+                    return m == null ? null : (double) drops(m).getOrDefault(reason, 0L);
+                }, true);
+            }
+            b.append(table(t).markdown(3));
+        }
+        if (!anyDrops) {
+            b.append("No namespace dropped a packet in any run.\n\n");
+        }
+        expectations(b);
+        b.insert(summaryAt, summary());
+        Files.writeString(report, b.toString());
+        return written;
+    }
+
+    private MetricTable table(MetricTable.Builder t) {
+        MetricTable m = t.build();
+        tables.add(m);
+        return m;
+    }
+
+    /** The tables in which a variant differs from the baseline, the largest difference first (at most 20). */
+    private String summary() {
+        if (groups.size() < 2) {
+            return "";
+        }
+        List<MetricTable> differing = new ArrayList<>(tables.stream().filter(t -> t.mostDifferent() != null).toList());
+        differing.sort((x, y) -> Double.compare(y.mostDifferent().score(), x.mostDifferent().score()));
+        StringBuilder b = new StringBuilder("## Largest differences from the baseline\n\n");
+        if (differing.isEmpty()) {
+            return b.append("No variant differs from the baseline by more than 1 % in any simulated number.\n\n").toString();
+        }
+        b.append("| table | variant | column | baseline | variant's | relative difference |\n|---|---|---|---:|---:|---:|\n");
+        for (MetricTable t : differing.subList(0, Math.min(20, differing.size()))) {
+            MetricTable.Most m = t.mostDifferent();
+            b.append("| ").append(t.title()).append(" | ").append(rows.get(m.row())).append(" | ")
+                    .append(t.columnName(m.column())).append(" | ").append(MetricTable.format(t.median(0, m.column())))
+                    .append(" | ").append(MetricTable.format(t.median(m.row(), m.column()))).append(" | ")
+                    .append(String.format(Locale.ROOT, "%.3f", m.score())).append(" |\n");
+        }
+        if (differing.size() > 20) {
+            b.append("\n(").append(differing.size() - 20).append(" more tables differ; see below.)\n");
+        }
+        return b.append('\n').toString();
+    }
+
+    /** The file's {@code expect:} lines against each run: held, or what the run had instead. */
+    private void expectations(StringBuilder b) {
+        List<Expectation> ex = groups.getFirst().getFirst().planned().spec().expectations();
+        if (ex.isEmpty()) {
+            return;
+        }
+        b.append("## Expectations\n\n| variant |");
+        for (Expectation x : ex) {
+            b.append(" `").append(x.text()).append("` |");
+        }
+        b.append("\n|---|").append("---|".repeat(ex.size())).append('\n');
+        for (int g = 0; g < groups.size(); g++) {
+            b.append("| ").append(rows.get(g)).append(g == 0 ? " (baseline)" : "").append(" |");
+            for (int i = 0; i < ex.size(); i++) {
+                List<String> failed = new ArrayList<>();
+                int held = 0;
+                for (CompareRunner.Run r : groups.get(g)) {
+                    List<Expectation> own = r.planned().spec().expectations();
+                    if (i >= own.size()) {
+                        continue;
+                    }
+                    java.math.BigDecimal v = own.get(i).actual(r.result().results());
+                    if (own.get(i).holds(v)) {
+                        held++;
+                    } else {
+                        failed.add(v == null ? "absent" : v.stripTrailingZeros().toPlainString());
+                    }
+                }
+                String cell = failed.isEmpty() ? "held" : "**failed** (was " + String.join(", ", failed) + ")";
+                b.append(' ').append(seeds > 1 && !failed.isEmpty() ? held + " of " + groups.get(g).size() + " held; " + cell
+                        : cell).append(" |");
+            }
+            b.append('\n');
+        }
+        b.append('\n');
+    }
+
+    private void chartCpu(Path dir, List<Path> written, StringBuilder b, List<String> nss, List<String> modelled)
+            throws IOException {
+        if (!modelled.isEmpty()) {
+            Path png = dir.resolve("cpu-model.png");
+            ComparePlots.writeBars(png, "modelled CPU per received packet" + (seeds > 1 ? " (median over seeds)" : ""),
+                    "ns/packet", modelled, rows, cpuMatrix(modelled, true));
+            written.add(png);
+            b.append("![modelled CPU per packet](cpu-model.png)\n\n");
+        }
+        Path png = dir.resolve("cpu-measured.png");
+        ComparePlots.writeBars(png, "measured JVM CPU per received packet (wall clock, noisy)"
+                + (seeds > 1 ? " (median over seeds)" : ""), "ns/packet", nss, rows, cpuMatrix(nss, false));
+        written.add(png);
+        b.append("![measured CPU per packet](cpu-measured.png)\n\n");
+    }
+
+    private double[][] cpuMatrix(List<String> nss, boolean model) {
+        double[][] v = new double[groups.size()][nss.size()];
+        for (int g = 0; g < groups.size(); g++) {
+            for (int n = 0; n < nss.size(); n++) {
+                String ns = nss.get(n);
+                Function<CompareRunner.Run, Map<String, Object>> of = r -> byKey(r.result().results().namespaces(), "name", ns);
+                v[g][n] = medianOf(groups.get(g), r -> cpuPer(r, ns, of, model, false));
+            }
+        }
+        return v;
+    }
+
+    private static Double cpuPer(CompareRunner.Run r, String ns, Function<CompareRunner.Run, Map<String, Object>> of,
+                                 boolean model, boolean perByte) {
+        Map<String, Object> m = of.apply(r);
+        if (m == null) {
+            return null;
+        }
+        double cpu = model ? num(m.get("cpu_model_ns")) : num(measured(r, "cpu_ns").get(ns));
+        long packets = 0;
+        long bytes = 0;
+        for (Map<String, Object> d : r.result().results().devices()) {
+            if (((String) d.get("name")).startsWith(ns + "/")) {
+                packets += ((Number) d.get("rx_packets")).longValue();
+                bytes += ((Number) d.get("rx_bytes")).longValue();
+            }
+        }
+        return per(cpu, perByte ? bytes : packets);
+    }
+
+    private static Double per(double v, double n) {
+        return Double.isNaN(v) || n == 0 ? null : v / n;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Long> drops(Map<String, Object> ns) {
+        Map<String, Long> out = new LinkedHashMap<>();
+        ((Map<String, Object>) ns.get("drops")).forEach((k, v) -> out.put(k, ((Number) v).longValue()));
+        return out;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> measured(CompareRunner.Run r, String key) {
+        Object o = r.result().results().measured().get(key);
+        return o instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
+    }
+
+    private static final List<String> PERCENTILES = List.of("p50_us", "p99_us", "p999_us", "max_us");
+
+    /** The four latency columns, all of them when any run has one non-zero, so that the shape reads whole. */
+    private void addPercentiles(MetricTable.Builder t, Function<CompareRunner.Run, Map<String, Object>> of) {
+        boolean any = false;
+        for (List<CompareRunner.Run> g : groups) {
+            for (CompareRunner.Run r : g) {
+                Map<String, Object> m = of.apply(r);
+                for (String k : PERCENTILES) {
+                    any |= m != null && num(m.get(k)) != 0 && !Double.isNaN(num(m.get(k)));
+                }
+            }
+        }
+        if (any) {
+            add(t, of, "p50_us", "p50 µs", true);
+            add(t, of, "p99_us", "p99 µs", true);
+            add(t, of, "p999_us", "p99.9 µs", true);
+            add(t, of, "max_us", "max µs", true);
+        }
+    }
+
+    /** A column of a results field, kept when some run has it non-zero (or always, with {@code always}). */
+    private void add(MetricTable.Builder t, Function<CompareRunner.Run, Map<String, Object>> of, String key, String name,
+                     boolean always) {
+        addColumn(t, name, false, r -> {
+            Map<String, Object> m = of.apply(r);
+            return m == null || !m.containsKey(key) ? null : num(m.get(key));
+        }, always);
+    }
+
+    private void addColumn(MetricTable.Builder t, String name, boolean measured, Function<CompareRunner.Run, Double> f,
+                           boolean always) {
+        double[][] v = new double[groups.size()][];
+        boolean nonZero = false;
+        for (int g = 0; g < groups.size(); g++) {
+            List<CompareRunner.Run> runs = groups.get(g);
+            v[g] = new double[runs.size()];
+            for (int s = 0; s < runs.size(); s++) {
+                Double x = f.apply(runs.get(s));
+                v[g][s] = x == null ? Double.NaN : x;
+                nonZero |= x != null && x != 0;
+            }
+        }
+        if (always || nonZero) {
+            t.column(name, measured, v);
+        }
+    }
+
+    private static double medianOf(List<CompareRunner.Run> runs, Function<CompareRunner.Run, Double> f) {
+        double[] v = runs.stream().map(f).filter(x -> x != null && !Double.isNaN(x)).mapToDouble(Double::doubleValue)
+                .sorted().toArray();
+        if (v.length == 0) {
+            return Double.NaN;
+        }
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+
+    /** Per variant, its seeds' histograms added up (null when no run has one). */
+    private List<ComparePlots.Named<Histogram>> pooled(Function<RunHistograms, Histogram> f) {
+        List<ComparePlots.Named<Histogram>> out = new ArrayList<>();
+        for (int g = 0; g < groups.size(); g++) {
+            Histogram sum = null;
+            for (CompareRunner.Run r : groups.get(g)) {
+                Histogram h = f.apply(r.result().histograms());
+                if (h != null) {
+                    if (sum == null) {
+                        sum = h.copy();
+                    } else {
+                        sum.add(h);
+                    }
+                }
+            }
+            out.add(new ComparePlots.Named<>(rows.get(g), sum));
+        }
+        return out;
+    }
+
+    private String pooled() {
+        return seeds > 1 ? " (" + seeds + " seeds pooled)" : "";
+    }
+
+    /** Every name {@code f} lists in any run, in the order they first appear (variants in order). */
+    private List<String> subjects(Function<Results, List<String>> f) {
+        Set<String> s = new LinkedHashSet<>();
+        for (List<CompareRunner.Run> g : groups) {
+            for (CompareRunner.Run r : g) {
+                s.addAll(f.apply(r.result().results()));
+            }
+        }
+        return new ArrayList<>(s);
+    }
+
+    private Map<String, Object> find(String name, Function<Results, List<Map<String, Object>>> list, String key) {
+        for (List<CompareRunner.Run> g : groups) {
+            for (CompareRunner.Run r : g) {
+                Map<String, Object> m = byKey(list.apply(r.result().results()), key, name);
+                if (m != null) {
+                    return m;
+                }
+            }
+        }
+        throw new IllegalStateException("no " + name);
+    }
+
+    private static Map<String, Object> byKey(List<Map<String, Object>> l, String key, String value) {
+        for (Map<String, Object> m : l) {
+            if (value.equals(m.get(key))) {
+                return m;
+            }
+        }
+        return null;
+    }
+
+    private static double num(Object o) {
+        return o instanceof Number n ? n.doubleValue() : Double.NaN;
+    }
+
+    private static String join(List<Long> l) {
+        return String.join(", ", l.stream().map(String::valueOf).toList());
+    }
+
+    /** A subject's name as part of a file name: {@code host/hb1->br0} is {@code host_hb1-br0}. */
+    static String fileName(String s) {
+        return s.replace("->", "-").replaceAll("[^A-Za-z0-9._-]", "_");
+    }
+}

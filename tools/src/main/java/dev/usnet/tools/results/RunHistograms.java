@@ -1,0 +1,57 @@
+package dev.usnet.tools.results;
+
+import dev.usnet.core.stack.NetStack;
+import dev.usnet.core.stats.LatencyPaths;
+import dev.usnet.tcp.app.AppResult;
+import dev.usnet.tools.topology.Apps;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.HdrHistogram.Histogram;
+
+/**
+ * The nanosecond HdrHistograms behind a run's latency percentiles, which {@link Results} keeps only as four
+ * numbers: per app (by its results name, {@code <ns>.<kind>-<i>}) that has a latency (ping round trips, rr
+ * transactions, burst completions), and per forwarding path (by {@link #pathKey}). Not part of the results
+ * file: {@code usnet compare} plots whole percentile curves from them.
+ */
+public record RunHistograms(Map<String, Histogram> apps, Map<String, Histogram> paths) {
+    public RunHistograms {
+        apps = Collections.unmodifiableMap(new LinkedHashMap<>(apps));
+        paths = Collections.unmodifiableMap(new LinkedHashMap<>(paths));
+    }
+
+    /** {@code ns/in->out}: a path is named within its namespace. */
+    public static String pathKey(String ns, String path) {
+        return ns + "/" + path;
+    }
+
+    /**
+     * Copies of the histograms of {@code apps} (which have stopped) and of every path of {@code stacks},
+     * named as {@code results} (collected from the same apps and stacks) names them.
+     */
+    public static RunHistograms collect(Results results, List<Apps.App> apps, List<NetStack> stacks) {
+        Map<String, Histogram> as = new LinkedHashMap<>();
+        for (int i = 0; i < apps.size(); i++) {
+            Histogram h = switch (apps.get(i)) {
+                case Apps.Pinger p -> p.histogram();
+                case Apps.TcpApp t -> {
+                    AppResult r = t.client().result();
+                    yield r == null ? null : r.histogram();
+                }
+                default -> null;
+            };
+            if (h != null) {
+                as.put((String) results.apps().get(i).get("name"), h.copy());
+            }
+        }
+        Map<String, Histogram> ps = new LinkedHashMap<>();
+        for (NetStack s : stacks) {
+            for (LatencyPaths.Path p : s.latency().all()) {
+                ps.put(pathKey(s.name(), p.name()), p.snapshot());
+            }
+        }
+        return new RunHistograms(as, ps);
+    }
+}
