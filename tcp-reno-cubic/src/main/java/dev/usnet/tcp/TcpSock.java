@@ -1953,6 +1953,9 @@ public final class TcpSock {
         } else {
             b.setShort(t + TcpSegment.CHECKSUM, Checksum.finish(Checksum.add(b, t, l4len, ph)));
             p.setChecksum(ChecksumState.NONE, 0, 0);
+            // The software checksum a device without tx-checksumming costs the sender (Linux: csum_partial,
+            // or csum_partial_copy_generic folded into the copy from user space): charged by the CPU model.
+            stack.cpu().checksummed(l4len);
         }
     }
 

@@ -27,6 +27,9 @@ public final class Packet {
     public static final int GSO_UDP = 3;
     public static final int GSO_TCPV6 = 4;
 
+    /** Linux's NET_SKB_PAD on x86-64 (max(32, L1_CACHE_BYTES)): the step headroom grows by. */
+    private static final int NET_SKB_PAD = 64;
+
     private static final Recycler<Packet> RECYCLER = new Recycler<>() {
         @Override
         protected Packet newObject(Handle<Packet> handle) {
@@ -301,38 +304,91 @@ public final class Packet {
      * packet at all ({@link CowPolicy#SKIP_TTL}).
      */
     public boolean makeWritable(int headLen, CowPolicy policy, CowStats stats) {
+        return makeWritable(headLen, 0, policy, stats);
+    }
+
+    /**
+     * skb_cow(skb, headroom) as ip_forward calls it: the first {@code headLen} bytes of the frame become
+     * private when the packet is shared, as {@link #makeWritable(int, CowPolicy, CowStats)} does, and also when
+     * fewer than {@code networkHeadroom} bytes of the buffer lie in front of the network header (Linux measures
+     * skb_headroom at skb->data, the IP header, against LL_RESERVED_SPACE of the outgoing device). A short
+     * headroom makes even an unshared packet a copy, with the same policy's notion of what is copied
+     * (head-copy: the headers; full-copy and always-copy: the frame), into a buffer with room enough; it is
+     * counted in {@code stats} as a copy and as a {@link CowStats#headroomCopies() headroom copy}. Without a
+     * copy nothing is allocated.
+     */
+    public boolean makeWritable(int headLen, int networkHeadroom, CowPolicy policy, CowStats stats) {
         boolean shared = isShared();
+        if (shared && stats != null) {
+            stats.sawShared();
+        }
+        boolean shortRoom = network >= 0 && network < networkHeadroom;
+        int front = shortRoom ? frontRoomFor(networkHeadroom) : Buffers.HEADROOM;
+        if (shortRoom && !shared && policy != CowPolicy.ALWAYS_COPY && stats != null) {
+            stats.headroomCopy();
+        }
         switch (policy) {
             case HEAD_COPY -> {
-                if (shared) {
-                    copyHead(headLen, stats);
+                if (shared || shortRoom) {
+                    copyHead(headLen, front, stats);
                 }
             }
             case FULL_COPY -> {
-                if (shared) {
-                    copyAll(stats);
+                if (shared || shortRoom) {
+                    copyAll(front, stats);
                 }
             }
-            case ALWAYS_COPY -> copyAll(stats);
+            case ALWAYS_COPY -> copyAll(front, stats);
             case SKIP_TTL -> {
                 if (shared) {
                     // The link-layer header is each holder's own (in Linux it lives in per-clone headroom),
                     // so only it is made private; IP stays shared and untouched.
-                    splitHead(14, null);
+                    splitHead(14, front, null);
                     stats.skipped();
                     return false;
+                }
+                if (shortRoom) {
+                    copyHead(headLen, front, stats);
                 }
             }
         }
         return true;
     }
 
-    /** Replaces the data with a private copy of the whole frame. */
+    /**
+     * Room to keep in front of the frame so that {@code networkHeadroom} bytes precede the network header:
+     * pskb_expand_head grows the headroom by the shortfall rounded up to NET_SKB_PAD-sized steps; here the new
+     * buffer gets the usual {@link Buffers#HEADROOM}, or more in such steps.
+     */
+    private int frontRoomFor(int networkHeadroom) {
+        int l2 = network - buf.readerIndex();
+        int need = networkHeadroom - l2;
+        if (need <= Buffers.HEADROOM) {
+            return Buffers.HEADROOM;
+        }
+        return (need + NET_SKB_PAD - 1) / NET_SKB_PAD * NET_SKB_PAD;
+    }
+
+    /** Bytes of the buffer in front of the frame (skb_headroom at the MAC header). */
+    public int headroom() {
+        return buf.readerIndex();
+    }
+
+    /** Replaces the data with a private copy of the whole frame, with {@link Buffers#HEADROOM} in front. */
     public void copyAll(CowStats stats) {
+        copyAll(Buffers.HEADROOM, stats);
+    }
+
+    /**
+     * Replaces the data with a private copy of the whole frame, {@code front} bytes of headroom in front of it
+     * (pskb_expand_head keeps the headroom; a copy without any would make the next push a copy again).
+     */
+    private void copyAll(int front, CowStats stats) {
         int len = buf.readableBytes();
-        ByteBuf copy = Buffers.alloc().directBuffer(len);
-        copy.writeBytes(buf, buf.readerIndex(), len);
-        replaceData(copy, buf.readerIndex(), 0);
+        ByteBuf copy = Buffers.alloc().directBuffer(front + len);
+        copy.setBytes(front, buf, buf.readerIndex(), len);
+        copy.setIndex(front, front + len);
+        replaceData(copy, buf.readerIndex(), front);
         if (stats != null) {
             stats.copied(len);
             cowBytes += len;
@@ -340,30 +396,30 @@ public final class Packet {
     }
 
     /** Copies the first {@code headLen} bytes into a private buffer; the rest stays shared. */
-    private void copyHead(int headLen, CowStats stats) {
+    private void copyHead(int headLen, int front, CowStats stats) {
         if (headLen >= buf.readableBytes()) {
-            copyAll(stats);
+            copyAll(front, stats);
             return;
         }
-        splitHead(headLen, stats);
+        splitHead(headLen, front, stats);
     }
 
     /**
-     * pskb_expand_head: the first {@code headLen} bytes go into a new private head with {@link Buffers#HEADROOM}
+     * pskb_expand_head: the first {@code headLen} bytes go into a new private head with {@code front} bytes
      * in front of them; the rest of the frame stays where it is, in the buffer shared with the clone, as
      * the head's one frag. The packet's reference to the shared buffer becomes the frag's, so nothing but
      * the head (a pooled buffer) and a recycled {@link HeadFragByteBuf} is taken.
      */
-    private void splitHead(int headLen, CowStats stats) {
+    private void splitHead(int headLen, int front, CowStats stats) {
         int len = buf.readableBytes();
         int start = buf.readerIndex();
-        int split = Buffers.HEADROOM + headLen;
+        int split = front + headLen;
         ByteBuf head = Buffers.alloc().directBuffer(split);
-        head.setBytes(Buffers.HEADROOM, buf, start, headLen);
+        head.setBytes(front, buf, start, headLen);
         HeadFragByteBuf data = HeadFragByteBuf.of(head, split, buf, start + headLen, len - headLen);
-        data.setIndex(Buffers.HEADROOM, Buffers.HEADROOM + len);
+        data.setIndex(front, front + len);
         buf = null;
-        replaceData(data, start, Buffers.HEADROOM);
+        replaceData(data, start, front);
         if (stats != null) {
             stats.copied(headLen);
             cowBytes += headLen;

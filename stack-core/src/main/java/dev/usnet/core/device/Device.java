@@ -29,6 +29,7 @@ public abstract class Device {
     private volatile boolean promisc;
     private volatile boolean txChecksumOffload;
     private volatile boolean gsoOffload;
+    private volatile int neededHeadroom;
     private volatile RxHandler rxHandler;
     private volatile Device master;
     private volatile DevConf conf;
@@ -148,6 +149,41 @@ public abstract class Device {
     public void setGsoOffload(boolean on) {
         this.gsoOffload = on;
     }
+
+    /**
+     * dev->needed_headroom: bytes the device needs in front of the link-layer header beyond it (a tunnel's outer
+     * headers, say), so that what it transmits can be prepended to in place.
+     */
+    public int neededHeadroom() {
+        return neededHeadroom;
+    }
+
+    public void setNeededHeadroom(int bytes) {
+        if (bytes < 0 || bytes > MAX_NEEDED_HEADROOM) {
+            throw new IllegalArgumentException(name + ": needed_headroom " + bytes + " out of range 0.."
+                    + MAX_NEEDED_HEADROOM);
+        }
+        this.neededHeadroom = bytes;
+    }
+
+    /** Upper bound of {@link #setNeededHeadroom}: Linux keeps needed_headroom in an unsigned short. */
+    public static final int MAX_NEEDED_HEADROOM = 65535;
+
+    /** dev->hard_header_len: every usnet device speaks Ethernet. */
+    public int hardHeaderLen() {
+        return EthernetFrame.HEADER_LEN;
+    }
+
+    /**
+     * LL_RESERVED_SPACE(dev): the headroom in front of the network header a packet must have to leave by this
+     * device without being copied, (hard_header_len + needed_headroom) rounded down to HH_DATA_MOD (16) plus
+     * HH_DATA_MOD: 16 for plain Ethernet, 80 with VXLAN's 50.
+     */
+    public int llReservedSpace() {
+        return ((hardHeaderLen() + neededHeadroom) & ~(HH_DATA_MOD - 1)) + HH_DATA_MOD;
+    }
+
+    private static final int HH_DATA_MOD = 16;
 
     public DeviceStats stats() {
         return stats;

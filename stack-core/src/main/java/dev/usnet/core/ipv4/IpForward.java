@@ -9,9 +9,11 @@ import dev.usnet.core.wire.IcmpPacket;
 import dev.usnet.core.wire.Ipv4Packet;
 
 /**
- * ip_forward: TTL check, DF/MTU check, copy-on-write per {@code usnet.forward.cow}, TTL decrement with an
+ * ip_forward: TTL check, DF/MTU check, copy-on-write per {@code usnet.forward.cow} (for a shared packet, or one
+ * without the headroom the outgoing device needs), TTL decrement with an
  * incremental checksum, ICMP redirect when the packet leaves by the interface it came in on (it is still
- * forwarded), option processing, then output with fragmentation. Unshared packets allocate nothing here.
+ * forwarded), option processing, then output with fragmentation. Unshared packets with headroom enough allocate
+ * nothing here.
  */
 public final class IpForward {
     private final NetStack stack;
@@ -42,7 +44,9 @@ public final class IpForward {
             return;
         }
         int headLen = p.transport() - p.start();
-        boolean editable = p.makeWritable(headLen, stack.knobs().cowPolicy(), stack.cow());
+        // skb_cow(skb, LL_RESERVED_SPACE(dev) + dst->header_len): private headers, and room for the outgoing
+        // link header (usnet has no xfrm, so header_len is 0).
+        boolean editable = p.makeWritable(headLen, rt.dev().llReservedSpace(), stack.knobs().cowPolicy(), stack.cow());
         ip.wrap(p.buf(), p.network());
         int dst = ip.dst();
         if (editable) {

@@ -229,4 +229,37 @@ class ForwardingTest {
             original.release();
         }
     }
+
+    /**
+     * ip_forward's skb_cow(skb, LL_RESERVED_SPACE(dev)): a frame received with the usual 64 bytes in front of its
+     * MAC header has 78 in front of IP; an egress device needing 50 more (VXLAN's needed_headroom) reserves 80,
+     * so even this unshared packet is copied, once, and leaves intact; at 49 (reserving 64) nothing is copied.
+     */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource({"head-copy, 50, 1, 34", "full-copy, 50, 1, 1442",
+            "skip-ttl, 50, 1, 34", "head-copy, 49, 0, 0", "full-copy, 0, 0, 0"})
+    void anUnsharedPacketIsCopiedWhenTheEgressDeviceNeedsMoreHeadroom(String cow, int needed, int copies,
+                                                                       int bytes) {
+        try (Router t = new Router()) {
+            t.r.knobs().set("usnet.forward.cow", cow);
+            t.w2.dutEnd.setNeededHeadroom(needed);
+            byte[] in = Frames.udp(H1, R1, "198.18.1.2", "198.18.2.2", 64, 1400, 9, false);
+            t.w1.send(in);
+            t.net.settle();
+            assertEquals(1, t.w2.received.size());
+            byte[] out = t.w2.received.get(0).data();
+            assertEquals(in.length, out.length);
+            assertEquals(63, out[22], "an unshared packet has its TTL decremented under every policy");
+            assertTrue(Checksum.verify(Unpooled.wrappedBuffer(out), 14, 20));
+            byte[] expect = in.clone();
+            expect[22] = 63;
+            System.arraycopy(out, 0, expect, 0, 12);
+            System.arraycopy(out, 24, expect, 24, 2);
+            assertArrayEquals(expect, out);
+            assertEquals(copies, t.r.cow().copies());
+            assertEquals(copies, t.r.cow().headroomCopies());
+            assertEquals(bytes, t.r.cow().bytesCopied());
+            assertEquals(0, t.r.cow().shared());
+        }
+    }
 }

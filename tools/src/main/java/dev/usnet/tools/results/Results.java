@@ -71,6 +71,8 @@ public record Results(String topology, String clock, long seed, double durationS
             n.put("name", s.name());
             n.put("cow_copies", s.cow().copies());
             n.put("cow_bytes", s.cow().bytesCopied());
+            n.put("cow_shared", s.cow().shared());
+            n.put("cow_headroom_copies", s.cow().headroomCopies());
             if (s.cpu().modelEnabled()) {
                 n.put("cpu_model_ns", s.cpu().modelNanos());
                 n.put("cpu_util", fixed(s.cpu().modelUtilisation(s.now())));

@@ -18,7 +18,7 @@ import java.util.Set;
 public record Expectation(String kind, String selector, String field, String op, BigDecimal value, String text, Where where) {
     static final Set<String> APP_FIELDS = Set.of("bytes", "mbit_s", "ops", "p50_us", "p99_us", "p999_us", "max_us",
             "retrans", "rtos", "ok");
-    static final Set<String> NS_FIELDS = Set.of("cow_copies", "cow_bytes");
+    static final Set<String> NS_FIELDS = Set.of("cow_copies", "cow_bytes", "cow_shared", "cow_headroom_copies");
     static final Set<String> PATH_FIELDS = Set.of("packets", "bytes", "p50_us", "p99_us", "p999_us", "max_us");
     static final Set<String> DEVICE_FIELDS = Set.of("rx_packets", "rx_bytes", "rx_dropped", "tx_packets", "tx_bytes",
             "tx_dropped");
@@ -50,7 +50,7 @@ public record Expectation(String kind, String selector, String field, String op,
         if (!fieldOk) {
             p.add(w, "unknown field '" + field + "' for " + kind + " (" + switch (kind) {
                 case "app" -> String.join(", ", new java.util.TreeSet<>(APP_FIELDS));
-                case "ns" -> "cow_copies, cow_bytes, drops.<DropReason>, mib.<Mib counter>";
+                case "ns" -> "cow_copies, cow_bytes, cow_shared, cow_headroom_copies, drops.<DropReason>, mib.<Mib counter>";
                 case "path" -> String.join(", ", new java.util.TreeSet<>(PATH_FIELDS));
                 default -> String.join(", ", new java.util.TreeSet<>(DEVICE_FIELDS));
             } + ")");

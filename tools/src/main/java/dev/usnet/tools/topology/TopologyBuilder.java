@@ -195,6 +195,9 @@ public final class TopologyBuilder {
                     if (l.txChecksumming() != null) {
                         dev.setTxChecksumOffload(l.txChecksumming());
                     }
+                    if (l.neededHeadroom() != null) {
+                        dev.setNeededHeadroom(l.neededHeadroom());
+                    }
                     if (l.gso() != null) {
                         dev.setGsoOffload(l.gso());
                     }

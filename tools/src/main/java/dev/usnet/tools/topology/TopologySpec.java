@@ -212,13 +212,20 @@ public record TopologySpec(String file, String name, long seed, Output output, L
     public record Ref(String name, Where where) {}
 
     /**
-     * What every device kind can set: name, MAC, MTU, up, IPv4 addresses, the tx-checksumming offload, and link
-     * emulation on its transmit side ({@code netem:}), kept as the {@code usnet.netem.<dev>.*} knobs it means.
+     * What every device kind can set: name, MAC, MTU, up, IPv4 addresses, the tx-checksumming offload, link
+     * emulation on its transmit side ({@code netem:}), kept as the {@code usnet.netem.<dev>.*} knobs it means,
+     * generic segmentation offload ({@code gso:}) and dev->needed_headroom ({@code needed_headroom:}); null when not set.
      */
     public record Link(String name, Where where, Long mac, Integer mtu, boolean up, List<Addr> addresses,
-                       Boolean txChecksumming, List<Knob> netem, Boolean gso) {
+                       Boolean txChecksumming, List<Knob> netem, Boolean gso, Integer neededHeadroom) {
         public Link {
             netem = netem == null ? List.of() : List.copyOf(netem);
+        }
+
+        /** A link without a needed_headroom of its own. */
+        public Link(String name, Where where, Long mac, Integer mtu, boolean up, List<Addr> addresses,
+                    Boolean txChecksumming, List<Knob> netem, Boolean gso) {
+            this(name, where, mac, mtu, up, addresses, txChecksumming, netem, gso, null);
         }
 
         /** A link without link emulation. */
@@ -234,7 +241,7 @@ public record TopologySpec(String file, String name, long seed, Output output, L
 
         /** This link with the gso and tx-checksumming offloads set ({@code ethtool -K DEV gso on tx on}). */
         public Link withOffloads(boolean on) {
-            return new Link(name, where, mac, mtu, up, addresses, on, netem, on);
+            return new Link(name, where, mac, mtu, up, addresses, on, netem, on, neededHeadroom);
         }
     }
 

@@ -43,7 +43,8 @@ class RunCommandTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"in-jvm-containers.yaml", "bridge-two-kernels.yaml", "router-two-kernels.yaml"})
+    @ValueSource(strings = {"in-jvm-containers.yaml", "bridge-two-kernels.yaml", "router-two-kernels.yaml",
+            "forward-vs-bridge.yaml"})
     void everyShippedExampleValidatesWithoutPrivileges(String name) {
         Result r = run("run", "--check", examples().resolve(name).toString());
         assertEquals(0, r.code, r.out + r.err);
