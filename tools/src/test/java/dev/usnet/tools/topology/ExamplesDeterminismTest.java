@@ -24,8 +24,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Every topology in the repository's examples/ that can run in virtual time (no TAP or pcap device) runs twice
- * for half a virtual second with its own seed (long enough for every example's apps to connect and move data;
- * the bulk examples carry ~100 000 packets in it, which the PARANOID leak detector makes slow): the results without {@code measured} and every file the runs write
+ * for 20 virtual milliseconds with its own seed (every example's apps connect and move data in it; the bulk
+ * examples carry thousands of packets a millisecond, each of whose buffer operations the PARANOID leak detector
+ * records with a stack trace, which makes a longer run minutes of the suite): the results without {@code measured} and every file the runs write
  * (captures, histograms) must be byte-identical. New examples are picked up by being there.
  */
 class ExamplesDeterminismTest {
@@ -90,9 +91,9 @@ class ExamplesDeterminismTest {
         for (int i = 0; i < 2; i++) {
             // The results file outside the output directory: the directories must hold the same names.
             Path json = tmp.resolve(name + "-" + i + ".json");
-            r[i] = RunCommandTest.run("run", "--clock", "virtual", "--duration", "0.5", "--out", out[i].toString(),
+            r[i] = RunCommandTest.run("run", "--clock", "virtual", "--duration", "0.02", "--out", out[i].toString(),
                     "--results", json.toString(), file.toString());
-            // An app that fails or an expectation that does not hold in 0.5 s is 1, and must be 1 both times.
+            // An app that fails or an expectation that does not hold in 20 ms is 1, and must be 1 both times.
             assertTrue(r[i].code() == 0 || r[i].code() == RunCommand.EXIT_APPS_FAILED, file + ": exit " + r[i].code()
                     + "\n" + r[i].out() + r[i].err());
             results[i] = withoutMeasured(json);
