@@ -24,6 +24,9 @@ import org.HdrHistogram.Histogram;
  * throughput and CPU per packet.
  */
 final class CompareReport {
+    /** A path that carried fewer packets than this in every run is listed, not tabled and plotted. */
+    static final long MINOR_PATH_PACKETS = 10;
+
     private final List<List<CompareRunner.Run>> groups = new ArrayList<>();
     private final List<String> rows = new ArrayList<>();
     private final int seeds;
@@ -161,6 +164,19 @@ final class CompareReport {
         if (paths.isEmpty()) {
             b.append("No forwarding path carried a packet.\n\n");
         }
+        // A bridge floods a first ARP request or an unknown destination to every port: with many idle ports that is
+        // a path each, carrying a packet or two. They get one line, not a table and a chart each.
+        Map<String, Long> mostPackets = new LinkedHashMap<>();
+        for (List<CompareRunner.Run> g : groups) {
+            for (CompareRunner.Run r : g) {
+                for (Map<String, Object> m : r.result().results().paths()) {
+                    mostPackets.merge(RunHistograms.pathKey((String) m.get("ns"), (String) m.get("name")),
+                            ((Number) m.get("packets")).longValue(), Math::max);
+                }
+            }
+        }
+        List<String> minor = paths.stream().filter(p -> mostPackets.getOrDefault(p, 0L) < MINOR_PATH_PACKETS).toList();
+        paths = paths.stream().filter(p -> mostPackets.getOrDefault(p, 0L) >= MINOR_PATH_PACKETS).toList();
         for (String path : paths) {
             MetricTable.Builder t = new MetricTable.Builder("path " + path, rows, seeds);
             Function<CompareRunner.Run, Map<String, Object>> of = r -> r.result().results().paths().stream()
@@ -176,6 +192,13 @@ final class CompareReport {
                 written.add(png);
                 b.append("![").append(path).append(" latency percentiles](").append(png.getFileName()).append(")\n\n");
             }
+        }
+
+        if (!minor.isEmpty()) {
+            b.append(minor.size()).append(minor.size() == 1 ? " path" : " paths").append(" carried fewer than ")
+                    .append(MINOR_PATH_PACKETS).append(" packets in every run (no table or chart): ")
+                    .append(minor.stream().map(p -> p + " (" + mostPackets.get(p) + ")").collect(java.util.stream.Collectors.joining(", ")))
+                    .append(".\n\n");
         }
 
         b.append("## Namespaces\n\n");

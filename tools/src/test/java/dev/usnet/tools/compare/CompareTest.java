@@ -305,6 +305,42 @@ class CompareTest {
     }
 
     @Test
+    void pathsOfAFewFloodedPacketsAreListedInOneLineWithoutTablesOrCharts(@TempDir Path tmp) throws IOException {
+        // a's first ARP request for the bridge's address floods to the idle containers' ports: a path each.
+        Path f = tmp.resolve("flood.yaml");
+        Files.writeString(f, """
+                version: 1
+                name: flood
+                params:
+                  idle: 3
+                namespaces:
+                  host:
+                    devices:
+                      - {name: br0, kind: bridge, ports: [hb1], addresses: [198.18.0.1/24]}
+                  a:
+                    devices:
+                      - {name: eth0, kind: veth, addresses: [198.18.0.11/24], peer: {namespace: host, name: hb1}}
+                    apps:
+                      - {kind: ping, to: 198.18.0.1, interval: 0.01}
+                  idle${i}:
+                    count: ${idle}
+                    devices:
+                      - {name: eth0, kind: veth, addresses: ["198.18.0.${i+20}/24"], peer: {namespace: host, name: "hi${i}", master: br0}}
+                """);
+        Path out = tmp.resolve("out");
+        Result r = compare(f.toString(), "--vary", "host:usnet.forward.cow=full-copy,head-copy", "--duration", "1",
+                "--warm-up", "0", "--out", out.toString());
+        assertEquals(0, r.code(), r.out() + r.err());
+        String md = Files.readString(out.resolve("report.md"));
+        assertTrue(md.contains("### path host/hb1->br0"), md);
+        assertTrue(out.resolve("latency-path-host_hb1-br0.png").toFile().isFile());
+        assertTrue(md.contains("3 paths carried fewer than 10 packets in every run (no table or chart): host/hb1->hi0 (1),"
+                + " host/hb1->hi1 (1), host/hb1->hi2 (1)."), md);
+        assertFalse(md.contains("### path host/hb1->hi0"), md);
+        assertFalse(out.resolve("latency-path-host_hb1-hi0.png").toFile().exists());
+    }
+
+    @Test
     void badKeysAndValuesAreErrorsBeforeAnythingRuns(@TempDir Path tmp) throws IOException {
         Path f = topology(tmp);
         Path out = tmp.resolve("out");
