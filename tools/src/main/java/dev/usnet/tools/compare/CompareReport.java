@@ -24,7 +24,7 @@ import org.HdrHistogram.Histogram;
  * throughput and CPU per packet.
  */
 final class CompareReport {
-    /** A path that carried fewer packets than this in every run is listed, not tabled and plotted. */
+    /** A path that carried fewer packets than this in every run is listed, not tabled and plotted; so is a namespace that received fewer. */
     static final long MINOR_PATH_PACKETS = 10;
 
     private final List<List<CompareRunner.Run>> groups = new ArrayList<>();
@@ -205,7 +205,24 @@ final class CompareReport {
         b.append("CPU per packet and per byte divide a namespace's CPU time by what its devices received (the sum of"
                 + " their rx_packets and rx_bytes, as `ip -s link` counts them). `model` is the CPU model's"
                 + " `cpu_model_ns` (with `usnet.cpu.model=1`), ‡ the JVM time its work measured (`measured.cpu_ns`).\n\n");
-        List<String> nss = subjects(r -> r.namespaces().stream().map(m -> (String) m.get("name")).toList());
+        List<String> all = subjects(r -> r.namespaces().stream().map(m -> (String) m.get("name")).toList());
+        // Idle containers (count: of a parameter) are namespaces that received next to nothing: one line, not a
+        // table and a bar each, so the namespaces that do the work stay readable.
+        Map<String, Long> mostRx = new LinkedHashMap<>();
+        for (List<CompareRunner.Run> g : groups) {
+            for (CompareRunner.Run r : g) {
+                for (String ns : all) {
+                    mostRx.merge(ns, rxPackets(r, ns), Math::max);
+                }
+            }
+        }
+        List<String> quiet = all.stream().filter(n -> mostRx.get(n) < MINOR_PATH_PACKETS).toList();
+        List<String> nss = all.stream().filter(n -> mostRx.get(n) >= MINOR_PATH_PACKETS).toList();
+        if (!quiet.isEmpty()) {
+            b.append(quiet.size()).append(quiet.size() == 1 ? " namespace" : " namespaces").append(" received fewer than ")
+                    .append(MINOR_PATH_PACKETS).append(" packets in every run (no table or bar): ")
+                    .append(String.join(", ", quiet)).append(".\n\n");
+        }
         List<String> modelled = new ArrayList<>();
         for (String ns : nss) {
             MetricTable.Builder t = new MetricTable.Builder("namespace " + ns, rows, seeds);
@@ -233,7 +250,7 @@ final class CompareReport {
 
         b.append("## Drops by reason\n\n");
         boolean anyDrops = false;
-        for (String ns : nss) {
+        for (String ns : all) {
             Function<CompareRunner.Run, Map<String, Object>> of = r -> byKey(r.result().results().namespaces(), "name", ns);
             Set<String> reasons = new TreeSet<>();
             for (List<CompareRunner.Run> g : groups) {
@@ -369,15 +386,22 @@ final class CompareReport {
             return null;
         }
         double cpu = model ? num(m.get("cpu_model_ns")) : num(measured(r, "cpu_ns").get(ns));
-        long packets = 0;
-        long bytes = 0;
+        return per(cpu, perByte ? rx(r, ns, "rx_bytes") : rx(r, ns, "rx_packets"));
+    }
+
+    private static long rxPackets(CompareRunner.Run r, String ns) {
+        return rx(r, ns, "rx_packets");
+    }
+
+    /** The sum of a counter over a namespace's devices in one run. */
+    private static long rx(CompareRunner.Run r, String ns, String counter) {
+        long n = 0;
         for (Map<String, Object> d : r.result().results().devices()) {
             if (((String) d.get("name")).startsWith(ns + "/")) {
-                packets += ((Number) d.get("rx_packets")).longValue();
-                bytes += ((Number) d.get("rx_bytes")).longValue();
+                n += ((Number) d.get(counter)).longValue();
             }
         }
-        return per(cpu, perByte ? bytes : packets);
+        return n;
     }
 
     private static Double per(double v, double n) {

@@ -338,6 +338,11 @@ class CompareTest {
                 + " host/hb1->hi1 (1), host/hb1->hi2 (1)."), md);
         assertFalse(md.contains("### path host/hb1->hi0"), md);
         assertFalse(out.resolve("latency-path-host_hb1-hi0.png").toFile().exists());
+        // The idle containers received that one request each: listed, not tabled; host and a keep their tables.
+        assertTrue(md.contains("3 namespaces received fewer than 10 packets in every run (no table or bar): idle0, idle1,"
+                + " idle2."), md);
+        assertFalse(md.contains("### namespace idle0"), md);
+        assertTrue(md.contains("### namespace host") && md.contains("### namespace a"), md);
     }
 
     @Test
