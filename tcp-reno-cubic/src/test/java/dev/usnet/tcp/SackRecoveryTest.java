@@ -10,10 +10,11 @@ import org.junit.jupiter.api.Test;
  * the slow-start overshoot overflows the queue and leaves dozens of holes at once. With SACK blocks as RFC 2018
  * and Linux send them (the block of the segment just received first) the sender learns exactly what arrived and
  * resends only what the queue dropped, as ns-3 does on the same dumbbell (56 dropped, 56 resent in 10 s). Before,
- * the receiver stopped reporting the newest block beyond 32 holes and usnet resent 496 for the same 56 drops (495 of them in the first half second).
+ * the receiver stopped reporting the newest block beyond 32 holes and usnet resent 496 for the same 56 drops (495
+ * of them in the first half second).
  *
  * <p>The runs are short in virtual time because the test JVM tracks every buffer (PARANOID leak detection): the
- * first half second holds 55 of the 56 drops of the full 10 s run; {@link DropTailBulkFlow#main} runs the full scenario.
+ * first half second holds 55 of the 56 drops of the full 10 s run; {@link DropTailBulkFlow#main} runs all of it.
  */
 class SackRecoveryTest {
 
@@ -48,6 +49,7 @@ class SackRecoveryTest {
         // Losses of the last few round trips may still be waiting for their retransmission when the run stops.
         assertTrue(o.retrans() >= losses - 5, "every loss repaired: " + o);
         assertTrue(o.retrans() <= losses + losses / 100 + 2, "few spurious retransmissions: " + o);
-        assertTrue(o.rcvDuplicates() <= Math.max(0, o.retrans() - losses) + 2, "duplicates are the spurious ones: " + o);
+        assertTrue(o.rcvDuplicates() <= Math.max(0, o.retrans() - losses) + 2,
+                "duplicates are the spurious ones: " + o);
     }
 }
