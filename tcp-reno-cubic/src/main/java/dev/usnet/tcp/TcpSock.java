@@ -322,6 +322,11 @@ public final class TcpSock {
         return bytesAcked;
     }
 
+    /** The initial send sequence number (ISS) this connection chose. */
+    long initialSendSequence() {
+        return iss;
+    }
+
     /** Segments retransmitted so far (tcpi_total_retrans). */
     public long totalRetrans() {
         return totalRetrans;
@@ -528,6 +533,9 @@ public final class TcpSock {
         iss = stack.random().nextLong(1L << 32);
         sndUna = iss;
         sndNxt = iss;
+        highSackedEnd = iss;
+        retransHint = iss;
+        fackMarked = iss;
         sndSml = iss;
     }
 
@@ -923,6 +931,7 @@ public final class TcpSock {
         boolean unaMoved = advanced;
         if (advanced) {
             sndUna = ack;
+            keepMarksInWindow();
             bytesAcked += ackedBytes;
             backoff = 0;
             retransmits = 0;
@@ -997,6 +1006,28 @@ public final class TcpSock {
         if (trace != null) {
             syncCc();
             trace.record(now, cc, srttUs, packetsInFlight(), advanced ? "ack" : "dupack");
+        }
+    }
+
+    /**
+     * The scoreboard's remembered sequence numbers never fall behind snd_una. They are compared modulo 2^32
+     * (before/after), which is only meaningful within 2 GiB: a mark left behind while gigabytes flowed without a
+     * loss — or left at 0 from before the connection chose its ISS — reads as lying ahead, and then FACK marked
+     * nothing lost and the retransmission walk found nothing to send (a stall until the RTO, with a window of
+     * SACKed data and dozens of holes).
+     */
+    private void keepMarksInWindow() {
+        if (before(highSackedEnd, sndUna)) {
+            highSackedEnd = sndUna;
+        }
+        if (before(fackMarked, sndUna)) {
+            fackMarked = sndUna;
+        }
+        if (before(retransHint, sndUna)) {
+            retransHint = sndUna;
+        }
+        if (before(sndSml, sndUna)) {
+            sndSml = sndUna;
         }
     }
 
@@ -1287,6 +1318,8 @@ public final class TcpSock {
             s.setTcpSacked(s.tcpSacked() & ~LOST);
         }
         lostOut = 0;
+        // Nothing is marked lost any more: FACK may have to mark those segments again.
+        fackMarked = sndUna;
         undoPossible = false;
         retransStamped = false;
         stack.mib().inc(fromLoss ? Mib.TcpExtTCPLossUndo : Mib.TcpExtTCPFullUndo);
