@@ -2,24 +2,38 @@ package dev.usnet.tcp;
 
 import dev.usnet.core.buf.Packet;
 import java.util.ArrayList;
+import java.util.function.Consumer;
 
 /**
  * The out-of-order queue (tp->out_of_order_queue): segments above rcv_nxt held by sequence number, each a
- * packet trimmed to its payload, and the SACK blocks (RFC 2018) they make, most recently changed block first.
+ * packet trimmed to its payload. It holds any number of holes; what bounds it is memory, the receive buffer
+ * (see {@link #pruneAbove}). The SACK blocks the receiver reports are kept apart, in {@link SelectiveAcks}.
  */
 final class OfoQueue {
+    /**
+     * What {@link #add} did with a segment: whether it was queued, how many held segments it replaced, and the
+     * range that arrived twice (empty when {@code dupEnd == dupStart}), for the D-SACK.
+     */
+    record Added(boolean queued, int replaced, long dupStart, long dupEnd) {
+        boolean hasDuplicate() {
+            return TcpSock.after(dupEnd, dupStart);
+        }
+    }
+
+    // Sorted by sequence; entries before `head` are already taken (compacted now and then, so that draining a
+    // queue of thousands of segments after a hole fills is not quadratic).
     private final ArrayList<Packet> segs = new ArrayList<>();
+    private int head;
     private int bytes;
-    private long lastSeq = -1;
-    private final long[] rangeStart = new long[32];
-    private final long[] rangeEnd = new long[32];
+    private long dupStart;
+    private long dupEnd;
 
     boolean isEmpty() {
-        return segs.isEmpty();
+        return head == segs.size();
     }
 
     int size() {
-        return segs.size();
+        return segs.size() - head;
     }
 
     /** Payload bytes held. */
@@ -28,34 +42,61 @@ final class OfoQueue {
     }
 
     /**
-     * Inserts {@code p}; a segment already covered is released, segments {@code p} covers completely are
-     * released in its favour. Owns {@code p}.
+     * Inserts {@code p} (tcp_data_queue_ofo). A segment wholly covered by one already held is released (not
+     * queued); segments {@code p} covers completely are released in its favour. Every byte that was already
+     * held is reported as the duplicate range (as far as it is contiguous). Owns {@code p}: a refused or replaced
+     * segment goes to {@code dropped}.
      */
-    void add(Packet p) {
+    Added add(Packet p, Consumer<Packet> dropped) {
         long seq = p.tcpSeq();
         long end = p.tcpEndSeq();
-        // Out-of-order segments mostly arrive in ascending order: search from the end.
-        int i = segs.size();
-        while (i > 0 && !TcpSock.before(segs.get(i - 1).tcpSeq(), seq)) {
-            i--;
-        }
-        if (i > 0 && !TcpSock.after(end, segs.get(i - 1).tcpEndSeq())) {
-            p.release();
-            return;
-        }
-        while (i < segs.size() && !TcpSock.after(segs.get(i).tcpEndSeq(), end)
-                && (segs.get(i).tcpSacked() & TcpSock.SEG_FIN) == 0) {
-            Packet old = segs.remove(i);
-            bytes -= old.length();
-            old.release();
+        dupStart = dupEnd = seq;
+        int i = firstStartingAtOrAfter(seq);
+        if (i > head && TcpSock.after(segs.get(i - 1).tcpEndSeq(), seq)) {
+            Packet prev = segs.get(i - 1);
+            if (!TcpSock.after(end, prev.tcpEndSeq())) {
+                dropped.accept(p);
+                return new Added(false, 0, seq, end);
+            }
+            // Overlaps the tail of the segment before: that part arrived twice.
+            duplicate(seq, prev.tcpEndSeq());
         }
         if (i < segs.size() && segs.get(i).tcpSeq() == seq && !TcpSock.before(segs.get(i).tcpEndSeq(), end)) {
-            p.release();
-            return;
+            dropped.accept(p);
+            return new Added(false, 0, seq, end);
+        }
+        int replaced = 0;
+        while (i < segs.size() && TcpSock.before(segs.get(i).tcpSeq(), end)) {
+            Packet next = segs.get(i);
+            if (TcpSock.after(next.tcpEndSeq(), end) || (next.tcpSacked() & TcpSock.SEG_FIN) != 0) {
+                // Overlaps the head of the segment after, which stays.
+                duplicate(next.tcpSeq(), TcpSock.after(next.tcpEndSeq(), end) ? end : next.tcpEndSeq());
+                break;
+            }
+            segs.remove(i);
+            duplicate(next.tcpSeq(), next.tcpEndSeq());
+            bytes -= next.length();
+            dropped.accept(next);
+            replaced++;
         }
         segs.add(i, p);
         bytes += p.length();
-        lastSeq = seq;
+        return new Added(true, replaced, dupStart, dupEnd);
+    }
+
+    /** tcp_dsack_extend: the first duplicate range found sets it, later ones widen it when they touch. */
+    private void duplicate(long s, long e) {
+        if (!TcpSock.after(dupEnd, dupStart)) {
+            dupStart = s;
+            dupEnd = e;
+        } else if (!TcpSock.after(s, dupEnd) && !TcpSock.after(dupStart, e)) {
+            if (TcpSock.before(s, dupStart)) {
+                dupStart = s;
+            }
+            if (TcpSock.after(e, dupEnd)) {
+                dupEnd = e;
+            }
+        }
     }
 
     /**
@@ -63,63 +104,68 @@ final class OfoQueue {
      * already received), else null.
      */
     Packet pollReady(long rcvNxt) {
-        if (segs.isEmpty() || TcpSock.after(segs.get(0).tcpSeq(), rcvNxt)) {
+        if (isEmpty() || TcpSock.after(segs.get(head).tcpSeq(), rcvNxt)) {
             return null;
         }
-        // A few hundred entries at most are shifted here, and only when a hole is filled.
-        Packet p = segs.remove(0);
+        Packet p = segs.set(head, null);
+        head++;
         bytes -= p.length();
+        if (head == segs.size()) {
+            segs.clear();
+            head = 0;
+        } else if (head >= 64 && head * 2 >= segs.size()) {
+            segs.subList(0, head).clear();
+            head = 0;
+        }
         return p;
     }
 
     /**
-     * Writes up to {@code max} SACK blocks into {@code start}/{@code end}: the block holding the segment that
-     * arrived last first (RFC 2018 section 4), then the others in sequence order. Returns how many.
+     * tcp_prune_ofo_queue: releases segments from the highest sequence down, handing each to {@code dropped}, while
+     * they start after {@code seq} (the segment that needs the room would otherwise land last itself) and until
+     * {@code need} bytes are free. Returns the bytes released.
      */
-    int sackBlocks(long[] start, long[] end, int max) {
-        int ranges = 0;
-        int recent = -1;
-        for (Packet p : segs) {
-            long s = p.tcpSeq();
-            long e = p.tcpEndSeq();
-            if (ranges > 0 && !TcpSock.after(s, rangeEnd[ranges - 1])) {
-                if (TcpSock.after(e, rangeEnd[ranges - 1])) {
-                    rangeEnd[ranges - 1] = e;
-                }
-            } else {
-                if (ranges == rangeStart.length) {
-                    break;
-                }
-                rangeStart[ranges] = s;
-                rangeEnd[ranges] = e;
-                ranges++;
+    int pruneAbove(long seq, int need, Consumer<Packet> dropped) {
+        int freed = 0;
+        while (!isEmpty() && freed < need) {
+            Packet last = segs.get(segs.size() - 1);
+            if (!TcpSock.after(last.tcpSeq(), seq)) {
+                break;
             }
-            if (s == lastSeq) {
-                recent = ranges - 1;
-            }
+            segs.remove(segs.size() - 1);
+            bytes -= last.length();
+            freed += last.length();
+            dropped.accept(last);
         }
-        int n = 0;
-        if (recent >= 0 && n < max) {
-            start[n] = rangeStart[recent];
-            end[n] = rangeEnd[recent];
-            n++;
-        }
-        for (int i = 0; i < ranges && n < max; i++) {
-            if (i != recent) {
-                start[n] = rangeStart[i];
-                end[n] = rangeEnd[i];
-                n++;
-            }
-        }
-        return n;
+        return freed;
     }
 
     /** Releases everything (data that will never be delivered). */
     void clear() {
-        for (Packet p : segs) {
-            p.release();
+        for (int i = head; i < segs.size(); i++) {
+            segs.get(i).release();
         }
         segs.clear();
+        head = 0;
         bytes = 0;
+    }
+
+    /** Index (at or after head) of the first segment whose start is not before {@code seq}. */
+    private int firstStartingAtOrAfter(long seq) {
+        int lo = head;
+        int hi = segs.size();
+        // Out-of-order segments mostly arrive in ascending order: check the end first.
+        if (hi > lo && TcpSock.before(segs.get(hi - 1).tcpSeq(), seq)) {
+            return hi;
+        }
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (TcpSock.before(segs.get(mid).tcpSeq(), seq)) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
     }
 }

@@ -108,6 +108,8 @@ public final class TcpSock {
     private final RtxQueue rtx = new RtxQueue();
     // End of the highest SACKed segment, and where the retransmission walk resumes (Linux's skb hints).
     private long highSackedEnd;
+    // The ACK being processed carried a D-SACK (FLAG_DSACKING_ACK).
+    private boolean lastAckDsack;
     private long retransHint;
     // net.ipv4.tcp_fack (Linux 2.6-4.14 default 1) and how far FACK has marked losses.
     private boolean fack;
@@ -151,6 +153,9 @@ public final class TcpSock {
     private int rcvQueuedBytes;
     private final ArrayDeque<Packet> rcvQueue = new ArrayDeque<>();
     private final OfoQueue ofo = new OfoQueue();
+    // The SACK blocks this receiver reports (tp->selective_acks, tp->duplicate_sack); net.ipv4.tcp_dsack.
+    private final SelectiveAcks selectiveAcks = new SelectiveAcks();
+    private boolean dsackOk;
     private boolean finReceived;
     private int rcvMss = 536;
 
@@ -212,6 +217,7 @@ public final class TcpSock {
         this.rcvbuf = rcvbuf;
         this.reordering = stack.knobs().getLong("net.ipv4.tcp_reordering");
         this.fack = stack.knobs().getLong("net.ipv4.tcp_fack") != 0;
+        this.dsackOk = stack.knobs().getLong("net.ipv4.tcp_dsack") != 0;
         var sched = stack.scheduler();
         this.retransmitTimer = new SockTimer(sched, this::retransmitTimerFired);
         this.delackTimer = new SockTimer(sched, this::delackTimerFired);
@@ -314,6 +320,11 @@ public final class TcpSock {
     /** Bytes the peer acknowledged so far (tcpi_bytes_acked), without building a {@link TcpInfo}. */
     public long bytesAcked() {
         return bytesAcked;
+    }
+
+    /** The initial send sequence number (ISS) this connection chose. */
+    long initialSendSequence() {
+        return iss;
     }
 
     /** Segments retransmitted so far (tcpi_total_retrans). */
@@ -522,6 +533,9 @@ public final class TcpSock {
         iss = stack.random().nextLong(1L << 32);
         sndUna = iss;
         sndNxt = iss;
+        highSackedEnd = iss;
+        retransHint = iss;
+        fackMarked = iss;
         sndSml = iss;
     }
 
@@ -625,14 +639,14 @@ public final class TcpSock {
         // PAWS (RFC 7323): a timestamp older than the last one in order is an old duplicate.
         if (tsOk && o.hasTimestamp && tsRecentValid && !rst && (int) (o.tsVal - tsRecent) < 0) {
             stack.mib().inc(Mib.TcpExtPAWSEstab);
-            sendAck();
+            sendDupack(seq, seqAdd(seq, payload));
             stack.drop(p, DropReason.TCP_OLD_SEGMENT);
             return;
         }
         // tcp_sequence: the segment must overlap what we are willing to receive.
         if (!sequenceAcceptable(seq, endSeq)) {
             if (!rst) {
-                sendAck();
+                sendDupack(seq, seqAdd(seq, payload));
             }
             stack.drop(p, DropReason.TCP_OUT_OF_WINDOW);
             return;
@@ -714,6 +728,40 @@ public final class TcpSock {
         // Data first: a segment we send carries the ACK, so a pure one is needed only if nothing went out.
         writeXmit();
         ackSndCheck();
+    }
+
+    /**
+     * tcp_send_dupack: a segment we cannot take is answered at once; when it carried data we already have, that
+     * is a retransmission the peer need not have sent, reported as a D-SACK (RFC 2883) so its sender can tell.
+     */
+    private void sendDupack(long seq, long dataEnd) {
+        if (after(dataEnd, seq) && before(seq, rcvNxt)) {
+            stack.mib().inc(Mib.TcpExtDelayedACKLost);
+            enterQuickAckMode();
+            dsackSet(seq, after(dataEnd, rcvNxt) ? rcvNxt : dataEnd);
+        }
+        sendAck();
+    }
+
+    /** tcp_enter_quickack_mode: acknowledge the next segments at once. */
+    private void enterQuickAckMode() {
+        incrQuickAck();
+        pingpong = false;
+        atoNanos = TCP_ATO_MIN_NANOS;
+    }
+
+    /**
+     * tcp_dsack_set: [{@code seq}, {@code end}) arrived twice; the next ACK reports it first (tcp_dsack_extend when
+     * one is already pending). Only with SACK negotiated and net.ipv4.tcp_dsack on.
+     */
+    private void dsackSet(long seq, long end) {
+        if (!sackOk || !dsackOk || !after(end, seq)) {
+            return;
+        }
+        if (!selectiveAcks.hasDsack()) {
+            stack.mib().inc(before(seq, rcvNxt) ? Mib.TcpExtTCPDSACKOldSent : Mib.TcpExtTCPDSACKOfoSent);
+        }
+        selectiveAcks.duplicate(seq, end);
     }
 
     private boolean sequenceAcceptable(long seq, long endSeq) {
@@ -800,7 +848,7 @@ public final class TcpSock {
         if (before(ack, sndUna)) {
             // An old duplicate ACK: nothing to learn except possibly SACK information.
             if (sackOk && o.sackBlocks > 0) {
-                sacktag(o);
+                sacktag(o, ack);
             }
             return true;
         }
@@ -815,8 +863,9 @@ public final class TcpSock {
         lastAckRcvNanos = now;
         boolean windowUpdate = updateWindow(seg, ack, seg.seq());
         long newlySacked = 0;
+        lastAckDsack = false;
         if (sackOk && o.sackBlocks > 0) {
-            newlySacked = sacktag(o);
+            newlySacked = sacktag(o, ack);
             if (newlySacked > 0 && retransOut > 0) {
                 markLostRetrans();
             }
@@ -882,6 +931,7 @@ public final class TcpSock {
         boolean unaMoved = advanced;
         if (advanced) {
             sndUna = ack;
+            keepMarksInWindow();
             bytesAcked += ackedBytes;
             backoff = 0;
             retransmits = 0;
@@ -917,8 +967,14 @@ public final class TcpSock {
                 && before(o.tsEcr, retransStampTs)) {
             undoSpuriousReduction();
         }
+        // tcp_check_sack_reneging: the cumulative ACK stops at a segment the peer SACKed, so the peer threw
+        // that data away (it pruned its out-of-order queue). Recovery cannot trust the scoreboard: leave it to
+        // an early RTO, which forgets the SACK marks.
+        boolean reneged = sackOk && unaMoved && !rtx.isEmpty() && (rtx.peekFirst().tcpSacked() & SACKED) != 0;
         if (state == TcpState.ESTABLISHED || state.ordinal() >= TcpState.FIN_WAIT1.ordinal()) {
-            fastRetransAlert(advanced, isDupAck, pktsAcked, priorSacked, delivered);
+            if (!reneged) {
+                fastRetransAlert(advanced, isDupAck, pktsAcked, priorSacked, delivered);
+            }
             congControl(ack, delivered, advanced);
         }
         if (tlpPending) {
@@ -935,6 +991,11 @@ public final class TcpSock {
         if (timerKind == TIMER_RTO && retransmitTimer.isArmed()) {
             scheduleLossProbe();
         }
+        if (reneged) {
+            stack.mib().inc(Mib.TcpExtTCPSACKReneging);
+            timerKind = TIMER_RTO;
+            retransmitTimer.arm(Math.max(srttUs * 1000 / 16, 10_000_000L));
+        }
         if (unaMoved) {
             finAckedTransitions();
             if (writeBlocked && sendBuf.free() >= sendBuf.capacity() / 3 && canSend()) {
@@ -945,6 +1006,28 @@ public final class TcpSock {
         if (trace != null) {
             syncCc();
             trace.record(now, cc, srttUs, packetsInFlight(), advanced ? "ack" : "dupack");
+        }
+    }
+
+    /**
+     * The scoreboard's remembered sequence numbers never fall behind snd_una. They are compared modulo 2^32
+     * (before/after), which is only meaningful within 2 GiB: a mark left behind while gigabytes flowed without a
+     * loss — or left at 0 from before the connection chose its ISS — reads as lying ahead, and then FACK marked
+     * nothing lost and the retransmission walk found nothing to send (a stall until the RTO, with a window of
+     * SACKed data and dozens of holes).
+     */
+    private void keepMarksInWindow() {
+        if (before(highSackedEnd, sndUna)) {
+            highSackedEnd = sndUna;
+        }
+        if (before(fackMarked, sndUna)) {
+            fackMarked = sndUna;
+        }
+        if (before(retransHint, sndUna)) {
+            retransHint = sndUna;
+        }
+        if (before(sndSml, sndUna)) {
+            sndSml = sndUna;
         }
     }
 
@@ -970,10 +1053,35 @@ public final class TcpSock {
         return false;
     }
 
-    /** Marks retransmission-queue segments covered by the SACK blocks (tcp_sacktag_write_queue). */
-    private long sacktag(TcpOptions o) {
+    /**
+     * tcp_check_dsack (RFC 2883): the first block is a D-SACK when it lies below the cumulative ACK or inside the
+     * second block. It reports data that arrived twice, never new data: it is counted and otherwise ignored.
+     */
+    private boolean isDsack(TcpOptions o, long ack) {
+        if (o.sackBlocks == 0) {
+            return false;
+        }
+        long s0 = o.sackStart[0];
+        long e0 = o.sackEnd[0];
+        if (before(s0, ack)) {
+            stack.mib().inc(Mib.TcpExtTCPDSACKRecv);
+            return true;
+        }
+        if (o.sackBlocks > 1 && !after(e0, o.sackEnd[1]) && !before(s0, o.sackStart[1])) {
+            stack.mib().inc(Mib.TcpExtTCPDSACKOfoRecv);
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Marks retransmission-queue segments covered by the SACK blocks (tcp_sacktag_write_queue); a D-SACK block
+     * is skipped. Sets {@link #lastAckDsack}.
+     */
+    private long sacktag(TcpOptions o, long ack) {
         long newly = 0;
-        for (int i = 0; i < o.sackBlocks; i++) {
+        lastAckDsack = isDsack(o, ack);
+        for (int i = lastAckDsack ? 1 : 0; i < o.sackBlocks; i++) {
             long start = o.sackStart[i];
             long end = o.sackEnd[i];
             if (!after(end, start) || !after(end, sndUna) || after(end, sndNxt)) {
@@ -1210,6 +1318,8 @@ public final class TcpSock {
             s.setTcpSacked(s.tcpSacked() & ~LOST);
         }
         lostOut = 0;
+        // Nothing is marked lost any more: FACK may have to mark those segments again.
+        fackMarked = sndUna;
         undoPossible = false;
         retransStamped = false;
         stack.mib().inc(fromLoss ? Mib.TcpExtTCPLossUndo : Mib.TcpExtTCPFullUndo);
@@ -1380,8 +1490,13 @@ public final class TcpSock {
                 quickAcks = Math.max(quickAcks, 1);
                 return;
             }
+            if (before(seq, rcvNxt)) {
+                // Starts below rcv_nxt: the part we already have is a duplicate.
+                dsackSet(seq, rcvNxt);
+            }
             queueInOrder(p);
             ofoDrain();
+            selectiveAcks.advance(rcvNxt);
             if (!ofo.isEmpty() || fin) {
                 // Filling a hole or a FIN: tell the sender at once.
                 quickAcks = Math.max(quickAcks, 1);
@@ -1391,9 +1506,11 @@ public final class TcpSock {
             ofoQueue(p);
             quickAcks = Math.max(quickAcks, 1);
         } else {
-            // Entirely old: a retransmission we already have. Answer so the sender learns.
-            p.release();
-            quickAcks = Math.max(quickAcks, 1);
+            // Entirely old: a retransmission we already have. Answer at once with a D-SACK so the sender learns.
+            stack.mib().inc(Mib.TcpExtDelayedACKLost);
+            enterQuickAckMode();
+            dsackSet(seq, seqAdd(seq, payload));
+            stack.drop(p, DropReason.TCP_OLD_DATA);
         }
         ackPending = true;
     }
@@ -1421,21 +1538,67 @@ public final class TcpSock {
         }
     }
 
+    /**
+     * tcp_data_queue_ofo: holds a segment above rcv_nxt. Memory, not the number of holes, bounds the queue: when
+     * the receive buffer would overflow, out-of-order data is pruned from the highest sequence down (it is the
+     * data the sender will get to last) before this segment is refused. Duplicates are answered with a D-SACK;
+     * the segment's block goes first in the SACK option.
+     */
     private void ofoQueue(Packet p) {
         stack.mib().inc(Mib.TcpExtTCPOFOQueue);
-        if (ofo.bytes() + p.length() > rcvbuf) {
-            stack.drop(p, DropReason.TCP_RCVBUF_FULL);
-            return;
+        long seq = p.tcpSeq();
+        long end = p.tcpEndSeq();
+        long over = (long) rcvQueuedBytes + ofo.bytes() + p.length() - rcvbuf;
+        if (over > 0) {
+            pruneOfoQueue(seq, over);
+            if ((long) rcvQueuedBytes + ofo.bytes() + p.length() > rcvbuf) {
+                stack.mib().inc(Mib.TcpExtTCPOFODrop);
+                stack.drop(p, DropReason.TCP_RCVBUF_FULL);
+                return;
+            }
         }
-        ofo.add(p);
+        OfoQueue.Added a = ofo.add(p, this::dropOfoDuplicate);
+        if (a.hasDuplicate()) {
+            dsackSet(a.dupStart(), a.dupEnd());
+        }
+        if (a.queued() && sackOk) {
+            selectiveAcks.newOfoSegment(seq, end);
+        }
     }
 
+    private void dropOfoDuplicate(Packet p) {
+        stack.mib().inc(Mib.TcpExtTCPOFOMerge);
+        stack.drop(p, DropReason.TCP_OFOMERGE);
+    }
+
+    /**
+     * tcp_prune_ofo_queue: frees at least {@code need} bytes (and an eighth of the buffer, so that pruning is not
+     * repeated for every segment) from the top of the out-of-order queue, above {@code seq}. The SACK blocks are
+     * forgotten, as Linux does: they may describe data that is gone (the sender learns of the reneging when its
+     * cumulative ACK reaches a segment it saw SACKed).
+     */
+    private void pruneOfoQueue(long seq, long need) {
+        if (ofo.isEmpty()) {
+            return;
+        }
+        int goal = (int) Math.min(Integer.MAX_VALUE, Math.max(need, rcvbuf / 8));
+        int freed = ofo.pruneAbove(seq, goal, q -> stack.drop(q, DropReason.TCP_OFO_QUEUE_PRUNE));
+        if (freed > 0) {
+            stack.mib().inc(Mib.TcpExtOfoPruned);
+            selectiveAcks.clear();
+        }
+    }
+
+    /** tcp_ofo_queue: moves what rcv_nxt reached into the receive queue; bytes already received are D-SACKed. */
     private void ofoDrain() {
         Packet p;
         while ((p = ofo.pollReady(rcvNxt)) != null) {
             boolean fin = (p.tcpSacked() & SEG_FIN) != 0;
+            if (before(p.tcpSeq(), rcvNxt)) {
+                dsackSet(p.tcpSeq(), after(p.tcpEndSeq(), rcvNxt) ? rcvNxt : p.tcpEndSeq());
+            }
             if (!after(p.tcpEndSeq(), rcvNxt) && !fin) {
-                p.release();
+                stack.drop(p, DropReason.TCP_OFOMERGE);
                 continue;
             }
             queueInOrder(p);
@@ -1464,6 +1627,7 @@ public final class TcpSock {
         }
         // Release data we will never receive.
         ofo.clear();
+        selectiveAcks.clear();
         notifyReadable();
     }
 
@@ -1687,14 +1851,15 @@ public final class TcpSock {
 
     /**
      * tcp_process_tlp_ack: an ACK beyond the probe means a loss was repaired by it, so cwnd is reduced once
-     * (CWR). usnet's receiver sends no D-SACK, so a probe that only duplicated data also counts as repair,
-     * where Linux would see the D-SACK and keep cwnd.
+     * (CWR) — unless the ACK carries a D-SACK: then the original and the probe both arrived and nothing was lost.
      */
     private void processTlpAck(long ack, boolean unaMoved, boolean isDupAck, long newlySacked) {
         if (before(ack, tlpHighSeq)) {
             return;
         }
-        if (after(ack, tlpHighSeq)) {
+        if (lastAckDsack) {
+            tlpPending = false;
+        } else if (after(ack, tlpHighSeq)) {
             tlpPending = false;
             stack.mib().inc(Mib.TcpExtTCPLossProbeRecovery);
             initCwndReduction();
@@ -1967,12 +2132,20 @@ public final class TcpSock {
     private final long[] sackStartOut = new long[TcpOptions.MAX_SACK_BLOCKS];
     private final long[] sackEndOut = new long[TcpOptions.MAX_SACK_BLOCKS];
 
-    /** Fills the SACK blocks to report: the most recently changed block first, then the rest in order. */
+    /**
+     * Fills the SACK blocks to report (a pending D-SACK first, then the block of the latest out-of-order segment,
+     * then the others most recently reported first) as far as the option space allows: 4 blocks, 3 next to
+     * timestamps.
+     */
     private int sackBlocksToSend() {
-        if (!sackOk || ofo.isEmpty()) {
+        if (!sackOk) {
             return 0;
         }
-        return ofo.sackBlocks(sackStartOut, sackEndOut, tsOk ? 3 : 4);
+        return selectiveAcks.write(sackStartOut, sackEndOut, sackRoom());
+    }
+
+    private int sackRoom() {
+        return tsOk ? SelectiveAcks.MAX_BLOCKS - 1 : SelectiveAcks.MAX_BLOCKS;
     }
 
     private long freeReceiveSpace() {
@@ -2030,8 +2203,8 @@ public final class TcpSock {
         if (state == TcpState.CLOSED || state == TcpState.SYN_SENT || state == TcpState.LISTEN) {
             return;
         }
-        int sackN = sackOk && !ofo.isEmpty() ? Math.min(ofo.size(), tsOk ? 3 : 4) : 0;
-        int optLen = (tsOk ? 12 : 0) + (sackN > 0 ? 4 + 8 * Math.max(sackN, 1) : 0);
+        int sackN = sackOk ? selectiveAcks.pending(sackRoom()) : 0;
+        int optLen = (tsOk ? 12 : 0) + (sackN > 0 ? 4 + 8 * sackN : 0);
         Packet p = IpOutput.allocate(TcpSegment.MIN_HEADER_LEN + optLen);
         ByteBuf b = p.buf();
         int t = p.transport();
@@ -2209,12 +2382,17 @@ public final class TcpSock {
         sndCwndStampNanos = stack.now();
         retransOut = 0;
         lostOut = 0;
-        if (!sackOk) {
+        // The head itself SACKed: the peer reneged on its SACKs, so none of them can be trusted.
+        boolean reneg = !rtx.isEmpty() && (rtx.peekFirst().tcpSacked() & SACKED) != 0;
+        if (!sackOk || reneg) {
             sackedOut = 0;
         }
         for (int k = 0; k < rtx.size(); k++) {
             Packet s = rtx.get(k);
             int bits = s.tcpSacked() & ~RETRANS;
+            if (reneg) {
+                bits &= ~SACKED;
+            }
             if ((bits & SACKED) == 0) {
                 bits |= LOST;
                 lostOut += s.tcpPcount();
@@ -2411,6 +2589,7 @@ public final class TcpSock {
         timewaitTimer.stop();
         releaseSendSide();
         ofo.clear();
+        selectiveAcks.clear();
         if (orphan || wasSynRecv) {
             releaseReceiveQueue();
         }

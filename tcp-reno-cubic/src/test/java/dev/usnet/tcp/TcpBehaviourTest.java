@@ -171,8 +171,10 @@ class TcpBehaviourTest {
             s[0].setNoDelay(true);
             // Quick-ack mode acknowledges the first segments at once; afterwards a lone small segment
             // waits for the delayed-ACK timer (40 ms minimum).
-            // (spaced below the RTO: a pause longer than that re-enters quick-ack mode, as in Linux)
-            for (int i = 0; i < 20; i++) {
+            // (spaced below the RTO: a pause longer than that re-enters quick-ack mode, as in Linux). Quick-ack
+            // mode ends after 16 segments; a few more and the growing delayed-ACK timeout lets the sender's
+            // timer resend one, and a duplicate puts the receiver back into quick-ack mode (as in Linux).
+            for (int i = 0; i < 17; i++) {
                 write(s[0], 100);
                 pair.net.run(100_000_000L);
             }

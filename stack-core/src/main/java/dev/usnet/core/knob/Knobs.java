@@ -93,6 +93,7 @@ public final class Knobs {
             Map.entry("net.ipv4.tcp_retries2", new GlobalKnob(15, 1, 255)),
             Map.entry("net.ipv4.tcp_reordering", new GlobalKnob(3, 1, 300)),
             Map.entry("net.ipv4.tcp_fack", new GlobalKnob(1, 0, 1)),
+            Map.entry("net.ipv4.tcp_dsack", new GlobalKnob(1, 0, 1)),
             Map.entry("usnet.tcp.rto_min_ms", new GlobalKnob(200, 1, 120_000)),
             Map.entry("usnet.tcp.init_cwnd", new GlobalKnob(10, 1, 1000)),
             Map.entry("usnet.tcp.tso", new GlobalKnob(1, 0, 1)),

@@ -69,6 +69,14 @@ public enum DropReason {
     TCP_INVALID_ACK("TCP ACK for data never sent (Linux: TCP_ACK_UNSENT_DATA)"),
     TCP_RCVBUF_FULL("TCP receive buffer full (SO_RCVBUF / net.ipv4.tcp_rmem): the application did not read and the "
             + "peer ignored the window (TcpExtTCPRcvQDrop)"),
+    TCP_OLD_DATA("TCP segment carrying only data already received (below rcv_nxt): a retransmission the receiver did "
+            + "not need; answered at once with a D-SACK (TcpExtDelayedACKLost, TcpExtTCPDSACKOldSent; Linux: "
+            + "TCP_OLD_DATA)"),
+    TCP_OFOMERGE("TCP out-of-order segment whose data the out-of-order queue already holds: a duplicate; answered "
+            + "with a D-SACK (TcpExtTCPOFOMerge, TcpExtTCPDSACKOfoSent; Linux: TCP_OFOMERGE)"),
+    TCP_OFO_QUEUE_PRUNE("TCP out-of-order data thrown away from the highest sequence down because received data "
+            + "exceeded the receive buffer (SO_RCVBUF / net.ipv4.tcp_rmem); the sender must resend it (TcpExtOfoPruned; "
+            + "Linux: TCP_OFO_QUEUE_PRUNE)"),
     TCP_LISTEN_OVERFLOW("SYN or handshake ACK dropped: the listener's accept queue (backlog, net.core.somaxconn) or "
             + "SYN queue (tcp_max_syn_backlog) was full (TcpExtListenOverflows, TcpExtListenDrops)"),
     SOCKET_RCVBUF("socket receive queue full (SO_RCVBUF; UdpRcvbufErrors)"),

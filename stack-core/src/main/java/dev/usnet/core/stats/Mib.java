@@ -15,6 +15,8 @@ public enum Mib {
     TcpExtListenOverflows, TcpExtListenDrops, TcpExtTCPTimeouts, TcpExtTCPSackRecovery, TcpExtTCPRenoRecovery,
     TcpExtTCPLossProbes, TcpExtTCPLossProbeRecovery, TcpExtTCPLossUndo, TcpExtTCPFullUndo, TcpExtTCPLostRetransmit, TcpExtTCPAbortOnTimeout, TcpExtTCPAbortOnData, TcpExtPAWSEstab, TcpExtTCPChallengeACK,
     TcpExtDelayedACKs, TcpExtTCPOFOQueue, TcpExtTCPRcvQDrop, TcpExtTW, TcpExtTCPKeepAlive,
+    TcpExtDelayedACKLost, TcpExtTCPOFOMerge, TcpExtTCPOFODrop, TcpExtOfoPruned, TcpExtTCPDSACKOldSent,
+    TcpExtTCPDSACKOfoSent, TcpExtTCPDSACKRecv, TcpExtTCPDSACKOfoRecv, TcpExtTCPDSACKUndo, TcpExtTCPSACKReneging,
     ArpInRequests, ArpInReplies, ArpOutRequests, ArpOutReplies, ArpProxyReplies,
     NeighResolutionFailed, NeighTableOverflow
 }
