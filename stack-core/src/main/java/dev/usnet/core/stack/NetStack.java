@@ -26,8 +26,8 @@ import dev.usnet.core.time.Scheduler;
 import dev.usnet.core.wire.EthernetFrame;
 import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.core.wire.MacAddr;
-import io.netty.util.collection.IntObjectHashMap;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -68,8 +68,10 @@ public final class NetStack {
     private final Map<Class<?>, Object> services = new java.util.concurrent.ConcurrentHashMap<>();
     private final Map<String, Device> byName = new LinkedHashMap<>();
     // Guarded by this (as byName): register/unregister change it in place, never copy it, so a bridge of ten
-    // thousand ports is built in linear time. Lookups by ifindex are control-path only.
-    private final IntObjectHashMap<Device> byIndex = new IntObjectHashMap<>(4);
+    // thousand ports is built in linear time. Lookups by ifindex are control-path only. A chained map, not
+    // Netty's open-addressing IntObjectHashMap: ifindexes are consecutive, so there they form one long probe run
+    // that every removal shifts back (deleting 100 000 ports took 16 s, mostly there).
+    private final Map<Integer, Device> byIndex = new HashMap<>(4);
     private int nextIfindex = 1;
     private final EthernetFrame eth = new EthernetFrame();
 
