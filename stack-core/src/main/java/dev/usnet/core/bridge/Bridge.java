@@ -28,10 +28,22 @@ public final class Bridge extends Device implements RxHandler {
     public static final int DEFAULT_FDB_MAX_LEARNED = 65_536;
 
     private final Fdb fdb = new Fdb();
-    private volatile BridgePort[] ports = new BridgePort[0];
+    /**
+     * The ports in the order they joined (the flood order), as an immutable view republished on every change:
+     * adding appends into spare room (the slots array doubles when full), removing clears the port's slot and
+     * compacts only when half the slots are empty, so building or tearing down a bridge of N ports costs O(N), not
+     * O(N^2). Readers (flooding, on the namespace thread) skip cleared slots. Changed under the bridge's lock.
+     */
+    private volatile PortList ports = PortList.EMPTY;
+
+    private record PortList(BridgePort[] slots, int n, int holes) {
+        static final PortList EMPTY = new PortList(new BridgePort[0], 0, 0);
+    }
     private volatile long ageingNanos = DEFAULT_AGEING_NANOS;
     private volatile int fdbMaxLearned = DEFAULT_FDB_MAX_LEARNED;
     private volatile int groupFwdMask;
+    // br_fdb_cleanup, armed by the first learned entry and re-armed only while learned entries remain: a bridge
+    // whose ports never learned (idle containers) has no timer waking it. Namespace thread (and attach) only.
     private Timeout gcTimer;
     private static final int ETH_P_IPV6 = 0x86dd;
     private final EthernetFrame eth = new EthernetFrame();
@@ -76,16 +88,20 @@ public final class Bridge extends Device implements RxHandler {
     }
 
     public List<BridgePort> ports() {
-        return List.of(ports);
-    }
-
-    public BridgePort port(Device dev) {
-        for (BridgePort p : ports) {
-            if (p.dev() == dev) {
-                return p;
+        PortList l = ports;
+        List<BridgePort> out = new ArrayList<>(l.n - l.holes);
+        for (int i = 0; i < l.n; i++) {
+            BridgePort bp = l.slots[i];
+            if (bp != null) {
+                out.add(bp);
             }
         }
-        return null;
+        return out;
+    }
+
+    /** The port {@code dev} is of this bridge, or null: kept on the device (br_port_get_rcu), no search. */
+    public BridgePort port(Device dev) {
+        return dev.master() == this && dev.rxHandlerData() instanceof BridgePort bp && bp.bridge() == this ? bp : null;
     }
 
     /** {@code ip link set DEV master BRIDGE}: the device must live in the bridge's namespace. */
@@ -97,9 +113,15 @@ public final class Bridge extends Device implements RxHandler {
             throw new IllegalArgumentException(dev.name() + " is already enslaved or is the bridge itself");
         }
         BridgePort bp = new BridgePort(this, dev);
-        List<BridgePort> l = new ArrayList<>(List.of(ports));
-        l.add(bp);
-        ports = l.toArray(new BridgePort[0]);
+        PortList l = ports;
+        BridgePort[] slots = l.slots;
+        if (l.n == slots.length) {
+            slots = java.util.Arrays.copyOf(slots, Math.max(4, slots.length * 2));
+        }
+        slots[l.n] = bp;
+        bp.slot = l.n;
+        ports = new PortList(slots, l.n + 1, l.holes);
+        dev.setRxHandlerData(bp);
         dev.setMaster(this);
         dev.setRxHandler(this);
         dev.setPromisc(true);
@@ -113,12 +135,30 @@ public final class Bridge extends Device implements RxHandler {
         if (bp == null) {
             return;
         }
-        List<BridgePort> l = new ArrayList<>(List.of(ports));
-        l.remove(bp);
-        ports = l.toArray(new BridgePort[0]);
+        PortList l = ports;
+        l.slots[bp.slot] = null;
+        int holes = l.holes + 1;
+        if (holes == l.n) {
+            ports = PortList.EMPTY;
+        } else if (holes > l.n / 2) {
+            // Compact into a new array: readers of the old one keep a consistent (if stale) view.
+            BridgePort[] slots = new BridgePort[Math.max(4, Integer.highestOneBit(l.n - holes) * 2)];
+            int n = 0;
+            for (int i = 0; i < l.n; i++) {
+                BridgePort x = l.slots[i];
+                if (x != null) {
+                    x.slot = n;
+                    slots[n++] = x;
+                }
+            }
+            ports = new PortList(slots, n, 0);
+        } else {
+            ports = new PortList(l.slots, l.n, holes);
+        }
         fdb.flushPort(bp);
         dev.setMaster(null);
         dev.setRxHandler(null);
+        dev.setRxHandlerData(null);
         dev.setPromisc(false);
     }
 
@@ -127,9 +167,12 @@ public final class Bridge extends Device implements RxHandler {
         super.attach(stack, ifindex);
         if (stack != null) {
             fdb.addLocal(mac(), null, stack.now());
-            scheduleGc();
+            if (fdb.learnedCount() > 0) {
+                scheduleGc();
+            }
         } else if (gcTimer != null) {
             gcTimer.cancel();
+            gcTimer = null;
         }
     }
 
@@ -142,7 +185,10 @@ public final class Bridge extends Device implements RxHandler {
         long interval = a > 0 ? Math.max(1_000_000_000L, Math.min(a / 10, 10_000_000_000L)) : 10_000_000_000L;
         gcTimer = s.schedule(() -> {
             fdb.expire(now(), ageingNanos);
-            scheduleGc();
+            gcTimer = null;
+            if (fdb.learnedCount() > 0) {
+                scheduleGc();
+            }
         }, interval);
     }
 
@@ -260,6 +306,9 @@ public final class Bridge extends Device implements RxHandler {
         if (port.learning() && !fdb.learn(src, port, s.now(), fdbMaxLearned)) {
             s.drops().count(DropReason.FDB_FULL);
         }
+        if (gcTimer == null && fdb.learnedCount() > 0) {
+            scheduleGc();
+        }
     }
 
     private enum Kind { UNICAST, MULTICAST, BROADCAST }
@@ -270,10 +319,11 @@ public final class Bridge extends Device implements RxHandler {
      * recipient gets the original packet.
      */
     private void flood(Packet p, BridgePort in, Kind kind, boolean local) {
-        BridgePort[] ps = ports;
+        PortList ps = ports;
         BridgePort last = null;
-        for (BridgePort bp : ps) {
-            if (!eligible(bp, in, kind)) {
+        for (int i = 0; i < ps.n; i++) {
+            BridgePort bp = ps.slots[i];
+            if (bp == null || !eligible(bp, in, kind)) {
                 continue;
             }
             if (last != null) {
@@ -351,11 +401,17 @@ public final class Bridge extends Device implements RxHandler {
 
     @Override
     protected void destroy() {
-        for (BridgePort bp : ports) {
+        for (BridgePort bp : ports()) {
             removePort(bp.dev());
         }
         if (gcTimer != null) {
             gcTimer.cancel();
+            gcTimer = null;
         }
+    }
+
+    /** Whether the FDB ageing timer is armed (only while learned entries exist). */
+    public boolean fdbGcArmed() {
+        return gcTimer != null && gcTimer.isPending();
     }
 }

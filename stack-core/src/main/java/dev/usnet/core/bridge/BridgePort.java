@@ -13,6 +13,10 @@ public final class BridgePort {
     private volatile boolean multicastFlood = true;
     private volatile boolean broadcastFlood = true;
     private volatile boolean hairpin;
+    /** Index in the bridge's port slots (changed under the bridge's lock). */
+    int slot;
+    /** FDB entries pointing here other than the port device's own local one (changed under the FDB's lock). */
+    int fdbEntries;
 
     BridgePort(Bridge bridge, Device dev) {
         this.bridge = bridge;

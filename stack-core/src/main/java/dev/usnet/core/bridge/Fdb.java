@@ -37,7 +37,11 @@ public final class Fdb {
             if (!e.isStatic) {
                 e.updated = now;
                 if (e.port != port) {
-                    e.port = port;
+                    synchronized (this) {
+                        count(e.port, -1);
+                        e.port = port;
+                        count(port, 1);
+                    }
                 }
             }
             return true;
@@ -47,7 +51,7 @@ public final class Fdb {
             return false;
         }
         synchronized (this) {
-            entries.put(mac, new FdbEntry(mac, port, now, false, false));
+            put(new FdbEntry(mac, port, now, false, false));
         }
         learned++;
         return true;
@@ -58,7 +62,7 @@ public final class Fdb {
         if (old != null && !old.local && !old.isStatic) {
             learned--;
         }
-        entries.put(mac, new FdbEntry(mac, port, now, true, true));
+        put(new FdbEntry(mac, port, now, true, true));
     }
 
     /** {@code bridge fdb add MAC dev PORT master static}. */
@@ -67,12 +71,28 @@ public final class Fdb {
         if (old != null && !old.local && !old.isStatic) {
             learned--;
         }
-        entries.put(mac, new FdbEntry(mac, port, now, false, true));
+        put(new FdbEntry(mac, port, now, false, true));
+    }
+
+    /** Puts {@code e} in place of any entry for its MAC, keeping the ports' entry counts. Holds the lock. */
+    private void put(FdbEntry e) {
+        FdbEntry old = entries.put(e.mac, e);
+        if (old != null) {
+            count(old.port, -1);
+        }
+        count(e.port, 1);
+    }
+
+    private static void count(BridgePort port, int delta) {
+        if (port != null) {
+            port.fdbEntries += delta;
+        }
     }
 
     synchronized void remove(FdbEntry e) {
         if (entries.get(e.mac) == e) {
             entries.remove(e.mac);
+            count(e.port, -1);
             if (!e.local && !e.isStatic) {
                 learned--;
             }
@@ -81,6 +101,16 @@ public final class Fdb {
 
     /** Forgets every entry behind {@code port} (the port left or went down). */
     synchronized void flushPort(BridgePort port) {
+        // The port's own local entry is found by its MAC; only ports that learned or hold static entries are
+        // searched for (br_fdb_delete_by_port walks the whole table; usnet skips that walk for the
+        // thousands of idle ports of a container host, which would make deleting N of them O(N^2)).
+        FdbEntry own = entries.get(port.dev().mac());
+        if (own != null && own.port == port) {
+            remove(own);
+        }
+        if (port.fdbEntries == 0) {
+            return;
+        }
         for (FdbEntry e : new ArrayList<>(entries.values())) {
             if (e.port == port) {
                 remove(e);

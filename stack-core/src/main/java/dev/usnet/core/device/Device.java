@@ -31,6 +31,7 @@ public abstract class Device {
     private volatile boolean gsoOffload;
     private volatile int neededHeadroom;
     private volatile RxHandler rxHandler;
+    private volatile Object rxHandlerData;
     private volatile Device master;
     private volatile DevConf conf;
     private final DeviceStats stats = new DeviceStats();
@@ -195,6 +196,18 @@ public abstract class Device {
 
     public void setRxHandler(RxHandler h) {
         this.rxHandler = h;
+    }
+
+    /**
+     * dev->rx_handler_data: what the rx_handler keeps on the device (a bridge, its port), so it finds it in O(1)
+     * per frame rather than searching its ports.
+     */
+    public Object rxHandlerData() {
+        return rxHandlerData;
+    }
+
+    public void setRxHandlerData(Object data) {
+        this.rxHandlerData = data;
     }
 
     /** The bridge this device is a port of, or null. */

@@ -71,9 +71,12 @@ public final class Devinet {
 
     /** Drops every address of {@code dev} (device moved to another namespace or deleted). */
     public synchronized void flush(Device dev) {
-        addrs.removeIf(a -> a.dev() == dev);
+        // Only a change republishes: a host namespace deleting thousands of address-less bridge ports would
+        // otherwise rebuild its lookup maps for each.
+        if (addrs.removeIf(a -> a.dev() == dev)) {
+            publish();
+        }
         main.removeDevice(dev);
-        publish();
     }
 
     private void publish() {
