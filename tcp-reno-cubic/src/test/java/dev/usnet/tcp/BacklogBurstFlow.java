@@ -5,8 +5,6 @@ import dev.usnet.core.netem.NetemParams;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.testing.TestNet;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 
 /**
  * The perf test's usnet-1448 path in virtual time: two namespaces over a veth with a 50 us hop each way and no
@@ -55,21 +53,7 @@ final class BacklogBurstFlow {
                     }
                 }
             }));
-            TcpSock c = ta.connect(TcpPair.SERVER, 5001, new TcpSock.Callbacks() {
-                private final ByteBuf chunk = Unpooled.wrappedBuffer(new byte[128 * 1024]);
-
-                @Override
-                public void connected(TcpSock s) {
-                    writable(s);
-                }
-
-                @Override
-                public void writable(TcpSock s) {
-                    while (s.write(chunk, 0, chunk.capacity()) > 0) {
-                        // keep the send buffer full
-                    }
-                }
-            });
+            TcpSock c = ta.connect(TcpPair.SERVER, 5001, new EndlessSender(128 * 1024));
             long iss = c.initialSendSequence();
             // Watch progress: the longest time snd_una did not move while data was outstanding.
             long step = 100_000L;

@@ -6,8 +6,6 @@ import dev.usnet.core.netem.NetemParams;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.Mib;
 import dev.usnet.core.testing.TestNet;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 
 /**
  * One bulk flow through a drop-tail bottleneck in virtual time, the dumbbell ns-3 users build: the sender's veth
@@ -80,7 +78,7 @@ final class DropTailBulkFlow {
                     }
                 }
             }));
-            TcpSock c = ta.connect(TcpPair.SERVER, 5001, new EndlessSender());
+            TcpSock c = ta.connect(TcpPair.SERVER, 5001, new EndlessSender(64 * 1024));
             net.run(durationNanos);
             LinkEmulation ne = v[0].netem();
             receiverDrops = b.drops().snapshot();
@@ -94,27 +92,6 @@ final class DropTailBulkFlow {
             ta.close();
             tb.close();
             return o;
-        }
-    }
-
-    /** Keeps the send buffer full forever. */
-    private static final class EndlessSender implements TcpSock.Callbacks {
-        private final ByteBuf chunk = Unpooled.wrappedBuffer(new byte[64 * 1024]);
-
-        @Override
-        public void connected(TcpSock s) {
-            fill(s);
-        }
-
-        @Override
-        public void writable(TcpSock s) {
-            fill(s);
-        }
-
-        private void fill(TcpSock s) {
-            while (s.write(chunk, 0, chunk.capacity()) > 0) {
-                // until the send buffer is full
-            }
         }
     }
 }
