@@ -102,7 +102,8 @@ public final class Daemon implements AutoCloseable {
      * device counters ({@link DeviceTable}) as they were when the apps had stopped, the link emulation lines, and
      * what was written and deleted.
      */
-    public record Summary(List<String> apps, List<Path> histograms, Map<Path, Long> captures, int usnetNamespaces,
+    public record Summary(List<String> apps, List<Path> histograms, List<Path> appLogs, Map<Path, Long> captures,
+                          int usnetNamespaces,
                           List<String> kernelNamespacesDeleted, List<String> errors, List<String> links,
                           List<AppOutcome> outcomes, List<String> drops, List<String> devices) {
         /** The apps that failed, in file order. */
@@ -456,9 +457,7 @@ public final class Daemon implements AutoCloseable {
                 errors.add("deleting kernel namespace " + k + ": " + e.getMessage() + " (delete it with: ip netns del " + k + ")");
             }
         }
-        List<Path> written = new ArrayList<>(histograms.files());
-        written.addAll(logs);
-        summary = new Summary(counts.appLines(), List.copyOf(written), caps, usnetNs, deleted, errors, counts.links(),
+        summary = new Summary(counts.appLines(), histograms.files(), List.copyOf(logs), caps, usnetNs, deleted, errors, counts.links(),
                 counts.outcomes(), counts.drops(), counts.devices());
         if (results != null) {
             // As in virtual time: the run from the start of the build to the end of the teardown.

@@ -304,9 +304,8 @@ public final class RunCommand implements Callable<Integer> {
         for (String l : s.devices()) {
             o.println("usnet: " + l);
         }
-        // The files written: .hgrm histograms, and the apps' trace: and bursts: logs, which the summary lists with them.
-        java.util.List<Path> hgrm = s.histograms().stream().filter(f -> f.getFileName().toString().endsWith(".hgrm")).toList();
-        java.util.List<String> logs = s.histograms().stream().filter(f -> !hgrm.contains(f))
+        java.util.List<Path> hgrm = s.histograms();
+        java.util.List<String> logs = s.appLogs().stream()
                 .map(f -> f.startsWith(dir) ? dir.relativize(f).toString() : f.toString()).toList();
         if (!hgrm.isEmpty()) {
             o.println("usnet: wrote " + hgrm.size() + " histograms to " + dir);

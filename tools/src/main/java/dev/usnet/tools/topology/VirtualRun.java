@@ -109,9 +109,8 @@ public final class VirtualRun {
         }
         long virtualNanos = vs.nanoTime() - virtual0;
         Map<Path, Long> caps = captures.close(errors);
-        List<Path> written = new ArrayList<>(histograms.files());
-        written.addAll(logs);
-        Daemon.Summary s = new Daemon.Summary(counts.appLines(), List.copyOf(written), caps, stacks.size(), List.of(), errors,
+        Daemon.Summary s = new Daemon.Summary(counts.appLines(), histograms.files(), List.copyOf(logs), caps, stacks.size(),
+                List.of(), errors,
                 counts.links(), counts.outcomes(), counts.drops(), counts.devices());
         long wall = System.nanoTime() - wall0;
         // What the wall clock measured: the only part of the results that differs between runs with one seed.

@@ -94,7 +94,7 @@ public final class VirtualSession implements AutoCloseable {
             topology.close();
         }
         Map<Path, Long> caps = captures.close(errors);
-        summary = new Daemon.Summary(counts.appLines(), List.of(), caps, stacks.size(), List.of(), errors, counts.links(),
+        summary = new Daemon.Summary(counts.appLines(), List.of(), List.of(), caps, stacks.size(), List.of(), errors, counts.links(),
                 counts.outcomes(), counts.drops(), counts.devices());
         return summary;
     }

@@ -75,7 +75,7 @@ class AppLogTopologyTest {
         assertEquals(6, written.lines().count(), written);
         // The first burst starts when the connection is up: one handshake (2 x 50 us and serialization) after the start.
         assertTrue(written.startsWith("burst,start_us,completion_us,retransmits,rtos,cwnd_start,cwnd_end\n0,100."), written);
-        assertTrue(r.summary().histograms().contains(tmp.resolve("bursts.csv")), r.summary().histograms().toString());
+        assertTrue(r.summary().appLogs().contains(tmp.resolve("bursts.csv")), r.summary().appLogs().toString());
 
         // trace: true keeps it in memory only; no key, no trace.
         Apps.TcpApp stream = app(r, "stream");
