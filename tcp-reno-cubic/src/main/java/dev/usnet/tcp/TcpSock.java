@@ -16,6 +16,12 @@ import dev.usnet.tcp.cc.CaState;
 import dev.usnet.tcp.cc.CcSock;
 import dev.usnet.tcp.cc.CongestionOps;
 import io.netty.buffer.ByteBuf;
+import static dev.usnet.tcp.TcpSkbCb.EVER_RETRANS;
+import static dev.usnet.tcp.TcpSkbCb.LOST;
+import static dev.usnet.tcp.TcpSkbCb.RETRANS;
+import static dev.usnet.tcp.TcpSkbCb.SACKED;
+import static dev.usnet.tcp.TcpSkbCb.SEG_FIN;
+import static dev.usnet.tcp.TcpSkbCb.SEG_SYN;
 import java.util.ArrayDeque;
 
 /**
@@ -47,13 +53,6 @@ public final class TcpSock {
 
     private static final Callbacks NO_CALLBACKS = new Callbacks() {};
 
-    // Scoreboard bits of a sent segment (TCPCB_SACKED_ACKED, TCPCB_SACKED_RETRANS, TCPCB_LOST, ...).
-    static final int SACKED = 1;
-    static final int RETRANS = 2;
-    static final int LOST = 4;
-    static final int EVER_RETRANS = 8;
-    static final int SEG_SYN = 0x100;
-    static final int SEG_FIN = 0x200;
 
     static final long TCP_TIMEWAIT_NANOS = 60_000_000_000L;
     static final long TCP_TIMEOUT_INIT_NANOS = 1_000_000_000L;
@@ -66,6 +65,48 @@ public final class TcpSock {
     final Tcp tcp;
     final NetStack stack;
     private final CcSock cc;
+
+    /** What congestion control reads of this connection, read through at the moment of each call. */
+    private final class CcView extends CcSock {
+        CcView(dev.usnet.tcp.cc.CcSwitches sw, long cwnd) {
+            super(sw, cwnd, 0x7fff_ffffL);
+        }
+
+        @Override
+        public long nowNanos() {
+            return stack.now();
+        }
+
+        @Override
+        public int hz() {
+            return stack.knobs().hz();
+        }
+
+        @Override
+        public long sndNxt() {
+            return sndNxt;
+        }
+
+        @Override
+        public long lastSendNanos() {
+            return lastSendNanos;
+        }
+
+        @Override
+        public long packetsOut() {
+            return packetsOut;
+        }
+
+        @Override
+        public long srttUs() {
+            return srttUs;
+        }
+
+        @Override
+        public int mss() {
+            return mssCache;
+        }
+    }
     private CongestionOps ops;
     private final TcpOptions opts = new TcpOptions();
 
@@ -210,14 +251,13 @@ public final class TcpSock {
     TcpSock(Tcp tcp, int sndbuf, int rcvbuf) {
         this.tcp = tcp;
         this.stack = tcp.stack();
-        this.cc = new CcSock(tcp.ccSwitches(), tcp.initCwnd(), 0x7fff_ffffL);
-        this.cc.hz = stack.knobs().hz();
+        this.cc = new CcView(tcp.ccSwitches(), tcp.initCwnd());
         this.ops = tcp.newCongestionOps(null);
         this.sendBuf = new SendBuffer(sndbuf);
         this.rcvbuf = rcvbuf;
-        this.reordering = stack.knobs().getLong("net.ipv4.tcp_reordering");
-        this.fack = stack.knobs().getLong("net.ipv4.tcp_fack") != 0;
-        this.dsackOk = stack.knobs().getLong("net.ipv4.tcp_dsack") != 0;
+        this.reordering = stack.knobs().get(TcpSysctl.REORDERING);
+        this.fack = stack.knobs().get(TcpSysctl.FACK) != 0;
+        this.dsackOk = stack.knobs().get(TcpSysctl.DSACK) != 0;
         var sched = stack.scheduler();
         this.retransmitTimer = new SockTimer(sched, this::retransmitTimerFired);
         this.delackTimer = new SockTimer(sched, this::delackTimerFired);
@@ -289,7 +329,6 @@ public final class TcpSock {
     public void setCongestionControl(String name) {
         CongestionOps n = tcp.newCongestionOps(name);
         ops = n;
-        syncCc();
         ops.init(cc);
     }
 
@@ -312,7 +351,6 @@ public final class TcpSock {
     public void setTrace(TcpTrace t) {
         this.trace = t;
         if (t != null) {
-            syncCc();
             t.record(stack.now(), cc, srttUs, packetsInFlight(), "start");
         }
     }
@@ -454,7 +492,7 @@ public final class TcpSock {
         }
         shutdownOutput();
         if (state == TcpState.FIN_WAIT2) {
-            timewaitTimer.arm(stack.knobs().getLong("net.ipv4.tcp_fin_timeout") * 1_000_000_000L);
+            timewaitTimer.arm(stack.knobs().get(TcpSysctl.FIN_TIMEOUT) * 1_000_000_000L);
         }
     }
 
@@ -476,7 +514,6 @@ public final class TcpSock {
 
     /** A snapshot of the connection as {@code ss -ti} shows it. */
     public TcpInfo info() {
-        syncCc();
         return new TcpInfo(state, cc.caState, ops.name(), Ipv4Addr.format(laddr) + ":" + lport,
                 Ipv4Addr.format(raddr) + ":" + rport, sendBuf.size(), rcvQueuedBytes,
                 tsOk, sackOk, wscaleOk ? sndWscale : -1, wscaleOk ? rcvWscale : -1,
@@ -527,9 +564,9 @@ public final class TcpSock {
     private void open(Route rt) {
         this.route = rt;
         initLocalOptions(rt);
-        tsOk = stack.knobs().getLong("net.ipv4.tcp_timestamps") != 0;
-        sackOk = stack.knobs().getLong("net.ipv4.tcp_sack") != 0;
-        wscaleOk = stack.knobs().getLong("net.ipv4.tcp_window_scaling") != 0;
+        tsOk = stack.knobs().get(TcpSysctl.TIMESTAMPS) != 0;
+        sackOk = stack.knobs().get(TcpSysctl.SACK) != 0;
+        wscaleOk = stack.knobs().get(TcpSysctl.WINDOW_SCALING) != 0;
         iss = stack.random().nextLong(1L << 32);
         sndUna = iss;
         sndNxt = iss;
@@ -558,7 +595,7 @@ public final class TcpSock {
             tsRecentValid = true;
         }
         irs = seg.seq();
-        rcvNxt = seqAdd(irs, 1);
+        rcvNxt = Seq.add(irs, 1);
         rcvWup = rcvNxt;
         sndWnd = seg.window();
         sndWl1 = irs;
@@ -570,12 +607,12 @@ public final class TcpSock {
         rcvMss = Math.min(advMss, 536);
         // Linux picks the smallest shift that lets the largest receive buffer fit the 16-bit window.
         // SO_RCVBUF set before connect() fixes the buffer (SOCK_RCVBUF_LOCK); otherwise tcp_rmem's maximum.
-        long space = rcvbufLocked ? rcvbuf : Math.max(rcvbuf, stack.knobs().getLongs("net.ipv4.tcp_rmem")[2]);
+        long space = rcvbufLocked ? rcvbuf : Math.max(rcvbuf, stack.knobs().get(TcpSysctl.RMEM).max());
         int ws = 0;
         while (space > 65_535L << ws && ws < 14) {
             ws++;
         }
-        rcvWscale = stack.knobs().getLong("net.ipv4.tcp_window_scaling") != 0 ? ws : 0;
+        rcvWscale = stack.knobs().get(TcpSysctl.WINDOW_SCALING) != 0 ? ws : 0;
         tsOffset = stack.random().nextLong(1L << 32);
         lastRcvNanos = stack.now();
         lastAckRcvNanos = lastRcvNanos;
@@ -588,8 +625,7 @@ public final class TcpSock {
             mss -= 12;
         }
         mssCache = Math.max(mss, 48);
-        cc.mss = mssCache;
-        boolean tso = route.dev().gsoOffload() && stack.knobs().getLong("usnet.tcp.tso") != 0;
+        boolean tso = route.dev().gsoOffload() && stack.knobs().get(TcpSysctl.TSO) != 0;
         if (tso) {
             int max = GSO_MAX_SIZE - Ipv4Packet.MIN_HEADER_LEN - dataHeaderLen();
             sizeGoal = Math.max(mssCache, max / mssCache * mssCache);
@@ -604,7 +640,6 @@ public final class TcpSock {
 
     private void established() {
         setState(TcpState.ESTABLISHED);
-        syncCc();
         ops.init(cc);
         // First data triggers quick-ack mode (tcp_incr_quickack via ato == 0).
         atoNanos = 0;
@@ -633,20 +668,20 @@ public final class TcpSock {
         }
         long seq = seg.seq();
         int payload = seg.payloadLength();
-        long endSeq = seqAdd(seq, payload + ((flags & TcpSegment.SYN) != 0 ? 1 : 0) + ((flags & TcpSegment.FIN) != 0 ? 1 : 0));
+        long endSeq = Seq.add(seq, payload + ((flags & TcpSegment.SYN) != 0 ? 1 : 0) + ((flags & TcpSegment.FIN) != 0 ? 1 : 0));
         boolean rst = (flags & TcpSegment.RST) != 0;
 
         // PAWS (RFC 7323): a timestamp older than the last one in order is an old duplicate.
         if (tsOk && o.hasTimestamp && tsRecentValid && !rst && (int) (o.tsVal - tsRecent) < 0) {
             stack.mib().inc(Mib.TcpExtPAWSEstab);
-            sendDupack(seq, seqAdd(seq, payload));
+            sendDupack(seq, Seq.add(seq, payload));
             stack.drop(p, DropReason.TCP_OLD_SEGMENT);
             return;
         }
         // tcp_sequence: the segment must overlap what we are willing to receive.
         if (!sequenceAcceptable(seq, endSeq)) {
             if (!rst) {
-                sendDupack(seq, seqAdd(seq, payload));
+                sendDupack(seq, Seq.add(seq, payload));
             }
             stack.drop(p, DropReason.TCP_OUT_OF_WINDOW);
             return;
@@ -680,7 +715,7 @@ public final class TcpSock {
         probesOut = 0;
         if (state == TcpState.SYN_RECV) {
             long ack = seg.ack();
-            if (!after(ack, sndUna) || after(ack, sndNxt)) {
+            if (!Seq.after(ack, sndUna) || Seq.after(ack, sndNxt)) {
                 sendReset(seg.ack(), 0, TcpSegment.RST);
                 stack.drop(p, DropReason.TCP_INVALID_ACK);
                 return;
@@ -709,7 +744,7 @@ public final class TcpSock {
             return;
         }
         // Remember the peer's timestamp only for segments that start at or before the left window edge.
-        if (tsOk && o.hasTimestamp && !after(seq, rcvWup)) {
+        if (tsOk && o.hasTimestamp && !Seq.after(seq, rcvWup)) {
             tsRecent = o.tsVal;
             tsRecentValid = true;
         }
@@ -735,10 +770,10 @@ public final class TcpSock {
      * is a retransmission the peer need not have sent, reported as a D-SACK (RFC 2883) so its sender can tell.
      */
     private void sendDupack(long seq, long dataEnd) {
-        if (after(dataEnd, seq) && before(seq, rcvNxt)) {
+        if (Seq.after(dataEnd, seq) && Seq.before(seq, rcvNxt)) {
             stack.mib().inc(Mib.TcpExtDelayedACKLost);
             enterQuickAckMode();
-            dsackSet(seq, after(dataEnd, rcvNxt) ? rcvNxt : dataEnd);
+            dsackSet(seq, Seq.after(dataEnd, rcvNxt) ? rcvNxt : dataEnd);
         }
         sendAck();
     }
@@ -755,29 +790,29 @@ public final class TcpSock {
      * one is already pending). Only with SACK negotiated and net.ipv4.tcp_dsack on.
      */
     private void dsackSet(long seq, long end) {
-        if (!sackOk || !dsackOk || !after(end, seq)) {
+        if (!sackOk || !dsackOk || !Seq.after(end, seq)) {
             return;
         }
         if (!selectiveAcks.hasDsack()) {
-            stack.mib().inc(before(seq, rcvNxt) ? Mib.TcpExtTCPDSACKOldSent : Mib.TcpExtTCPDSACKOfoSent);
+            stack.mib().inc(Seq.before(seq, rcvNxt) ? Mib.TcpExtTCPDSACKOldSent : Mib.TcpExtTCPDSACKOfoSent);
         }
         selectiveAcks.duplicate(seq, end);
     }
 
     private boolean sequenceAcceptable(long seq, long endSeq) {
-        long wndEnd = seqAdd(rcvNxt, receiveWindowNow());
-        return !before(endSeq, rcvWup) && !after(seq, wndEnd);
+        long wndEnd = Seq.add(rcvNxt, receiveWindowNow());
+        return !Seq.before(endSeq, rcvWup) && !Seq.after(seq, wndEnd);
     }
 
     /** tcp_receive_window: what is left of the window last advertised. */
     private long receiveWindowNow() {
-        long w = seqSub(seqAdd(rcvWup, rcvWnd), rcvNxt);
+        long w = Seq.sub(Seq.add(rcvWup, rcvWnd), rcvNxt);
         return Math.max(0, w);
     }
 
     private void synSentRcv(Packet p, TcpSegment seg, TcpOptions o, int flags) {
         boolean ackFlag = (flags & TcpSegment.ACK_FLAG) != 0;
-        if (ackFlag && (!after(seg.ack(), iss) || after(seg.ack(), sndNxt))) {
+        if (ackFlag && (!Seq.after(seg.ack(), iss) || Seq.after(seg.ack(), sndNxt))) {
             if ((flags & TcpSegment.RST) == 0) {
                 sendReset(seg.ack(), 0, TcpSegment.RST);
             }
@@ -798,7 +833,7 @@ public final class TcpSock {
         }
         if (!ackFlag) {
             // Simultaneous open is rare and Linux peers never do it on purpose; reset rather than model it.
-            sendReset(0, seqAdd(seg.seq(), 1), TcpSegment.RST | TcpSegment.ACK_FLAG);
+            sendReset(0, Seq.add(seg.seq(), 1), TcpSegment.RST | TcpSegment.ACK_FLAG);
             stack.drop(p, DropReason.TCP_NO_ACK);
             return;
         }
@@ -841,11 +876,11 @@ public final class TcpSock {
      */
     private boolean ack(TcpSegment seg, TcpOptions o, long seq, long now) {
         long ack = seg.ack();
-        if (after(ack, sndNxt)) {
+        if (Seq.after(ack, sndNxt)) {
             sendAck();
             return false;
         }
-        if (before(ack, sndUna)) {
+        if (Seq.before(ack, sndUna)) {
             // An old duplicate ACK: nothing to learn except possibly SACK information.
             if (sackOk && o.sackBlocks > 0) {
                 sacktag(o, ack);
@@ -880,23 +915,23 @@ public final class TcpSock {
         long synAcked = 0;
         while (!rtx.isEmpty()) {
             Packet s = rtx.peekFirst();
-            if (after(s.tcpEndSeq(), ack)) {
+            if (Seq.after(TcpSkbCb.endSeq(s), ack)) {
                 // Partly acknowledged (a TSO segment): count the MSS-sized pieces that are done.
-                if (after(ack, s.tcpSeq())) {
-                    long remaining = seqSub(s.tcpEndSeq(), ack);
+                if (Seq.after(ack, TcpSkbCb.seq(s))) {
+                    long remaining = Seq.sub(TcpSkbCb.endSeq(s), ack);
                     int newPcount = (int) Math.max(1, (remaining + mssCache - 1) / mssCache);
-                    int done = s.tcpPcount() - newPcount;
+                    int done = TcpSkbCb.pcount(s) - newPcount;
                     if (done > 0) {
                         pktsAcked += done;
                         adjustCounters(s, -done);
-                        s.setTcpPcount(newPcount);
+                        TcpSkbCb.setPcount(s, newPcount);
                     }
                 }
                 break;
             }
             rtx.pollFirst();
-            int bits = s.tcpSacked();
-            int pc = s.tcpPcount();
+            int bits = TcpSkbCb.sacked(s);
+            int pc = TcpSkbCb.pcount(s);
             if ((bits & SACKED) != 0) {
                 sackedOut -= pc;
                 sackedAcked += pc;
@@ -914,9 +949,9 @@ public final class TcpSock {
                 retransAcked = true;
             } else {
                 if (firstTx == Long.MIN_VALUE) {
-                    firstTx = s.tcpTxNanos();
+                    firstTx = TcpSkbCb.txNanos(s);
                 }
-                lastTx = s.tcpTxNanos();
+                lastTx = TcpSkbCb.txNanos(s);
             }
             packetsOut -= pc;
             pktsAcked += pc;
@@ -926,7 +961,7 @@ public final class TcpSock {
             // NewReno counts duplicate ACKs as "sacked" packets; a cumulative ACK consumes them.
             sackedOut = Math.max(0, sackedOut - pktsAcked);
         }
-        long ackedBytes = seqSub(ack, priorUna);
+        long ackedBytes = Seq.sub(ack, priorUna);
         boolean advanced = ackedBytes > 0;
         boolean unaMoved = advanced;
         if (advanced) {
@@ -941,7 +976,7 @@ public final class TcpSock {
             caRttUs = (now - lastTx) / 1000;
         } else if (retransAcked && tsOk && o.hasTimestamp && o.tsEcr != 0) {
             // Karn: no send stamp is trustworthy after a retransmission, but the echoed timestamp is.
-            long ms = seqSub(tsNow(), o.tsEcr);
+            long ms = Seq.sub(tsNow(), o.tsEcr);
             if (ms >= 0 && ms < 1L << 31) {
                 seqRttUs = ms * 1000;
                 caRttUs = seqRttUs;
@@ -950,7 +985,6 @@ public final class TcpSock {
         if (seqRttUs >= 0) {
             rttEstimator(Math.max(1, seqRttUs));
         }
-        syncCc();
         if (pktsAcked > 0) {
             ops.pktsAcked(cc, pktsAcked, caRttUs >= 0 ? Math.max(1, caRttUs) : -1);
         }
@@ -964,13 +998,13 @@ public final class TcpSock {
         advanced = advanced && pktsAcked > synAcked;
         if (unaMoved && undoPossible && retransStamped && tsOk && o.hasTimestamp
                 && (cc.caState == CaState.RECOVERY || cc.caState == CaState.LOSS)
-                && before(o.tsEcr, retransStampTs)) {
+                && Seq.before(o.tsEcr, retransStampTs)) {
             undoSpuriousReduction();
         }
         // tcp_check_sack_reneging: the cumulative ACK stops at a segment the peer SACKed, so the peer threw
         // that data away (it pruned its out-of-order queue). Recovery cannot trust the scoreboard: leave it to
         // an early RTO, which forgets the SACK marks.
-        boolean reneged = sackOk && unaMoved && !rtx.isEmpty() && (rtx.peekFirst().tcpSacked() & SACKED) != 0;
+        boolean reneged = sackOk && unaMoved && !rtx.isEmpty() && (TcpSkbCb.sacked(rtx.peekFirst()) & SACKED) != 0;
         if (state == TcpState.ESTABLISHED || state.ordinal() >= TcpState.FIN_WAIT1.ordinal()) {
             if (!reneged) {
                 fastRetransAlert(advanced, isDupAck, pktsAcked, priorSacked, delivered);
@@ -1004,7 +1038,6 @@ public final class TcpSock {
             }
         }
         if (trace != null) {
-            syncCc();
             trace.record(now, cc, srttUs, packetsInFlight(), advanced ? "ack" : "dupack");
         }
     }
@@ -1017,16 +1050,16 @@ public final class TcpSock {
      * SACKed data and dozens of holes).
      */
     private void keepMarksInWindow() {
-        if (before(highSackedEnd, sndUna)) {
+        if (Seq.before(highSackedEnd, sndUna)) {
             highSackedEnd = sndUna;
         }
-        if (before(fackMarked, sndUna)) {
+        if (Seq.before(fackMarked, sndUna)) {
             fackMarked = sndUna;
         }
-        if (before(retransHint, sndUna)) {
+        if (Seq.before(retransHint, sndUna)) {
             retransHint = sndUna;
         }
-        if (before(sndSml, sndUna)) {
+        if (Seq.before(sndSml, sndUna)) {
             sndSml = sndUna;
         }
     }
@@ -1034,7 +1067,7 @@ public final class TcpSock {
     /** tcp_ack_update_window (RFC 9293's SND.WL1/WL2 rule). Returns true when the window changed. */
     private boolean updateWindow(TcpSegment seg, long ack, long seq) {
         long nwin = (long) seg.window() << sndWscale;
-        if (after(ack, sndUna) || after(seq, sndWl1) || seq == sndWl1 && nwin > sndWnd) {
+        if (Seq.after(ack, sndUna) || Seq.after(seq, sndWl1) || seq == sndWl1 && nwin > sndWnd) {
             boolean changed = sndWnd != nwin;
             sndWl1 = seq;
             sndWnd = nwin;
@@ -1063,11 +1096,11 @@ public final class TcpSock {
         }
         long s0 = o.sackStart[0];
         long e0 = o.sackEnd[0];
-        if (before(s0, ack)) {
+        if (Seq.before(s0, ack)) {
             stack.mib().inc(Mib.TcpExtTCPDSACKRecv);
             return true;
         }
-        if (o.sackBlocks > 1 && !after(e0, o.sackEnd[1]) && !before(s0, o.sackStart[1])) {
+        if (o.sackBlocks > 1 && !Seq.after(e0, o.sackEnd[1]) && !Seq.before(s0, o.sackStart[1])) {
             stack.mib().inc(Mib.TcpExtTCPDSACKOfoRecv);
             return true;
         }
@@ -1084,32 +1117,32 @@ public final class TcpSock {
         for (int i = lastAckDsack ? 1 : 0; i < o.sackBlocks; i++) {
             long start = o.sackStart[i];
             long end = o.sackEnd[i];
-            if (!after(end, start) || !after(end, sndUna) || after(end, sndNxt)) {
+            if (!Seq.after(end, start) || !Seq.after(end, sndUna) || Seq.after(end, sndNxt)) {
                 // Invalid, below the window (a D-SACK or stale), or beyond what we sent.
                 continue;
             }
             for (int k = rtx.firstEndingAfter(start); k < rtx.size(); k++) {
                 Packet s = rtx.get(k);
-                if (!before(s.tcpSeq(), end)) {
+                if (!Seq.before(TcpSkbCb.seq(s), end)) {
                     break;
                 }
-                int bits = s.tcpSacked();
+                int bits = TcpSkbCb.sacked(s);
                 if ((bits & SACKED) != 0) {
                     continue;
                 }
-                if (!before(s.tcpSeq(), start) && !after(s.tcpEndSeq(), end)) {
-                    int pc = s.tcpPcount();
+                if (!Seq.before(TcpSkbCb.seq(s), start) && !Seq.after(TcpSkbCb.endSeq(s), end)) {
+                    int pc = TcpSkbCb.pcount(s);
                     if ((bits & LOST) != 0) {
                         lostOut -= pc;
                     }
                     if ((bits & RETRANS) != 0) {
                         retransOut -= pc;
                     }
-                    s.setTcpSacked((bits | SACKED) & ~(LOST | RETRANS));
+                    TcpSkbCb.setSacked(s, (bits | SACKED) & ~(LOST | RETRANS));
                     sackedOut += pc;
                     newly += pc;
-                    if (after(s.tcpEndSeq(), highSackedEnd) || before(highSackedEnd, sndUna)) {
-                        highSackedEnd = s.tcpEndSeq();
+                    if (Seq.after(TcpSkbCb.endSeq(s), highSackedEnd) || Seq.before(highSackedEnd, sndUna)) {
+                        highSackedEnd = TcpSkbCb.endSeq(s);
                     }
                 }
             }
@@ -1126,22 +1159,22 @@ public final class TcpSock {
         long seen = 0;
         for (int k = 0; k < rtx.size() && seen < retransOut; k++) {
             Packet s = rtx.get(k);
-            if (!before(s.tcpSeq(), highSackedEnd)) {
+            if (!Seq.before(TcpSkbCb.seq(s), highSackedEnd)) {
                 break;
             }
-            int bits = s.tcpSacked();
+            int bits = TcpSkbCb.sacked(s);
             if ((bits & RETRANS) == 0 || (bits & SACKED) != 0) {
                 continue;
             }
-            seen += s.tcpPcount();
-            if (after(highSackedEnd, s.tcpAckSeq())) {
-                s.setTcpSacked((bits & ~RETRANS) | LOST);
-                retransOut -= s.tcpPcount();
+            seen += TcpSkbCb.pcount(s);
+            if (Seq.after(highSackedEnd, TcpSkbCb.ackSeq(s))) {
+                TcpSkbCb.setSacked(s, (bits & ~RETRANS) | LOST);
+                retransOut -= TcpSkbCb.pcount(s);
                 if ((bits & LOST) == 0) {
-                    lostOut += s.tcpPcount();
+                    lostOut += TcpSkbCb.pcount(s);
                 }
-                if (before(s.tcpSeq(), retransHint)) {
-                    retransHint = s.tcpSeq();
+                if (Seq.before(TcpSkbCb.seq(s), retransHint)) {
+                    retransHint = TcpSkbCb.seq(s);
                 }
                 stack.mib().inc(Mib.TcpExtTCPLostRetransmit);
             }
@@ -1155,7 +1188,7 @@ public final class TcpSock {
     }
 
     private void adjustCounters(Packet s, int delta) {
-        int bits = s.tcpSacked();
+        int bits = TcpSkbCb.sacked(s);
         packetsOut += delta;
         if ((bits & SACKED) != 0) {
             sackedOut += delta;
@@ -1182,7 +1215,7 @@ public final class TcpSock {
         }
         switch (st) {
             case RECOVERY -> {
-                if (!before(sndUna, highSeq)) {
+                if (!Seq.before(sndUna, highSeq)) {
                     endCwndReduction();
                     setCaState(CaState.OPEN);
                     break;
@@ -1196,7 +1229,7 @@ public final class TcpSock {
                 }
             }
             case LOSS -> {
-                if (!before(sndUna, highSeq)) {
+                if (!Seq.before(sndUna, highSeq)) {
                     setCaState(CaState.OPEN);
                     break;
                 }
@@ -1240,8 +1273,8 @@ public final class TcpSock {
      * snd_una to the highest SACKed segment; otherwise the SACKed (or duplicate-ACKed) count plus one.
      */
     private long dupackHeuristic() {
-        if (sackOk && fack && sackedOut > 0 && after(highSackedEnd, sndUna)) {
-            return (seqSub(highSackedEnd, sndUna) + mssCache - 1) / mssCache;
+        if (sackOk && fack && sackedOut > 0 && Seq.after(highSackedEnd, sndUna)) {
+            return (Seq.sub(highSackedEnd, sndUna) + mssCache - 1) / mssCache;
         }
         return sackedOut + 1;
     }
@@ -1255,7 +1288,7 @@ public final class TcpSock {
             return false;
         }
         boolean canSendNew = sendBuf.size() > 0 && cc.sndCwnd > packetsInFlight()
-                && seqSub(seqAdd(sndUna, sndWnd), sndNxt) >= Math.min(sendBuf.size(), mssCache);
+                && Seq.sub(Seq.add(sndUna, sndWnd), sndNxt) >= Math.min(sendBuf.size(), mssCache);
         return !canSendNew;
     }
 
@@ -1282,7 +1315,6 @@ public final class TcpSock {
 
     /** tcp_init_cwnd_reduction: the loss halves (or beta-reduces) the window once per episode. */
     private void initCwndReduction() {
-        syncCc();
         highSeq = sndNxt;
         tlpPending = false;
         cc.sndCwndCnt = 0;
@@ -1307,7 +1339,6 @@ public final class TcpSock {
      * marked lost (tcp_undo_cwnd_reduction).
      */
     private void undoSpuriousReduction() {
-        syncCc();
         boolean fromLoss = cc.caState == CaState.LOSS;
         cc.sndCwnd = Math.max(cc.sndCwnd, ops.undoCwnd(cc));
         if (cc.priorSsthresh > cc.sndSsthresh) {
@@ -1315,7 +1346,7 @@ public final class TcpSock {
         }
         for (int k = 0; k < rtx.size(); k++) {
             Packet s = rtx.get(k);
-            s.setTcpSacked(s.tcpSacked() & ~LOST);
+            TcpSkbCb.setSacked(s, TcpSkbCb.sacked(s) & ~LOST);
         }
         lostOut = 0;
         // Nothing is marked lost any more: FACK may have to mark those segments again.
@@ -1338,7 +1369,7 @@ public final class TcpSock {
     private void markHeadLost() {
         for (int k = 0; k < rtx.size(); k++) {
             Packet s = rtx.get(k);
-            int bits = s.tcpSacked();
+            int bits = TcpSkbCb.sacked(s);
             if ((bits & SACKED) != 0) {
                 continue;
             }
@@ -1350,10 +1381,10 @@ public final class TcpSock {
     }
 
     private void markLost(Packet s) {
-        s.setTcpSacked(s.tcpSacked() | LOST);
-        lostOut += s.tcpPcount();
-        if (before(s.tcpSeq(), retransHint)) {
-            retransHint = s.tcpSeq();
+        TcpSkbCb.setSacked(s, TcpSkbCb.sacked(s) | LOST);
+        lostOut += TcpSkbCb.pcount(s);
+        if (Seq.before(TcpSkbCb.seq(s), retransHint)) {
+            retransHint = TcpSkbCb.seq(s);
         }
     }
 
@@ -1362,25 +1393,25 @@ public final class TcpSock {
      * lost. Walks the queue from the highest sequence down, counting SACKed segments.
      */
     private void updateScoreboard() {
-        if (sackedOut == 0 || !after(highSackedEnd, sndUna)) {
+        if (sackedOut == 0 || !Seq.after(highSackedEnd, sndUna)) {
             return;
         }
         if (fack) {
             // FACK: everything not SACKed more than `reordering` segments below the highest SACK is lost.
-            long limit = seqAdd(highSackedEnd, -reordering * mssCache);
-            if (!after(limit, sndUna)) {
+            long limit = Seq.add(highSackedEnd, -reordering * mssCache);
+            if (!Seq.after(limit, sndUna)) {
                 markHeadLost();
                 return;
             }
             for (int k = rtx.firstEndingAfter(fackMarked); k < rtx.size(); k++) {
                 Packet s = rtx.get(k);
-                if (after(s.tcpEndSeq(), limit)) {
+                if (Seq.after(TcpSkbCb.endSeq(s), limit)) {
                     break;
                 }
-                if ((s.tcpSacked() & (SACKED | LOST | RETRANS)) == 0) {
+                if ((TcpSkbCb.sacked(s) & (SACKED | LOST | RETRANS)) == 0) {
                     markLost(s);
                 }
-                fackMarked = s.tcpEndSeq();
+                fackMarked = TcpSkbCb.endSeq(s);
             }
             return;
         }
@@ -1389,9 +1420,9 @@ public final class TcpSock {
         // earlier passes did the work (Linux keeps lost_skb_hint for the same reason).
         for (int k = rtx.firstEndingAfter(highSackedEnd) - 1; k >= 0; k--) {
             Packet s = rtx.get(k);
-            int bits = s.tcpSacked();
+            int bits = TcpSkbCb.sacked(s);
             if ((bits & SACKED) != 0) {
-                sackedAbove += s.tcpPcount();
+                sackedAbove += TcpSkbCb.pcount(s);
                 continue;
             }
             if (sackedAbove >= reordering) {
@@ -1413,7 +1444,6 @@ public final class TcpSock {
         if (!advanced || delivered <= 0) {
             return;
         }
-        syncCc();
         cc.cwndLimited = isCwndLimitedNow();
         ops.congAvoid(cc, ack, delivered);
     }
@@ -1450,14 +1480,14 @@ public final class TcpSock {
     }
 
     private void finAckedTransitions() {
-        if (!finSent || after(sndNxt, sndUna)) {
+        if (!finSent || Seq.after(sndNxt, sndUna)) {
             return;
         }
         switch (state) {
             case FIN_WAIT1 -> {
                 setState(TcpState.FIN_WAIT2);
                 if (orphan) {
-                    timewaitTimer.arm(stack.knobs().getLong("net.ipv4.tcp_fin_timeout") * 1_000_000_000L);
+                    timewaitTimer.arm(stack.knobs().get(TcpSysctl.FIN_TIMEOUT) * 1_000_000_000L);
                 }
             }
             case CLOSING -> enterTimeWait();
@@ -1479,9 +1509,9 @@ public final class TcpSock {
         int payloadStart = seg.payloadOffset();
         p.pull(payloadStart - p.start());
         p.trim(payload);
-        p.setTcpSeq(seq, seqAdd(seq, payload));
-        p.setTcpSacked(fin ? SEG_FIN : 0);
-        if (seq == rcvNxt || before(seq, rcvNxt) && after(seqAdd(seq, payload + (fin ? 1 : 0)), rcvNxt)) {
+        TcpSkbCb.setSeq(p, seq, Seq.add(seq, payload));
+        TcpSkbCb.setSacked(p, fin ? SEG_FIN : 0);
+        if (seq == rcvNxt || Seq.before(seq, rcvNxt) && Seq.after(Seq.add(seq, payload + (fin ? 1 : 0)), rcvNxt)) {
             if (rcvQueuedBytes + payload > rcvbuf + rcvMss && payload > 0 && seq == rcvNxt) {
                 // The application is not reading and the peer ignored our window.
                 stack.mib().inc(Mib.TcpExtTCPRcvQDrop);
@@ -1490,7 +1520,7 @@ public final class TcpSock {
                 quickAcks = Math.max(quickAcks, 1);
                 return;
             }
-            if (before(seq, rcvNxt)) {
+            if (Seq.before(seq, rcvNxt)) {
                 // Starts below rcv_nxt: the part we already have is a duplicate.
                 dsackSet(seq, rcvNxt);
             }
@@ -1502,25 +1532,25 @@ public final class TcpSock {
                 quickAcks = Math.max(quickAcks, 1);
             }
             notifyReadable();
-        } else if (after(seq, rcvNxt)) {
+        } else if (Seq.after(seq, rcvNxt)) {
             ofoQueue(p);
             quickAcks = Math.max(quickAcks, 1);
         } else {
             // Entirely old: a retransmission we already have. Answer at once with a D-SACK so the sender learns.
             stack.mib().inc(Mib.TcpExtDelayedACKLost);
             enterQuickAckMode();
-            dsackSet(seq, seqAdd(seq, payload));
+            dsackSet(seq, Seq.add(seq, payload));
             stack.drop(p, DropReason.TCP_OLD_DATA);
         }
         ackPending = true;
     }
 
     private void queueInOrder(Packet p) {
-        long seq = p.tcpSeq();
-        long end = p.tcpEndSeq();
-        boolean fin = (p.tcpSacked() & SEG_FIN) != 0;
-        if (before(seq, rcvNxt)) {
-            int dup = (int) seqSub(rcvNxt, seq);
+        long seq = TcpSkbCb.seq(p);
+        long end = TcpSkbCb.endSeq(p);
+        boolean fin = (TcpSkbCb.sacked(p) & SEG_FIN) != 0;
+        if (Seq.before(seq, rcvNxt)) {
+            int dup = (int) Seq.sub(rcvNxt, seq);
             dup = Math.min(dup, p.length());
             p.pull(dup);
         }
@@ -1546,8 +1576,8 @@ public final class TcpSock {
      */
     private void ofoQueue(Packet p) {
         stack.mib().inc(Mib.TcpExtTCPOFOQueue);
-        long seq = p.tcpSeq();
-        long end = p.tcpEndSeq();
+        long seq = TcpSkbCb.seq(p);
+        long end = TcpSkbCb.endSeq(p);
         long over = (long) rcvQueuedBytes + ofo.bytes() + p.length() - rcvbuf;
         if (over > 0) {
             pruneOfoQueue(seq, over);
@@ -1593,11 +1623,11 @@ public final class TcpSock {
     private void ofoDrain() {
         Packet p;
         while ((p = ofo.pollReady(rcvNxt)) != null) {
-            boolean fin = (p.tcpSacked() & SEG_FIN) != 0;
-            if (before(p.tcpSeq(), rcvNxt)) {
-                dsackSet(p.tcpSeq(), after(p.tcpEndSeq(), rcvNxt) ? rcvNxt : p.tcpEndSeq());
+            boolean fin = (TcpSkbCb.sacked(p) & SEG_FIN) != 0;
+            if (Seq.before(TcpSkbCb.seq(p), rcvNxt)) {
+                dsackSet(TcpSkbCb.seq(p), Seq.after(TcpSkbCb.endSeq(p), rcvNxt) ? rcvNxt : TcpSkbCb.endSeq(p));
             }
-            if (!after(p.tcpEndSeq(), rcvNxt) && !fin) {
+            if (!Seq.after(TcpSkbCb.endSeq(p), rcvNxt) && !fin) {
                 stack.drop(p, DropReason.TCP_OFOMERGE);
                 continue;
             }
@@ -1610,13 +1640,13 @@ public final class TcpSock {
             return;
         }
         finReceived = true;
-        rcvNxt = seqAdd(rcvNxt, 1);
+        rcvNxt = Seq.add(rcvNxt, 1);
         ackPending = true;
         quickAcks = Math.max(quickAcks, 1);
         switch (state) {
             case SYN_RECV, ESTABLISHED -> setState(TcpState.CLOSE_WAIT);
             case FIN_WAIT1 -> {
-                if (finSent && !after(sndNxt, sndUna)) {
+                if (finSent && !Seq.after(sndNxt, sndUna)) {
                     enterTimeWait();
                 } else {
                     setState(TcpState.CLOSING);
@@ -1684,7 +1714,7 @@ public final class TcpSock {
         if (!ackPending) {
             return;
         }
-        boolean fullSegments = seqSub(rcvNxt, rcvWup) > rcvMss && selectWindowPeek() >= rcvWnd;
+        boolean fullSegments = Seq.sub(rcvNxt, rcvWup) > rcvMss && selectWindowPeek() >= rcvWnd;
         boolean quick = quickAcks > 0 && !pingpong;
         if (fullSegments || quick || !ofo.isEmpty()) {
             sendAck();
@@ -1702,7 +1732,7 @@ public final class TcpSock {
             return;
         }
         long rcvWindowNow = receiveWindowNow();
-        if (2 * rcvWindowNow <= rcvWnd || ackPending && seqSub(rcvNxt, rcvWup) > rcvMss) {
+        if (2 * rcvWindowNow <= rcvWnd || ackPending && Seq.sub(rcvNxt, rcvWup) > rcvMss) {
             long newWindow = selectWindowPeek();
             if (newWindow >= 2 * rcvWindowNow && newWindow > 0) {
                 sendAck();
@@ -1756,7 +1786,7 @@ public final class TcpSock {
                 break;
             }
             long quota = cc.sndCwnd - inflight;
-            long wndLeft = seqSub(seqAdd(sndUna, sndWnd), sndNxt);
+            long wndLeft = Seq.sub(Seq.add(sndUna, sndWnd), sndNxt);
             long goal = Math.min(sizeGoal, quota * mssCache);
             int len = (int) Math.min(avail, goal);
             if (wndLeft < Math.min(len, mssCache)) {
@@ -1770,7 +1800,7 @@ public final class TcpSock {
             if (len > mssCache) {
                 len = len / mssCache * mssCache;
             }
-            if (len < mssCache && len == avail && !nodelay && packetsOut > 0 && after(sndSml, sndUna)) {
+            if (len < mssCache && len == avail && !nodelay && packetsOut > 0 && Seq.after(sndSml, sndUna)) {
                 // Nagle with Minshall's rule: one small segment in flight at a time.
                 break;
             }
@@ -1803,7 +1833,7 @@ public final class TcpSock {
             return;
         }
         if (cc.sndCwnd > packetsInFlight() && sendBuf.size() > 0
-                && seqSub(seqAdd(sndUna, sndWnd), sndNxt) >= Math.min(sendBuf.size(), mssCache)) {
+                && Seq.sub(Seq.add(sndUna, sndWnd), sndNxt) >= Math.min(sendBuf.size(), mssCache)) {
             // More can be sent right now: not cwnd- or application-limited.
             return;
         }
@@ -1834,7 +1864,7 @@ public final class TcpSock {
         stack.mib().inc(Mib.TcpExtTCPLossProbes);
         tlpPending = true;
         tlpHighSeq = sndNxt;
-        long wndLeft = seqSub(seqAdd(sndUna, sndWnd), sndNxt);
+        long wndLeft = Seq.sub(Seq.add(sndUna, sndWnd), sndNxt);
         int avail = sendBuf.size();
         if (avail > 0 && wndLeft > 0) {
             int len = (int) Math.min(Math.min(avail, mssCache), wndLeft);
@@ -1842,7 +1872,7 @@ public final class TcpSock {
             tlpHighSeq = sndNxt;
         } else if (!rtx.isEmpty()) {
             Packet tail = rtx.peekLast();
-            if ((tail.tcpSacked() & SACKED) == 0) {
+            if ((TcpSkbCb.sacked(tail) & SACKED) == 0) {
                 retransmitSegment(tail);
             }
         }
@@ -1854,12 +1884,12 @@ public final class TcpSock {
      * (CWR) — unless the ACK carries a D-SACK: then the original and the probe both arrived and nothing was lost.
      */
     private void processTlpAck(long ack, boolean unaMoved, boolean isDupAck, long newlySacked) {
-        if (before(ack, tlpHighSeq)) {
+        if (Seq.before(ack, tlpHighSeq)) {
             return;
         }
         if (lastAckDsack) {
             tlpPending = false;
-        } else if (after(ack, tlpHighSeq)) {
+        } else if (Seq.after(ack, tlpHighSeq)) {
             tlpPending = false;
             stack.mib().inc(Mib.TcpExtTCPLossProbeRecovery);
             initCwndReduction();
@@ -1874,7 +1904,7 @@ public final class TcpSock {
 
     /** tcp_cwnd_validate: remember whether the last window was limited by cwnd (RFC 7661's pipeACK idea). */
     private void cwndValidate(boolean cwndLimited) {
-        if (!before(sndUna, maxPacketsSeq) || packetsOut > maxPacketsOut) {
+        if (!Seq.before(sndUna, maxPacketsSeq) || packetsOut > maxPacketsOut) {
             maxPacketsOut = packetsOut;
             maxPacketsSeq = sndNxt;
             isCwndLimited = cwndLimited;
@@ -1905,11 +1935,11 @@ public final class TcpSock {
         Packet seg = IpOutput.allocate(hl + len);
         sendBuf.take(seg.buf(), seg.transport() + hl, len);
         long seq = sndNxt;
-        long end = seqAdd(seq, len + (fin ? 1 : 0));
-        seg.setTcpSeq(seq, end);
-        seg.setTcpSacked(fin ? SEG_FIN : 0);
+        long end = Seq.add(seq, len + (fin ? 1 : 0));
+        TcpSkbCb.setSeq(seg, seq, end);
+        TcpSkbCb.setSacked(seg, fin ? SEG_FIN : 0);
         int pcount = Math.max(1, (len + mssCache - 1) / mssCache);
-        seg.setTcpPcount(pcount);
+        TcpSkbCb.setPcount(seg, pcount);
         if (pcount > 1) {
             seg.setGso(Packet.GSO_TCPV4, mssCache);
         }
@@ -1940,7 +1970,6 @@ public final class TcpSock {
      */
     private void dataSent() {
         long now = stack.now();
-        syncCc();
         if (packetsInFlight() == 0) {
             ops.cwndEvent(cc, CaEvent.TX_START);
         }
@@ -1949,7 +1978,6 @@ public final class TcpSock {
             cwndRestart(now - lastSendNanos);
         }
         lastSendNanos = now;
-        cc.lastSendNanos = now;
         // A reply within the delayed-ACK timeout of the last data received: an interactive exchange.
         if (now - lrcvNanos < atoNanos) {
             pingpong = true;
@@ -1959,7 +1987,7 @@ public final class TcpSock {
     /** tcp_cwnd_restart: halve cwnd for every RTO of idle, down to the initial window; snd_cwnd_cnt survives. */
     private void cwndRestart(long idleNanos) {
         long restartCwnd = Math.min(tcp.initCwnd(), cc.sndCwnd);
-        cc.sndSsthresh = currentSsthresh();
+        cc.sndSsthresh = cc.currentSsthresh();
         ops.cwndEvent(cc, CaEvent.CWND_RESTART);
         long cwnd = cc.sndCwnd;
         long delta = idleNanos - rtoNanos;
@@ -1973,14 +2001,6 @@ public final class TcpSock {
         traceEvent("restart");
     }
 
-    /** tcp_current_ssthresh: outside a reduction, at least three quarters of cwnd. */
-    private long currentSsthresh() {
-        if (cc.caState == CaState.CWR || cc.caState == CaState.RECOVERY) {
-            return cc.sndSsthresh;
-        }
-        return Math.max(cc.sndSsthresh, (cc.sndCwnd >> 1) + (cc.sndCwnd >> 2));
-    }
-
     private void sendFinAlone() {
         finSent = true;
         queueControl(SEG_FIN);
@@ -1992,11 +2012,11 @@ public final class TcpSock {
         int optLen = syn ? synOptionsLength() : (tsOk ? 12 : 0);
         Packet seg = IpOutput.allocate(TcpSegment.MIN_HEADER_LEN + optLen);
         long seq = sndNxt;
-        seg.setTcpSeq(seq, seqAdd(seq, 1));
-        seg.setTcpSacked(kind);
-        seg.setTcpPcount(1);
+        TcpSkbCb.setSeq(seg, seq, Seq.add(seq, 1));
+        TcpSkbCb.setSacked(seg, kind);
+        TcpSkbCb.setPcount(seg, 1);
         rtx.addLast(seg);
-        sndNxt = seqAdd(seq, 1);
+        sndNxt = Seq.add(seq, 1);
         packetsOut += 1;
         if (!syn) {
             lastSendNanos = stack.now();
@@ -2020,7 +2040,7 @@ public final class TcpSock {
         if (seg.isShared()) {
             seg.copyAll(null);
         }
-        int bits = seg.tcpSacked();
+        int bits = TcpSkbCb.sacked(seg);
         boolean syn = (bits & SEG_SYN) != 0;
         boolean fin = (bits & SEG_FIN) != 0;
         int flags = syn ? TcpSegment.SYN : 0;
@@ -2036,18 +2056,18 @@ public final class TcpSock {
         ByteBuf b = seg.buf();
         int t = seg.transport();
         if (syn) {
-            writeSynHeader(b, t, seg.tcpSeq(), flags);
+            writeSynHeader(b, t, TcpSkbCb.seq(seg), flags);
         } else {
-            writeHeader(b, t, seg.tcpSeq(), flags, false);
+            writeHeader(b, t, TcpSkbCb.seq(seg), flags, false);
         }
-        seg.setTcpTxNanos(stack.now());
+        TcpSkbCb.setTxNanos(seg, stack.now());
         finishChecksum(seg);
         Packet c = seg.cloneShared();
         if ((flags & TcpSegment.ACK_FLAG) != 0) {
             ackSent();
         }
         // Linux counts a TSO segment as the MSS-sized segments it becomes (tcp_skb_pcount).
-        int segs = Math.max(1, seg.tcpPcount());
+        int segs = Math.max(1, TcpSkbCb.pcount(seg));
         segsOut += segs;
         stack.mib().add(Mib.TcpOutSegs, segs);
         ipSend(c);
@@ -2221,7 +2241,7 @@ public final class TcpSock {
     /** A keep-alive or zero-window probe: an ACK with an already acknowledged sequence number. */
     private void sendProbe() {
         Packet p = IpOutput.allocate(TcpSegment.MIN_HEADER_LEN + (tsOk ? 12 : 0));
-        writeHeader(p.buf(), p.transport(), seqAdd(sndUna, -1), TcpSegment.ACK_FLAG, false);
+        writeHeader(p.buf(), p.transport(), Seq.add(sndUna, -1), TcpSegment.ACK_FLAG, false);
         finishChecksum(p);
         segsOut++;
         stack.mib().inc(Mib.TcpOutSegs);
@@ -2254,36 +2274,36 @@ public final class TcpSock {
                 break;
             }
             Packet s = rtx.get(k);
-            int bits = s.tcpSacked();
+            int bits = TcpSkbCb.sacked(s);
             if ((bits & LOST) == 0 || (bits & (RETRANS | SACKED)) != 0) {
                 continue;
             }
             retransmitSegment(s);
             s = rtx.get(k);
-            retransHint = s.tcpEndSeq();
+            retransHint = TcpSkbCb.endSeq(s);
             if (cc.caState == CaState.RECOVERY) {
-                prrOut += s.tcpPcount();
+                prrOut += TcpSkbCb.pcount(s);
             }
         }
     }
 
     private void retransmitSegment(Packet s) {
-        if (before(s.tcpSeq(), sndUna)) {
+        if (Seq.before(TcpSkbCb.seq(s), sndUna)) {
             // Partly acknowledged since it was sent: resend only the rest, as tcp_trim_head would leave it.
             s = trimHead(s);
         }
-        int bits = s.tcpSacked();
+        int bits = TcpSkbCb.sacked(s);
         if (undoPossible && !retransStamped) {
             retransStampTs = tsNow();
             retransStamped = true;
         }
-        s.setTcpSacked(bits | RETRANS | EVER_RETRANS);
-        s.setTcpAckSeq(sndNxt);
-        retransOut += s.tcpPcount();
-        totalRetrans += s.tcpPcount();
-        int payload = (int) seqSub(s.tcpEndSeq(), s.tcpSeq()) - ((bits & (SEG_SYN | SEG_FIN)) != 0 ? 1 : 0);
+        TcpSkbCb.setSacked(s, bits | RETRANS | EVER_RETRANS);
+        TcpSkbCb.setAckSeq(s, sndNxt);
+        retransOut += TcpSkbCb.pcount(s);
+        totalRetrans += TcpSkbCb.pcount(s);
+        int payload = (int) Seq.sub(TcpSkbCb.endSeq(s), TcpSkbCb.seq(s)) - ((bits & (SEG_SYN | SEG_FIN)) != 0 ? 1 : 0);
         bytesRetrans += Math.max(0, payload);
-        stack.mib().add(Mib.TcpRetransSegs, s.tcpPcount());
+        stack.mib().add(Mib.TcpRetransSegs, TcpSkbCb.pcount(s));
         transmit(s, false);
     }
 
@@ -2291,15 +2311,15 @@ public final class TcpSock {
     private Packet trimHead(Packet s) {
         int hl = dataHeaderLen();
         int oldHl = headerLenOf(s.buf(), s.transport());
-        long cut = seqSub(sndUna, s.tcpSeq());
-        boolean fin = (s.tcpSacked() & SEG_FIN) != 0;
-        int oldPayload = (int) seqSub(s.tcpEndSeq(), s.tcpSeq()) - (fin ? 1 : 0);
+        long cut = Seq.sub(sndUna, TcpSkbCb.seq(s));
+        boolean fin = (TcpSkbCb.sacked(s) & SEG_FIN) != 0;
+        int oldPayload = (int) Seq.sub(TcpSkbCb.endSeq(s), TcpSkbCb.seq(s)) - (fin ? 1 : 0);
         int len = (int) Math.max(0, oldPayload - cut);
         Packet n = IpOutput.allocate(hl + len);
         n.buf().setBytes(n.transport() + hl, s.buf(), s.transport() + oldHl + (int) cut, len);
-        n.setTcpSeq(sndUna, s.tcpEndSeq());
-        n.setTcpSacked(s.tcpSacked());
-        n.setTcpPcount(s.tcpPcount());
+        TcpSkbCb.setSeq(n, sndUna, TcpSkbCb.endSeq(s));
+        TcpSkbCb.setSacked(n, TcpSkbCb.sacked(s));
+        TcpSkbCb.setPcount(n, TcpSkbCb.pcount(s));
         if (len > mssCache) {
             n.setGso(Packet.GSO_TCPV4, mssCache);
         }
@@ -2341,8 +2361,8 @@ public final class TcpSock {
             return;
         }
         boolean synPhase = state == TcpState.SYN_SENT || state == TcpState.SYN_RECV;
-        int limit = (int) stack.knobs().getLong(state == TcpState.SYN_SENT ? "net.ipv4.tcp_syn_retries"
-                : state == TcpState.SYN_RECV ? "net.ipv4.tcp_synack_retries" : "net.ipv4.tcp_retries2");
+        int limit = (int) stack.knobs().get(state == TcpState.SYN_SENT ? TcpSysctl.SYN_RETRIES
+                : state == TcpState.SYN_RECV ? TcpSysctl.SYNACK_RETRIES : TcpSysctl.RETRIES2);
         if (retransmits >= limit) {
             stack.mib().inc(Mib.TcpExtTCPAbortOnTimeout);
             if (!synPhase) {
@@ -2367,11 +2387,10 @@ public final class TcpSock {
 
     /** tcp_enter_loss: after an RTO everything not SACKed is presumed lost and cwnd restarts from one. */
     private void enterLoss() {
-        syncCc();
         CaState st = cc.caState;
-        if (st.ordinal() <= CaState.DISORDER.ordinal() || !after(highSeq, sndUna)
+        if (st.ordinal() <= CaState.DISORDER.ordinal() || !Seq.after(highSeq, sndUna)
                 || st == CaState.LOSS && retransmits == 0) {
-            cc.priorSsthresh = currentSsthresh();
+            cc.priorSsthresh = cc.currentSsthresh();
             cc.priorCwnd = cc.sndCwnd;
             cc.sndSsthresh = ops.ssthresh(cc);
             ops.cwndEvent(cc, CaEvent.LOSS);
@@ -2383,21 +2402,21 @@ public final class TcpSock {
         retransOut = 0;
         lostOut = 0;
         // The head itself SACKed: the peer reneged on its SACKs, so none of them can be trusted.
-        boolean reneg = !rtx.isEmpty() && (rtx.peekFirst().tcpSacked() & SACKED) != 0;
+        boolean reneg = !rtx.isEmpty() && (TcpSkbCb.sacked(rtx.peekFirst()) & SACKED) != 0;
         if (!sackOk || reneg) {
             sackedOut = 0;
         }
         for (int k = 0; k < rtx.size(); k++) {
             Packet s = rtx.get(k);
-            int bits = s.tcpSacked() & ~RETRANS;
+            int bits = TcpSkbCb.sacked(s) & ~RETRANS;
             if (reneg) {
                 bits &= ~SACKED;
             }
             if ((bits & SACKED) == 0) {
                 bits |= LOST;
-                lostOut += s.tcpPcount();
+                lostOut += TcpSkbCb.pcount(s);
             }
-            s.setTcpSacked(bits);
+            TcpSkbCb.setSacked(s, bits);
         }
         retransHint = sndUna;
         highSeq = sndNxt;
@@ -2421,7 +2440,7 @@ public final class TcpSock {
         if (packetsOut > 0 || sendBuf.size() == 0) {
             return;
         }
-        long wndLeft = seqSub(seqAdd(sndUna, sndWnd), sndNxt);
+        long wndLeft = Seq.sub(Seq.add(sndUna, sndWnd), sndNxt);
         if (wndLeft > 0) {
             // tcp_write_wakeup: a window too small for a full segment still takes what fits.
             int len = (int) Math.min(Math.min(wndLeft, mssCache), sendBuf.size());
@@ -2449,7 +2468,7 @@ public final class TcpSock {
     }
 
     private long keepIdleNanos() {
-        long s = keepIdleS >= 0 ? keepIdleS : stack.knobs().getLong("net.ipv4.tcp_keepalive_time");
+        long s = keepIdleS >= 0 ? keepIdleS : stack.knobs().get(TcpSysctl.KEEPALIVE_TIME);
         return s * 1_000_000_000L;
     }
 
@@ -2463,9 +2482,9 @@ public final class TcpSock {
         long now = stack.now();
         long idle = now - lastRcvNanos;
         long keepIdle = keepIdleNanos();
-        long intvl = (keepIntvlS >= 0 ? keepIntvlS : stack.knobs().getLong("net.ipv4.tcp_keepalive_intvl"))
+        long intvl = (keepIntvlS >= 0 ? keepIntvlS : stack.knobs().get(TcpSysctl.KEEPALIVE_INTVL))
                 * 1_000_000_000L;
-        int cnt = keepCnt >= 0 ? keepCnt : (int) stack.knobs().getLong("net.ipv4.tcp_keepalive_probes");
+        int cnt = keepCnt >= 0 ? keepCnt : (int) stack.knobs().get(TcpSysctl.KEEPALIVE_PROBES);
         if (packetsOut > 0 || sendBuf.size() > 0) {
             // Data in flight: the retransmission timer is in charge.
             keepaliveTimer.arm(keepIdle);
@@ -2517,7 +2536,6 @@ public final class TcpSock {
         long rtoMinUs = tcp.rtoMinNanos() / 1000;
         long rtoUs = srttUs + Math.max(4 * rttvarUs, rtoMinUs);
         rtoNanos = Math.min(rtoUs * 1000, TCP_RTO_MAX_NANOS);
-        cc.srttUs = srttUs;
     }
 
     // ------------------------------------------------------------------------------------------------------
@@ -2536,7 +2554,6 @@ public final class TcpSock {
 
     private void setCaState(CaState s) {
         if (cc.caState != s) {
-            syncCc();
             ops.setState(cc, s);
             cc.caState = s;
             traceEvent(CA_EVENT_NAMES[s.ordinal()]);
@@ -2551,16 +2568,6 @@ public final class TcpSock {
         if (trace != null) {
             trace.record(stack.now(), cc, srttUs, packetsInFlight(), what);
         }
-    }
-
-    /** Copies the connection's counters into what congestion control reads. */
-    private void syncCc() {
-        cc.nowNanos = stack.now();
-        cc.packetsOut = packetsOut;
-        cc.sndNxt = sndNxt;
-        cc.srttUs = srttUs;
-        cc.mss = mssCache;
-        cc.hz = stack.knobs().hz();
     }
 
     private void resetByPeer() {
@@ -2630,25 +2637,5 @@ public final class TcpSock {
             finish(TcpError.ECONNABORTED);
         }
         releaseReceiveQueue();
-    }
-
-    // ------------------------------------------------------------------------------------------------------
-    // Sequence arithmetic (RFC 1982-style comparisons modulo 2^32)
-
-    static boolean before(long a, long b) {
-        return (int) (a - b) < 0;
-    }
-
-    static boolean after(long a, long b) {
-        return before(b, a);
-    }
-
-    static long seqAdd(long a, long n) {
-        return a + n & 0xffff_ffffL;
-    }
-
-    /** a - b as a signed distance. */
-    static long seqSub(long a, long b) {
-        return (int) (a - b);
     }
 }
