@@ -96,12 +96,13 @@ public final class Knobs {
 
     /** Registers a declared knob by name; declaring the same name twice is a programming error. */
     static <K extends Knob> K register(K k) {
+        if (GLOBAL.containsKey(k.key()) || parseDevKey(k.key()) != null || k.key().startsWith(NETEM_PREFIX)
+                || k.key().equals("usnet.forward.cow")) {
+            throw new IllegalStateException("knob " + k.key() + " is already one of stack-core's");
+        }
         Knob prev = DECLARED.putIfAbsent(k.key(), k);
         if (prev != null && prev != k) {
             throw new IllegalStateException("knob " + k.key() + " declared twice");
-        }
-        if (GLOBAL.containsKey(k.key())) {
-            throw new IllegalStateException("knob " + k.key() + " is already one of stack-core's");
         }
         return k;
     }
