@@ -124,10 +124,18 @@ final class TcpAck {
         }
     }
 
-    /** tcp_ack_update_window (RFC 9293's SND.WL1/WL2 rule). Returns true when the window changed. */
+    /**
+     * tcp_ack_update_window with tcp_may_update_window (RFC 9293's SND.WL1/WL2 rule): a newer segment sets the
+     * window; one as old as the last update may only grow it, or close it to zero. The window of a SYN-ACK is
+     * never scaled (RFC 7323). Returns true when the window changed.
+     */
     private boolean updateWindow(TcpSegment seg, long ack, long seq) {
-        long nwin = (long) seg.window() << sk.sndWscale;
-        if (Seq.after(ack, sk.sndUna) || Seq.after(seq, sk.sndWl1) || seq == sk.sndWl1 && nwin > sk.sndWnd) {
+        long nwin = seg.window();
+        if ((seg.flags() & TcpSegment.SYN) == 0) {
+            nwin <<= sk.sndWscale;
+        }
+        if (Seq.after(ack, sk.sndUna) || Seq.after(seq, sk.sndWl1)
+                || seq == sk.sndWl1 && (nwin > sk.sndWnd || nwin == 0)) {
             boolean changed = sk.sndWnd != nwin;
             sk.sndWl1 = seq;
             sk.sndWnd = nwin;
