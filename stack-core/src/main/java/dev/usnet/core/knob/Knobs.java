@@ -480,16 +480,7 @@ public final class Knobs {
     }
 
     private static long parseRange(String k, String v, long min, long max) {
-        long n;
-        try {
-            n = Long.decode(v);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(k + ": '" + v + "' is not an integer (expected " + min + ".." + max + ")");
-        }
-        if (n < min || n > max) {
-            throw new IllegalArgumentException(k + ": " + n + " is out of range " + min + ".." + max);
-        }
-        return n;
+        return LongKnob.parseInRange(k, v, min, max);
     }
 
     // ---- usnet.netem.<dev>[.<param>]: link emulation ----

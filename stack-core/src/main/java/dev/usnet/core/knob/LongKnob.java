@@ -52,13 +52,20 @@ public final class LongKnob extends Knob {
 
     /** Parses and range-checks {@code text} (decimal, or 0x hexadecimal). */
     public long parse(String text) {
+        return parseInRange(key(), text, min, max);
+    }
+
+    /** An integer sysctl's text checked against its range; the message names {@code key} and what it takes. */
+    static long parseInRange(String key, String text, long min, long max) {
         long n;
         try {
             n = Long.decode(text.trim());
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(key() + ": '" + text + "' is not an integer (expected " + min + ".." + max + ")");
+            throw new IllegalArgumentException(key + ": '" + text + "' is not an integer (expected " + min + ".." + max + ")");
         }
-        check(n);
+        if (n < min || n > max) {
+            throw new IllegalArgumentException(key + ": " + n + " is out of range " + min + ".." + max);
+        }
         return n;
     }
 
