@@ -16,7 +16,7 @@ final class OfoQueue {
      */
     record Added(boolean queued, int replaced, long dupStart, long dupEnd) {
         boolean hasDuplicate() {
-            return TcpSock.after(dupEnd, dupStart);
+            return Seq.after(dupEnd, dupStart);
         }
     }
 
@@ -48,33 +48,33 @@ final class OfoQueue {
      * segment goes to {@code dropped}.
      */
     Added add(Packet p, Consumer<Packet> dropped) {
-        long seq = p.tcpSeq();
-        long end = p.tcpEndSeq();
+        long seq = TcpSkbCb.seq(p);
+        long end = TcpSkbCb.endSeq(p);
         dupStart = dupEnd = seq;
         int i = firstStartingAtOrAfter(seq);
-        if (i > head && TcpSock.after(segs.get(i - 1).tcpEndSeq(), seq)) {
+        if (i > head && Seq.after(TcpSkbCb.endSeq(segs.get(i - 1)), seq)) {
             Packet prev = segs.get(i - 1);
-            if (!TcpSock.after(end, prev.tcpEndSeq())) {
+            if (!Seq.after(end, TcpSkbCb.endSeq(prev))) {
                 dropped.accept(p);
                 return new Added(false, 0, seq, end);
             }
             // Overlaps the tail of the segment before: that part arrived twice.
-            duplicate(seq, prev.tcpEndSeq());
+            duplicate(seq, TcpSkbCb.endSeq(prev));
         }
-        if (i < segs.size() && segs.get(i).tcpSeq() == seq && !TcpSock.before(segs.get(i).tcpEndSeq(), end)) {
+        if (i < segs.size() && TcpSkbCb.seq(segs.get(i)) == seq && !Seq.before(TcpSkbCb.endSeq(segs.get(i)), end)) {
             dropped.accept(p);
             return new Added(false, 0, seq, end);
         }
         int replaced = 0;
-        while (i < segs.size() && TcpSock.before(segs.get(i).tcpSeq(), end)) {
+        while (i < segs.size() && Seq.before(TcpSkbCb.seq(segs.get(i)), end)) {
             Packet next = segs.get(i);
-            if (TcpSock.after(next.tcpEndSeq(), end) || (next.tcpSacked() & TcpSock.SEG_FIN) != 0) {
+            if (Seq.after(TcpSkbCb.endSeq(next), end) || (TcpSkbCb.sacked(next) & TcpSkbCb.SEG_FIN) != 0) {
                 // Overlaps the head of the segment after, which stays.
-                duplicate(next.tcpSeq(), TcpSock.after(next.tcpEndSeq(), end) ? end : next.tcpEndSeq());
+                duplicate(TcpSkbCb.seq(next), Seq.after(TcpSkbCb.endSeq(next), end) ? end : TcpSkbCb.endSeq(next));
                 break;
             }
             segs.remove(i);
-            duplicate(next.tcpSeq(), next.tcpEndSeq());
+            duplicate(TcpSkbCb.seq(next), TcpSkbCb.endSeq(next));
             bytes -= next.length();
             dropped.accept(next);
             replaced++;
@@ -86,14 +86,14 @@ final class OfoQueue {
 
     /** tcp_dsack_extend: the first duplicate range found sets it, later ones widen it when they touch. */
     private void duplicate(long s, long e) {
-        if (!TcpSock.after(dupEnd, dupStart)) {
+        if (!Seq.after(dupEnd, dupStart)) {
             dupStart = s;
             dupEnd = e;
-        } else if (!TcpSock.after(s, dupEnd) && !TcpSock.after(dupStart, e)) {
-            if (TcpSock.before(s, dupStart)) {
+        } else if (!Seq.after(s, dupEnd) && !Seq.after(dupStart, e)) {
+            if (Seq.before(s, dupStart)) {
                 dupStart = s;
             }
-            if (TcpSock.after(e, dupEnd)) {
+            if (Seq.after(e, dupEnd)) {
                 dupEnd = e;
             }
         }
@@ -104,7 +104,7 @@ final class OfoQueue {
      * already received), else null.
      */
     Packet pollReady(long rcvNxt) {
-        if (isEmpty() || TcpSock.after(segs.get(head).tcpSeq(), rcvNxt)) {
+        if (isEmpty() || Seq.after(TcpSkbCb.seq(segs.get(head)), rcvNxt)) {
             return null;
         }
         Packet p = segs.set(head, null);
@@ -129,7 +129,7 @@ final class OfoQueue {
         int freed = 0;
         while (!isEmpty() && freed < need) {
             Packet last = segs.get(segs.size() - 1);
-            if (!TcpSock.after(last.tcpSeq(), seq)) {
+            if (!Seq.after(TcpSkbCb.seq(last), seq)) {
                 break;
             }
             segs.remove(segs.size() - 1);
@@ -155,12 +155,12 @@ final class OfoQueue {
         int lo = head;
         int hi = segs.size();
         // Out-of-order segments mostly arrive in ascending order: check the end first.
-        if (hi > lo && TcpSock.before(segs.get(hi - 1).tcpSeq(), seq)) {
+        if (hi > lo && Seq.before(TcpSkbCb.seq(segs.get(hi - 1)), seq)) {
             return hi;
         }
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
-            if (TcpSock.before(segs.get(mid).tcpSeq(), seq)) {
+            if (Seq.before(TcpSkbCb.seq(segs.get(mid)), seq)) {
                 lo = mid + 1;
             } else {
                 hi = mid;

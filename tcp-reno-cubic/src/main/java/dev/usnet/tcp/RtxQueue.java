@@ -63,7 +63,7 @@ final class RtxQueue {
         int hi = size;
         while (lo < hi) {
             int mid = (lo + hi) >>> 1;
-            if (TcpSock.after(get(mid).tcpEndSeq(), seq)) {
+            if (Seq.after(TcpSkbCb.endSeq(get(mid)), seq)) {
                 hi = mid;
             } else {
                 lo = mid + 1;

@@ -67,7 +67,7 @@ final class SelectiveAcks {
     void advance(long rcvNxt) {
         int n = 0;
         for (int i = 0; i < count; i++) {
-            if (TcpSock.before(rcvNxt, start[i])) {
+            if (Seq.before(rcvNxt, start[i])) {
                 start[n] = start[i];
                 end[n] = end[i];
                 n++;
@@ -81,14 +81,14 @@ final class SelectiveAcks {
      * A second duplicate before that ACK went out widens the block when the two touch, else replaces it.
      */
     void duplicate(long seq, long endSeq) {
-        if (!TcpSock.after(endSeq, seq)) {
+        if (!Seq.after(endSeq, seq)) {
             return;
         }
-        if (dsack && !TcpSock.after(seq, dsackEnd) && !TcpSock.after(dsackStart, endSeq)) {
-            if (TcpSock.before(seq, dsackStart)) {
+        if (dsack && !Seq.after(seq, dsackEnd) && !Seq.after(dsackStart, endSeq)) {
+            if (Seq.before(seq, dsackStart)) {
                 dsackStart = seq;
             }
-            if (TcpSock.after(endSeq, dsackEnd)) {
+            if (Seq.after(endSeq, dsackEnd)) {
                 dsackEnd = endSeq;
             }
             return;
@@ -131,14 +131,14 @@ final class SelectiveAcks {
     }
 
     private boolean touches(int i, long seq, long endSeq) {
-        return !TcpSock.after(seq, end[i]) && !TcpSock.after(start[i], endSeq);
+        return !Seq.after(seq, end[i]) && !Seq.after(start[i], endSeq);
     }
 
     private void extend(int i, long seq, long endSeq) {
-        if (TcpSock.before(seq, start[i])) {
+        if (Seq.before(seq, start[i])) {
             start[i] = seq;
         }
-        if (TcpSock.after(endSeq, end[i])) {
+        if (Seq.after(endSeq, end[i])) {
             end[i] = endSeq;
         }
     }

@@ -15,7 +15,6 @@ import dev.usnet.core.wire.TcpSegment;
 import dev.usnet.tcp.cc.CcSwitches;
 import dev.usnet.tcp.cc.CongestionControls;
 import dev.usnet.tcp.cc.CongestionOps;
-import dev.usnet.tcp.cc.KernelPreset;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.collection.LongObjectHashMap;
@@ -38,28 +37,7 @@ public final class Tcp implements L4Protocol, AutoCloseable {
     private int currEstab;
 
     /** "preset": the switch follows usnet.tcp.kernel; anything else overrides that one behaviour. */
-    public static final String FOLLOW_PRESET = "preset";
-
-    static {
-        defineKnobs();
-    }
-
-    /**
-     * Defines the per-switch knobs ({@code usnet.tcp.ai}, ...) in {@link dev.usnet.core.knob.Knobs}; runs when TCP
-     * is first used, and may be called earlier by code that validates knobs before any namespace exists.
-     */
-    public static void defineKnobs() {
-        for (String key : CcSwitches.KEYS) {
-            dev.usnet.core.knob.Knobs.defineString(key, FOLLOW_PRESET, v -> {
-                if (v.equals(FOLLOW_PRESET)) {
-                    return v;
-                }
-                // Validate against any preset; the value itself is kept as typed.
-                KernelPreset.V4_3.switches().withOverride(key, v);
-                return v;
-            });
-        }
-    }
+    public static final String FOLLOW_PRESET = TcpSysctl.FOLLOW_PRESET;
 
     private Tcp(NetStack stack) {
         this.stack = stack;
@@ -148,7 +126,7 @@ public final class Tcp implements L4Protocol, AutoCloseable {
             throw new IllegalStateException("TCP port " + port + " already has a listener in namespace " + stack.name()
                     + " (EADDRINUSE)");
         }
-        int cap = (int) Math.min(backlog, stack.knobs().getLong("net.core.somaxconn"));
+        int cap = (int) Math.min(backlog, stack.knobs().get(TcpSysctl.SOMAXCONN));
         TcpListener l = new TcpListener(this, addr, port, Math.max(cap, 0), acceptor);
         listeners.put(port, l);
         return l;
@@ -161,10 +139,9 @@ public final class Tcp implements L4Protocol, AutoCloseable {
     }
 
     TcpSock newSock() {
-        long[] wmem = stack.knobs().getLongs("net.ipv4.tcp_wmem");
-        long[] rmem = stack.knobs().getLongs("net.ipv4.tcp_rmem");
         // usnet does not autotune buffers; sockets start where Linux's autotuning ends up for a bulk flow.
-        return new TcpSock(this, (int) wmem[2], (int) rmem[2]);
+        return new TcpSock(this, (int) stack.knobs().get(TcpSysctl.WMEM).max(),
+                (int) stack.knobs().get(TcpSysctl.RMEM).max());
     }
 
     /** Every connection (not listeners), for {@code ss}. */
@@ -219,49 +196,33 @@ public final class Tcp implements L4Protocol, AutoCloseable {
 
     /** The congestion-avoidance switches new connections get: usnet.tcp.kernel plus per-switch overrides. */
     public CcSwitches ccSwitches() {
-        CcSwitches sw = KernelPreset.parse(stack.knobs().get("usnet.tcp.kernel")).switches();
-        for (String key : CcSwitches.KEYS) {
-            String v = stack.knobs().get(key);
+        var knobs = stack.knobs();
+        CcSwitches sw = knobs.get(TcpSysctl.KERNEL).switches();
+        for (int i = 0; i < CcSwitches.KEYS.size(); i++) {
+            String v = knobs.get(TcpSysctl.SWITCHES.get(i));
             if (!v.equals(FOLLOW_PRESET)) {
-                sw = sw.withOverride(key, v);
+                sw = sw.withOverride(CcSwitches.KEYS.get(i), v);
             }
         }
         return sw;
     }
 
     CongestionOps newCongestionOps(String name) {
-        return CongestionControls.create(name != null ? name : stack.knobs().get("net.ipv4.tcp_congestion_control"));
+        return CongestionControls.create(name != null ? name : stack.knobs().get(TcpSysctl.CONGESTION_CONTROL));
     }
 
     long initCwnd() {
-        return stack.knobs().getLong("usnet.tcp.init_cwnd");
-    }
-
-    // Knobs read per segment, parsed once per knob change (Knobs.get builds strings).
-    private long knobsVersion = -1;
-    private boolean slowStartAfterIdle;
-    private long rtoMinNanos;
-
-    private void refreshHotKnobs() {
-        var k = stack.knobs();
-        long v = k.version();
-        if (v != knobsVersion) {
-            slowStartAfterIdle = k.getLong("net.ipv4.tcp_slow_start_after_idle") != 0;
-            rtoMinNanos = k.getLong("usnet.tcp.rto_min_ms") * 1_000_000L;
-            knobsVersion = v;
-        }
+        return stack.knobs().get(TcpSysctl.INIT_CWND);
     }
 
     /** net.ipv4.tcp_slow_start_after_idle. */
     boolean slowStartAfterIdle() {
-        refreshHotKnobs();
-        return slowStartAfterIdle;
+        return stack.knobs().get(TcpSysctl.SLOW_START_AFTER_IDLE) != 0;
     }
 
     /** The RTO floor (Linux's TCP_RTO_MIN, 200 ms; a per-route rto_min in Linux, usnet.tcp.rto_min_ms here). */
     long rtoMinNanos() {
-        refreshHotKnobs();
-        return rtoMinNanos;
+        return stack.knobs().get(TcpSysctl.RTO_MIN_MS) * 1_000_000L;
     }
 
     // ------------------------------------------------------------------------------------------------------
@@ -300,7 +261,7 @@ public final class Tcp implements L4Protocol, AutoCloseable {
         if (s != null && s.laddr == dst) {
             if (s.state == TcpState.TIME_WAIT && (flags & TcpSegment.SYN) != 0 && (flags & TcpSegment.ACK_FLAG) == 0) {
                 TcpListener l = listenerFor(dst, seg.dstPort());
-                if (l != null && TcpSock.after(seg.seq(), s.rcvNxtForTimeWait())) {
+                if (l != null && Seq.after(seg.seq(), s.rcvNxtForTimeWait())) {
                     // A new incarnation with a higher sequence number may reuse a TIME-WAIT pair (RFC 1122).
                     s.finish(TcpError.NONE);
                     l.rcvSyn(p, src, dst, seg, opts);
@@ -337,7 +298,7 @@ public final class Tcp implements L4Protocol, AutoCloseable {
         } else {
             long len = l4len - s.headerLength() + ((flags & TcpSegment.SYN) != 0 ? 1 : 0)
                     + ((flags & TcpSegment.FIN) != 0 ? 1 : 0);
-            sendReset(dst, s.dstPort(), src, s.srcPort(), 0, TcpSock.seqAdd(s.seq(), len),
+            sendReset(dst, s.dstPort(), src, s.srcPort(), 0, Seq.add(s.seq(), len),
                     TcpSegment.RST | TcpSegment.ACK_FLAG, null);
         }
     }
@@ -353,15 +314,7 @@ public final class Tcp implements L4Protocol, AutoCloseable {
         Packet p = IpOutput.allocate(TcpSegment.MIN_HEADER_LEN);
         ByteBuf b = p.buf();
         int t = p.transport();
-        b.setShort(t + TcpSegment.SRC_PORT, lport);
-        b.setShort(t + TcpSegment.DST_PORT, rport);
-        b.setInt(t + TcpSegment.SEQ, (int) seq);
-        b.setInt(t + TcpSegment.ACK, (int) ack);
-        b.setByte(t + TcpSegment.DATA_OFF, 5 << 4);
-        b.setByte(t + TcpSegment.FLAGS, flags);
-        b.setShort(t + TcpSegment.WINDOW, 0);
-        b.setShort(t + TcpSegment.CHECKSUM, 0);
-        b.setShort(t + TcpSegment.URGENT, 0);
+        TcpSegment.writeHeader(b, t, lport, rport, seq, ack, TcpSegment.MIN_HEADER_LEN, flags, 0);
         long ph = Checksum.pseudoHeader(laddr, raddr, Ipv4Packet.PROTO_TCP, TcpSegment.MIN_HEADER_LEN);
         b.setShort(t + TcpSegment.CHECKSUM, Checksum.finish(Checksum.add(b, t, TcpSegment.MIN_HEADER_LEN, ph)));
         stack.mib().inc(Mib.TcpOutRsts);

@@ -117,7 +117,7 @@ public final class TcpListener {
             stack.drop(p, DropReason.TCP_LISTEN_OVERFLOW);
             return;
         }
-        if (synQueueLen >= stack.knobs().getLong("net.ipv4.tcp_max_syn_backlog")) {
+        if (synQueueLen >= stack.knobs().get(TcpSysctl.MAX_SYN_BACKLOG)) {
             drops++;
             stack.mib().inc(Mib.TcpExtListenDrops);
             stack.drop(p, DropReason.TCP_LISTEN_OVERFLOW);

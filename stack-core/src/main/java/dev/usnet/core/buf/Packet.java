@@ -27,6 +27,12 @@ public final class Packet {
     public static final int GSO_UDP = 3;
     public static final int GSO_TCPV6 = 4;
 
+    /**
+     * Size of the control buffer in 64-bit words: Linux's skb->cb is 48 bytes, room for TCP_SKB_CB and the
+     * like. The stack itself never reads it.
+     */
+    public static final int CB_WORDS = 6;
+
     /** Linux's NET_SKB_PAD on x86-64 (max(32, L1_CACHE_BYTES)): the step headroom grows by. */
     private static final int NET_SKB_PAD = 64;
 
@@ -55,13 +61,8 @@ public final class Packet {
     private int optRr;
     private int optTs;
     private int optFlags;
-    // TCP's per-segment control block (TCP_SKB_CB) and send stamp (skb_mstamp); copied to clones like skb->cb.
-    private long tcpSeq;
-    private long tcpEndSeq;
-    private int tcpSacked;
-    private long tcpTxNanos;
-    private int tcpPcount;
-    private long tcpAckSeq;
+    // skb->cb: scratch space private to the layer that holds the packet; allocated once per pooled holder.
+    private final long[] cb = new long[CB_WORDS];
 
     private Packet(Recycler.Handle<Packet> handle) {
         this.handle = handle;
@@ -212,55 +213,16 @@ public final class Packet {
         transport = -1;
     }
 
-    /** TCP_SKB_CB(skb)->seq: the first sequence number this segment covers. */
-    public long tcpSeq() {
-        return tcpSeq;
+    /**
+     * Word {@code i} of the control buffer (skb->cb): private to the layer that holds the packet (TCP keeps its
+     * per-segment state there, as TCP_SKB_CB does); copied to clones, zeroed when the holder is recycled.
+     */
+    public long cb(int i) {
+        return cb[i];
     }
 
-    /** TCP_SKB_CB(skb)->end_seq: one past the last sequence number (SYN and FIN count one each). */
-    public long tcpEndSeq() {
-        return tcpEndSeq;
-    }
-
-    public void setTcpSeq(long seq, long endSeq) {
-        this.tcpSeq = seq;
-        this.tcpEndSeq = endSeq;
-    }
-
-    /** TCP_SKB_CB(skb)->sacked: the scoreboard bits (sacked, retransmitted, lost) of a sent segment. */
-    public int tcpSacked() {
-        return tcpSacked;
-    }
-
-    public void setTcpSacked(int bits) {
-        this.tcpSacked = bits;
-    }
-
-    /** skb_mstamp: when the segment was last sent, on the namespace clock. */
-    public long tcpTxNanos() {
-        return tcpTxNanos;
-    }
-
-    public void setTcpTxNanos(long t) {
-        this.tcpTxNanos = t;
-    }
-
-    /** tcp_skb_pcount: how many MSS-sized segments this (possibly GSO) segment counts as. */
-    public int tcpPcount() {
-        return tcpPcount;
-    }
-
-    public void setTcpPcount(int n) {
-        this.tcpPcount = n;
-    }
-
-    /** TCP_SKB_CB(skb)->ack_seq as the retransmission path uses it: snd_nxt when the segment was last retransmitted. */
-    public long tcpAckSeq() {
-        return tcpAckSeq;
-    }
-
-    public void setTcpAckSeq(long seq) {
-        this.tcpAckSeq = seq;
+    public void setCb(int i, long v) {
+        cb[i] = v;
     }
 
     /** Set when a clone was ever made of this packet (skb->cloned). */
@@ -483,12 +445,7 @@ public final class Packet {
         optRr = o.optRr;
         optTs = o.optTs;
         optFlags = o.optFlags;
-        tcpSeq = o.tcpSeq;
-        tcpEndSeq = o.tcpEndSeq;
-        tcpSacked = o.tcpSacked;
-        tcpTxNanos = o.tcpTxNanos;
-        tcpPcount = o.tcpPcount;
-        tcpAckSeq = o.tcpAckSeq;
+        System.arraycopy(o.cb, 0, cb, 0, CB_WORDS);
     }
 
     /** Releases the data reference and returns this holder to the pool. Must be the last use. */
@@ -511,12 +468,7 @@ public final class Packet {
         optRr = 0;
         optTs = 0;
         optFlags = 0;
-        tcpSeq = 0;
-        tcpEndSeq = 0;
-        tcpSacked = 0;
-        tcpTxNanos = 0;
-        tcpPcount = 0;
-        tcpAckSeq = 0;
+        java.util.Arrays.fill(cb, 0L);
         if (b != null) {
             b.release();
         }

@@ -78,25 +78,6 @@ public final class Knobs {
             Map.entry("net.bridge.bridge-nf-call-ip6tables", new GlobalKnob(0, 0, 1)),
             Map.entry("net.ipv4.neigh.default.gc_thresh3", new GlobalKnob(1024, 1, Integer.MAX_VALUE)),
             Map.entry("net.ipv4.udp_rmem_packets", new GlobalKnob(256, 1, Integer.MAX_VALUE)),
-            Map.entry("net.ipv4.tcp_slow_start_after_idle", new GlobalKnob(1, 0, 1)),
-            Map.entry("net.ipv4.tcp_sack", new GlobalKnob(1, 0, 1)),
-            Map.entry("net.ipv4.tcp_timestamps", new GlobalKnob(1, 0, 1)),
-            Map.entry("net.ipv4.tcp_window_scaling", new GlobalKnob(1, 0, 1)),
-            Map.entry("net.ipv4.tcp_keepalive_time", new GlobalKnob(7200, 1, 32767)),
-            Map.entry("net.ipv4.tcp_keepalive_intvl", new GlobalKnob(75, 1, 32767)),
-            Map.entry("net.ipv4.tcp_keepalive_probes", new GlobalKnob(9, 1, 127)),
-            Map.entry("net.ipv4.tcp_max_syn_backlog", new GlobalKnob(4096, 1, Integer.MAX_VALUE)),
-            Map.entry("net.core.somaxconn", new GlobalKnob(4096, 0, 65535)),
-            Map.entry("net.ipv4.tcp_fin_timeout", new GlobalKnob(60, 1, Integer.MAX_VALUE)),
-            Map.entry("net.ipv4.tcp_syn_retries", new GlobalKnob(6, 1, 127)),
-            Map.entry("net.ipv4.tcp_synack_retries", new GlobalKnob(5, 1, 255)),
-            Map.entry("net.ipv4.tcp_retries2", new GlobalKnob(15, 1, 255)),
-            Map.entry("net.ipv4.tcp_reordering", new GlobalKnob(3, 1, 300)),
-            Map.entry("net.ipv4.tcp_fack", new GlobalKnob(1, 0, 1)),
-            Map.entry("net.ipv4.tcp_dsack", new GlobalKnob(1, 0, 1)),
-            Map.entry("usnet.tcp.rto_min_ms", new GlobalKnob(200, 1, 120_000)),
-            Map.entry("usnet.tcp.init_cwnd", new GlobalKnob(10, 1, 1000)),
-            Map.entry("usnet.tcp.tso", new GlobalKnob(1, 0, 1)),
             // ---- CPU model (docs/cpu-model.md): off by default; costs from perf-tests/README.md ----
             Map.entry("usnet.cpu.model", new GlobalKnob(0, 0, 1)),
             Map.entry("usnet.cpu.cores", new GlobalKnob(1, 1, 1024)),
@@ -108,48 +89,50 @@ public final class Knobs {
             Map.entry("usnet.cpu.copy_ps_per_byte", new GlobalKnob(32, 0, 1_000_000)),
             Map.entry("usnet.cpu.csum_ps_per_byte", new GlobalKnob(107, 0, 1_000_000))));
 
-    /** A knob whose value is a word or a list rather than a number; the validator normalizes or throws. */
-    private record StringKnob(String def, java.util.function.UnaryOperator<String> validator) {}
+    // ---- knobs other modules declare (LongKnob, ValueKnob): name -> declaration ----
 
-    private static final Map<String, StringKnob> STRINGS = new ConcurrentHashMap<>();
+    private static final ConcurrentHashMap<String, Knob> DECLARED = new ConcurrentHashMap<>();
+    private static volatile boolean tablesLoaded;
 
-    static {
-        defineString("net.ipv4.tcp_congestion_control", "cubic", v -> {
-            if (!v.equals("reno") && !v.equals("cubic")) {
-                throw new IllegalArgumentException("net.ipv4.tcp_congestion_control: '" + v + "' is not one of reno, cubic");
+    /** Registers a declared knob by name; declaring the same name twice is a programming error. */
+    static <K extends Knob> K register(K k) {
+        if (GLOBAL.containsKey(k.key()) || parseDevKey(k.key()) != null || k.key().startsWith(NETEM_PREFIX)
+                || k.key().equals("usnet.forward.cow")) {
+            throw new IllegalStateException("knob " + k.key() + " is already one of stack-core's");
+        }
+        Knob prev = DECLARED.putIfAbsent(k.key(), k);
+        if (prev != null && prev != k) {
+            throw new IllegalStateException("knob " + k.key() + " declared twice");
+        }
+        return k;
+    }
+
+    /** The declaration of {@code key} by any module on the class path, or null. */
+    public static Knob declared(String key) {
+        loadTables();
+        return DECLARED.get(key);
+    }
+
+    /** Every knob declared by a module (through its {@link SysctlTable}), by name. */
+    public static java.util.SortedMap<String, Knob> declared() {
+        loadTables();
+        return new TreeMap<>(DECLARED);
+    }
+
+    private static void loadTables() {
+        if (tablesLoaded) {
+            return;
+        }
+        synchronized (Knobs.class) {
+            if (!tablesLoaded) {
+                for (SysctlTable t : java.util.ServiceLoader.load(SysctlTable.class, Knobs.class.getClassLoader())) {
+                    for (Knob k : t.knobs()) {
+                        register(k);
+                    }
+                }
+                tablesLoaded = true;
             }
-            return v;
-        });
-        defineString("usnet.tcp.kernel", "4.3", v -> switch (v) {
-            case "3.18", "3.19", "4.0", "4.3" -> v;
-            case "4.1", "4.2" -> "4.0";
-            default -> throw new IllegalArgumentException("usnet.tcp.kernel: '" + v + "' is not one of 3.18, 3.19, 4.0, 4.3");
-        });
-        defineString("net.ipv4.tcp_rmem", "4096 131072 6291456", v -> triple("net.ipv4.tcp_rmem", v));
-        defineString("net.ipv4.tcp_wmem", "4096 16384 4194304", v -> triple("net.ipv4.tcp_wmem", v));
-    }
-
-    /**
-     * Defines a string knob (a module above stack-core adds its own, e.g. TCP's per-switch overrides). Its
-     * validator returns the normalized value or throws IllegalArgumentException naming the key.
-     */
-    public static void defineString(String key, String def, java.util.function.UnaryOperator<String> validator) {
-        STRINGS.put(key, new StringKnob(validator.apply(def), validator));
-    }
-
-    private static String triple(String key, String v) {
-        String[] parts = v.trim().split("\\s+");
-        if (parts.length != 3) {
-            throw new IllegalArgumentException(key + ": expected three byte counts 'min default max', got '" + v + "'");
         }
-        long[] n = new long[3];
-        for (int i = 0; i < 3; i++) {
-            n[i] = parseRange(key, parts[i], 1, Integer.MAX_VALUE);
-        }
-        if (n[0] > n[1] || n[1] > n[2]) {
-            throw new IllegalArgumentException(key + ": expected min <= default <= max, got '" + v + "'");
-        }
-        return n[0] + " " + n[1] + " " + n[2];
     }
 
     /** A list knob such as net.ipv4.tcp_rmem as numbers. */
@@ -163,6 +146,60 @@ public final class Knobs {
     }
 
     private final ConcurrentHashMap<String, String> explicit = new ConcurrentHashMap<>();
+    // Values of declared knobs by slot. Empty until one is set (an idle namespace shares the declared defaults);
+    // replaced as a whole on every set, so a reader on another thread sees an old or a new array, never half.
+    private volatile long[] longs = new long[0];
+    private volatile Object[] values = new Object[0];
+
+    /** The value of a declared integer knob in this namespace: an array read, for the packet path. */
+    public long get(LongKnob k) {
+        long[] a = longs;
+        return k.slot < a.length ? a[k.slot] : k.defaultValue();
+    }
+
+    /** The value of a declared word or list knob in this namespace. */
+    @SuppressWarnings("unchecked")
+    public <T> T get(ValueKnob<T> k) {
+        Object[] a = values;
+        return k.slot < a.length ? (T) a[k.slot] : k.defaultValue();
+    }
+
+    /** Sets a declared integer knob; out of its range throws IllegalArgumentException naming it. */
+    public void set(LongKnob k, long v) {
+        k.check(v);
+        putLong(k, v);
+        explicit.put(k.key(), Long.toString(v));
+        version++;
+    }
+
+    private synchronized void putLong(LongKnob k, long v) {
+        long[] a = longs;
+        long[] n = a.length > k.slot ? a.clone() : LongKnob.defaults();
+        System.arraycopy(a, 0, n, 0, Math.min(a.length, n.length));
+        n[k.slot] = v;
+        longs = n;
+    }
+
+    private synchronized void putValue(ValueKnob<?> k, Object v) {
+        Object[] a = values;
+        Object[] n = a.length > k.slot ? a.clone() : ValueKnob.defaults();
+        System.arraycopy(a, 0, n, 0, Math.min(a.length, n.length));
+        n[k.slot] = v;
+        values = n;
+    }
+
+    @SuppressWarnings("unchecked")
+    private <T> String setDeclared(Knob d, String v) {
+        if (d instanceof LongKnob lk) {
+            long n = lk.parse(v);
+            putLong(lk, n);
+            return Long.toString(n);
+        }
+        ValueKnob<T> vk = (ValueKnob<T>) d;
+        T parsed = vk.parse(v);
+        putValue(vk, parsed);
+        return vk.format(parsed);
+    }
     // Bumped on every successful set, so layers above can cache parsed values and reload only on change.
     private volatile long version;
     private final DevConf all = new DevConf();
@@ -356,9 +393,9 @@ public final class Knobs {
             explicit.put(k, v);
             return;
         }
-        StringKnob sk = STRINGS.get(k);
-        if (sk != null) {
-            explicit.put(k, sk.validator.apply(v));
+        Knob d = declared(k);
+        if (d != null) {
+            explicit.put(k, setDeclared(d, v));
             return;
         }
         GlobalKnob g = GLOBAL.get(k);
@@ -443,16 +480,7 @@ public final class Knobs {
     }
 
     private static long parseRange(String k, String v, long min, long max) {
-        long n;
-        try {
-            n = Long.decode(v);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException(k + ": '" + v + "' is not an integer (expected " + min + ".." + max + ")");
-        }
-        if (n < min || n > max) {
-            throw new IllegalArgumentException(k + ": " + n + " is out of range " + min + ".." + max);
-        }
-        return n;
+        return LongKnob.parseInRange(k, v, min, max);
     }
 
     // ---- usnet.netem.<dev>[.<param>]: link emulation ----
@@ -553,9 +581,9 @@ public final class Knobs {
         if (g != null) {
             return Long.toString(g.def);
         }
-        StringKnob sk = STRINGS.get(key);
-        if (sk != null) {
-            return sk.def;
+        Knob d = declared(key);
+        if (d != null) {
+            return d.defaultText();
         }
         DevTarget t = parseDevKey(key);
         if (t == null) {
@@ -600,7 +628,7 @@ public final class Knobs {
     public static java.util.List<String> known() {
         java.util.List<String> l = new java.util.ArrayList<>(GLOBAL.keySet());
         l.add("usnet.forward.cow");
-        l.addAll(new TreeMap<>(STRINGS).keySet());
+        l.addAll(declared().keySet());
         Function<DevKnob, String> f = d -> "net.ipv4." + d.section + ".<dev>." + d.name;
         DEV_KNOBS.values().forEach(d -> l.add(f.apply(d)));
         l.add(NETEM_PREFIX + "<dev>");

@@ -29,6 +29,26 @@ public final class TcpSegment {
     private int off;
     private int len;
 
+    /**
+     * Writes a TCP header at {@code off}: ports, sequence and acknowledgment numbers, the data offset of a
+     * {@code headerLen}-byte header, flags and window, with checksum and urgent pointer zero. Options, when
+     * {@code headerLen} leaves room for them, are the caller's to write at the returned offset; the checksum is
+     * filled once the whole segment is known.
+     */
+    public static int writeHeader(ByteBuf b, int off, int srcPort, int dstPort, long seq, long ack, int headerLen,
+            int flags, int window) {
+        b.setShort(off + SRC_PORT, srcPort);
+        b.setShort(off + DST_PORT, dstPort);
+        b.setInt(off + SEQ, (int) seq);
+        b.setInt(off + ACK, (int) ack);
+        b.setByte(off + DATA_OFF, (headerLen / 4) << 4);
+        b.setByte(off + FLAGS, flags);
+        b.setShort(off + WINDOW, window);
+        b.setShort(off + CHECKSUM, 0);
+        b.setShort(off + URGENT, 0);
+        return off + MIN_HEADER_LEN;
+    }
+
     public DropReason check(ByteBuf buf, int off, int len) {
         this.buf = buf;
         this.off = off;

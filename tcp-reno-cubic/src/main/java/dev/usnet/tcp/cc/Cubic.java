@@ -6,7 +6,7 @@ package dev.usnet.tcp.cc;
  * counting (3.19+), the HZ/32 update limit (3.18) or once per jiffy (3.19+), the cnt floor (1, or 2 from 4.0),
  * and the epoch shift over idle time (4.3). One instance per connection holds what Linux keeps in struct bictcp.
  *
- * <p>Time is what those kernels use: the epoch in jiffies of {@code sk.hz} (tcp_time_stamp), HyStart's clock in
+ * <p>Time is what those kernels use: the epoch in jiffies of {@code sk.hz()} (tcp_time_stamp), HyStart's clock in
  * ms and delay_min in ms × 8 — or both in µs with {@link CcSwitches#cubicHystartUs}. The kernel's fields are
  * u32; they are Java ints here and wrap like the kernel's, compared unsigned where the kernel compares
  * unsigned, so the integer quirks (truncations, the u64 cube wrapping after hundreds of seconds off the curve)
@@ -105,13 +105,13 @@ public final class Cubic implements CongestionOps {
 
     /** bictcp_clock: HyStart's clock, ms (jiffies at HZ 1000, the real-time clock below) or µs; wraps at 32 bits. */
     private static int clock(CcSock sk) {
-        return sk.sw.cubicHystartUs() ? (int) Math.floorDiv(sk.nowNanos, 1_000L) : (int) Math.floorDiv(sk.nowNanos, 1_000_000L);
+        return sk.sw.cubicHystartUs() ? (int) Math.floorDiv(sk.nowNanos(), 1_000L) : (int) Math.floorDiv(sk.nowNanos(), 1_000_000L);
     }
 
     /** bictcp_hystart_reset: a new slow-start round starts; it ends when snd_nxt of now is acknowledged. */
     private void hystartReset(CcSock sk) {
         roundStart = lastAck = clock(sk);
-        endSeq = (int) sk.sndNxt;
+        endSeq = (int) sk.sndNxt();
         currRtt = 0;
         sampleCnt = 0;
     }
@@ -166,7 +166,7 @@ public final class Cubic implements CongestionOps {
         } else {
             ackCnt++; // 3.18 counts ACKs; the delayed-ACK ratio below makes up for what each covers
         }
-        if (!sw.cubicJiffyUpdate() && lastCwnd == cwnd && now - lastTime <= sk.hz / 32) {
+        if (!sw.cubicJiffyUpdate() && lastCwnd == cwnd && now - lastTime <= sk.hz() / 32) {
             // 3.18: nothing at all while cwnd is unchanged, for up to HZ/32 - TCP friendliness included.
             return;
         }
@@ -215,7 +215,7 @@ public final class Cubic implements CongestionOps {
         t += sk.sw.cubicHystartUs()
                 ? sk.usecsToJiffies(Integer.toUnsignedLong(delayMin))
                 : sk.msecsToJiffies(Integer.toUnsignedLong(delayMin) >>> 3);
-        t = Long.divideUnsigned(t << BICTCP_HZ, sk.hz); // jiffies to 1/1024 s
+        t = Long.divideUnsigned(t << BICTCP_HZ, sk.hz()); // jiffies to 1/1024 s
         long k = Integer.toUnsignedLong(bicK);
         boolean beforeK = Long.compareUnsigned(t, k) < 0;
         long offs = beforeK ? k - t : t - k;
@@ -297,7 +297,7 @@ public final class Cubic implements CongestionOps {
             return;
         }
         int now = sk.tcpTimeStamp();
-        int delta = now - sk.tcpTimeStamp(sk.lastSendNanos);
+        int delta = now - sk.tcpTimeStamp(sk.lastSendNanos());
         if (epochStart != 0 && delta > 0) {
             epochStart += delta;
             if (after(epochStart, now)) {
@@ -321,7 +321,7 @@ public final class Cubic implements CongestionOps {
         if (rttUs < 0) {
             return;
         }
-        if (epochStart != 0 && sk.tcpTimeStamp() - epochStart < sk.hz) {
+        if (epochStart != 0 && sk.tcpTimeStamp() - epochStart < sk.hz()) {
             return;
         }
         int delay;

@@ -12,7 +12,7 @@ class CubicLossTest {
     @Test
     void ssthreshAndWmaxWithFastConvergenceInEveryPreset() {
         for (KernelPreset k : KernelPreset.values()) {
-            CcSock sk = new CcSock(k.switches(), 100, 0x7fff_ffffL);
+            CcSock.Standalone sk = new CcSock.Standalone(k.switches(), 100, 0x7fff_ffffL);
             Cubic c = new Cubic();
             c.init(sk);
             assertEquals(70, c.ssthresh(sk), k + ": 100 × 717 / 1024");
@@ -36,7 +36,7 @@ class CubicLossTest {
 
     @Test
     void withoutFastConvergenceWmaxIsTheLossCwnd() {
-        CcSock sk = new CcSock(KernelPreset.V4_3.switches(), 100, 0x7fff_ffffL);
+        CcSock.Standalone sk = new CcSock.Standalone(KernelPreset.V4_3.switches(), 100, 0x7fff_ffffL);
         Cubic c = new Cubic(new CubicParams(false, 717, 0, 41, true, true, 3, 16, 2));
         c.init(sk);
         c.ssthresh(sk);
@@ -61,7 +61,7 @@ class CubicLossTest {
 
     @Test
     void undoReturnsToTheLossCwnd() {
-        CcSock sk = new CcSock(KernelPreset.V4_3.switches(), 100, 0x7fff_ffffL);
+        CcSock.Standalone sk = new CcSock.Standalone(KernelPreset.V4_3.switches(), 100, 0x7fff_ffffL);
         Cubic c = new Cubic();
         c.init(sk);
         sk.sndSsthresh = c.ssthresh(sk);
@@ -89,7 +89,7 @@ class CubicLossTest {
 
     @Test
     void initialSsthreshOnlyWithoutHystart() {
-        CcSock sk = new CcSock(KernelPreset.V4_3.switches(), 10, 0x7fff_ffffL);
+        CcSock.Standalone sk = new CcSock.Standalone(KernelPreset.V4_3.switches(), 10, 0x7fff_ffffL);
         new Cubic(new CubicParams(true, 717, 50, 41, true, true, 3, 16, 2)).init(sk);
         assertEquals(0x7fff_ffffL, sk.sndSsthresh);
         new Cubic(new CubicParams(true, 717, 50, 41, true, false, 3, 16, 2)).init(sk);

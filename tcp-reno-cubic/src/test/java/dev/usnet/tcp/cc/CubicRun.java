@@ -5,11 +5,11 @@ package dev.usnet.tcp.cc;
  * bictcp_update calls at chosen instants with cwnd held where the test puts it.
  */
 final class CubicRun {
-    final CcSock sk;
+    final CcSock.Standalone sk;
     final Cubic cubic;
 
     private CubicRun(CcSwitches sw, int hz, long cwnd, CubicParams params) {
-        sk = new CcSock(sw, cwnd, 0x7fff_ffffL);
+        sk = new CcSock.Standalone(sw, cwnd, 0x7fff_ffffL);
         sk.hz = hz;
         cubic = new Cubic(params);
         cubic.init(sk);

@@ -11,11 +11,11 @@ class HystartTest {
 
     /** A connection in its first slow start at cwnd 20, HyStart's round 1 starting at 0 ms. */
     private static final class Conn {
-        final CcSock sk;
+        final CcSock.Standalone sk;
         final Cubic cubic = new Cubic();
 
         Conn(CcSwitches sw) {
-            sk = new CcSock(sw, 20, INFINITE_SSTHRESH);
+            sk = new CcSock.Standalone(sw, 20, INFINITE_SSTHRESH);
             sk.sndNxt = 10_000;
             cubic.init(sk); // round 1 ends when 10000 is acknowledged
         }
@@ -45,7 +45,7 @@ class HystartTest {
     }
 
     private final Conn c = new Conn(KernelPreset.V4_0.switches());
-    private final CcSock sk = c.sk;
+    private final CcSock.Standalone sk = c.sk;
     private final Cubic cubic = c.cubic;
 
     private void sample(long ms, long rttUs) {
@@ -136,7 +136,7 @@ class HystartTest {
         assertEquals(0, cubic.hystartFound());
         assertEquals(80, cubic.delayMin(), "delay_min is tracked regardless");
 
-        CcSock s = new CcSock(KernelPreset.V4_0.switches(), 20, INFINITE_SSTHRESH);
+        CcSock.Standalone s = new CcSock.Standalone(KernelPreset.V4_0.switches(), 20, INFINITE_SSTHRESH);
         Cubic off = new Cubic(new CubicParams(true, 717, 0, 41, true, false, 3, 16, 2));
         off.init(s);
         for (int ms = 1; ms <= 10; ms++) {

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 class RenoTest {
 
     private static String congAvoid(KernelPreset k, long cwnd, long cnt, long ssthresh, long acked) {
-        CcSock sk = new CcSock(k.switches(), cwnd, ssthresh);
+        CcSock.Standalone sk = new CcSock.Standalone(k.switches(), cwnd, ssthresh);
         sk.sndCwndCnt = cnt;
         Reno reno = new Reno();
         reno.init(sk);
@@ -28,7 +28,7 @@ class RenoTest {
 
     @Test
     void noGrowthWhenNotCwndLimited() {
-        CcSock sk = new CcSock(KernelPreset.V4_3.switches(), 8, 10);
+        CcSock.Standalone sk = new CcSock.Standalone(KernelPreset.V4_3.switches(), 8, 10);
         sk.cwndLimited = false;
         new Reno().congAvoid(sk, 1, 5);
         assertEquals("8/0", sk.toString());
@@ -39,13 +39,13 @@ class RenoTest {
         Reno reno = new Reno();
         long[][] v = {{100, 50}, {11, 5}, {4, 2}, {3, 2}, {1, 2}};
         for (long[] c : v) {
-            assertEquals(c[1], reno.ssthresh(new CcSock(KernelPreset.V4_3.switches(), c[0], 0)), "cwnd " + c[0]);
+            assertEquals(c[1], reno.ssthresh(new CcSock.Standalone(KernelPreset.V4_3.switches(), c[0], 0)), "cwnd " + c[0]);
         }
     }
 
     @Test
     void undoIsTwiceTheReducedSsthresh() {
-        CcSock sk = new CcSock(KernelPreset.V4_0.switches(), 20, 0);
+        CcSock.Standalone sk = new CcSock.Standalone(KernelPreset.V4_0.switches(), 20, 0);
         Reno reno = new Reno();
         sk.sndSsthresh = reno.ssthresh(sk);
         sk.sndCwnd = 12;

@@ -145,7 +145,6 @@ public final class ExperimentCommand implements Runnable {
                 p = p.withGso(true);
             }
             try {
-                dev.usnet.tcp.Tcp.defineKnobs();
                 var probe = new dev.usnet.core.knob.Knobs();
                 for (var e : knobs.entrySet()) {
                     probe.set(e.getKey(), e.getValue());

@@ -233,7 +233,7 @@ public final class TcpCommand implements Runnable {
             }
             long rttUs = delayMinUs(delayMinMs);
 
-            CcSock sk = new CcSock(sw, wmax > 0 ? wmax : cwnd, 0x7fff_ffffL);
+            CcSock.Standalone sk = new CcSock.Standalone(sw, wmax > 0 ? wmax : cwnd, 0x7fff_ffffL);
             sk.hz = hz;
             Cubic cubic = new Cubic();
             cubic.init(sk);

@@ -1,0 +1,87 @@
+package dev.usnet.tcp;
+
+/**
+ * The window this receiver offers (tcp_select_window, __tcp_select_window, tcp_receive_window): free receive
+ * buffer, scaled, with receiver-side silly-window avoidance, and never moving its right edge left once offered.
+ */
+final class ReceiveWindow {
+    private final TcpSock sk;
+    /** rcv_wnd: the window last advertised, in bytes. */
+    long rcvWnd;
+    /** rcv_wup: rcv_nxt when that window was advertised. */
+    long rcvWup;
+
+    ReceiveWindow(TcpSock sk) {
+        this.sk = sk;
+    }
+
+    /** tcp_receive_window: what is left of the window last advertised. */
+    long remaining() {
+        long w = Seq.sub(Seq.add(rcvWup, rcvWnd), sk.rcvNxt);
+        return Math.max(0, w);
+    }
+
+    long freeSpace() {
+        return Math.max(0, (long) sk.rcvbuf - sk.rq.queuedBytes() - sk.rq.outOfOrderBytes());
+    }
+
+    /** __tcp_select_window without side effects: the window we would offer now. */
+    long selectWindowPeek() {
+        long free = freeSpace();
+        int rcvbuf = sk.rcvbuf;
+        // Receiver-side silly window avoidance: with less than half the buffer free, offer nothing rather
+        // than a sliver smaller than a segment (or a sixteenth of the buffer).
+        if (free < rcvbuf / 2 && (free < rcvbuf / 16 || free < sk.rcvMss)) {
+            return 0;
+        }
+        int ws = sk.rcvWscale;
+        long maxWin = 65_535L << ws;
+        long w = Math.min(free, maxWin);
+        // Keep the window a multiple of the scale unit so nothing is lost to the shift.
+        return w >> ws << ws;
+    }
+
+    /** tcp_select_window: the offered window never moves its right edge left. Returns the header value. */
+    int selectWindow() {
+        long w = selectWindowPeek();
+        long curWin = remaining();
+        int ws = sk.rcvWscale;
+        if (w < curWin) {
+            // Never shrink: keep the edge we already offered.
+            w = curWin + (1L << ws) - 1 >> ws << ws;
+        }
+        rcvWnd = w;
+        rcvWup = sk.rcvNxt;
+        return (int) Math.min(65_535, w >> ws);
+    }
+
+    /**
+     * The window of a SYN or SYN-ACK, which is never scaled: Linux offers whole MSS-sized segments (64240 for MSS
+     * 1460; a SYN-ACK knows timestamps are on and rounds by the MSS they leave, 65160 = 45 * 1448).
+     */
+    int selectSynWindow() {
+        long synWin = Math.min(65_535, freeSpace());
+        int unit = sk.state == TcpState.SYN_RECV && sk.tsOk ? sk.advMss - 12 : sk.advMss;
+        if (synWin > unit) {
+            synWin = synWin / unit * unit;
+        }
+        rcvWnd = synWin;
+        rcvWup = sk.rcvNxt;
+        return (int) synWin;
+    }
+
+    /** tcp_cleanup_rbuf: after the application read, announce a window that grew a lot. */
+    void afterRead() {
+        TcpState st = sk.state;
+        if (st == TcpState.CLOSED || !st.receivesData()) {
+            return;
+        }
+        long rcvWindowNow = remaining();
+        if (2 * rcvWindowNow <= rcvWnd || sk.delack.ackPending && Seq.sub(sk.rcvNxt, rcvWup) > sk.rcvMss) {
+            long newWindow = selectWindowPeek();
+            if (newWindow >= 2 * rcvWindowNow && newWindow > 0) {
+                sk.out.sendAck();
+            }
+        }
+    }
+}

@@ -1,0 +1,144 @@
+package dev.usnet.tcp;
+
+import dev.usnet.core.knob.Knob;
+import dev.usnet.core.knob.LongKnob;
+import dev.usnet.core.knob.SysctlTable;
+import dev.usnet.core.knob.ValueKnob;
+import dev.usnet.tcp.cc.CcSwitches;
+import dev.usnet.tcp.cc.CongestionControls;
+import dev.usnet.tcp.cc.KernelPreset;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * TCP's knobs (Linux's ipv4_net_table entries for TCP, and usnet's kernel-version switches), declared here and
+ * read by every connection as typed values of its namespace's {@link dev.usnet.core.knob.Knobs}.
+ */
+public final class TcpSysctl implements SysctlTable {
+    private static final int INT_MAX = Integer.MAX_VALUE;
+
+    public static final LongKnob SLOW_START_AFTER_IDLE = LongKnob.define("net.ipv4.tcp_slow_start_after_idle", 1, 0, 1,
+            "RFC 2861: cwnd restarts from the initial window after an RTO of idle (tcp_slow_start_after_idle)");
+    public static final LongKnob SACK = LongKnob.define("net.ipv4.tcp_sack", 1, 0, 1,
+            "offer selective acknowledgments (RFC 2018) on new connections");
+    public static final LongKnob TIMESTAMPS = LongKnob.define("net.ipv4.tcp_timestamps", 1, 0, 1,
+            "offer timestamps (RFC 7323: RTT samples, PAWS) on new connections");
+    public static final LongKnob WINDOW_SCALING = LongKnob.define("net.ipv4.tcp_window_scaling", 1, 0, 1,
+            "offer window scaling (RFC 7323) on new connections");
+    public static final LongKnob KEEPALIVE_TIME = LongKnob.define("net.ipv4.tcp_keepalive_time", 7200, 1, 32767,
+            "seconds of idle before the first keep-alive probe (SO_KEEPALIVE without TCP_KEEPIDLE)");
+    public static final LongKnob KEEPALIVE_INTVL = LongKnob.define("net.ipv4.tcp_keepalive_intvl", 75, 1, 32767,
+            "seconds between keep-alive probes");
+    public static final LongKnob KEEPALIVE_PROBES = LongKnob.define("net.ipv4.tcp_keepalive_probes", 9, 1, 127,
+            "unanswered keep-alive probes before the connection is reset");
+    public static final LongKnob MAX_SYN_BACKLOG = LongKnob.define("net.ipv4.tcp_max_syn_backlog", 4096, 1, INT_MAX,
+            "connections a listener holds in SYN-RECV");
+    public static final LongKnob SOMAXCONN = LongKnob.define("net.core.somaxconn", 4096, 0, 65535,
+            "cap on a listener's accept-queue backlog (listen())");
+    public static final LongKnob FIN_TIMEOUT = LongKnob.define("net.ipv4.tcp_fin_timeout", 60, 1, INT_MAX,
+            "seconds an orphaned connection waits in FIN-WAIT-2");
+    public static final LongKnob SYN_RETRIES = LongKnob.define("net.ipv4.tcp_syn_retries", 6, 1, 127,
+            "SYN retransmissions before connect() fails with ETIMEDOUT");
+    public static final LongKnob SYNACK_RETRIES = LongKnob.define("net.ipv4.tcp_synack_retries", 5, 1, 255,
+            "SYN-ACK retransmissions before a half-open connection is dropped");
+    public static final LongKnob RETRIES2 = LongKnob.define("net.ipv4.tcp_retries2", 15, 1, 255,
+            "retransmission timeouts before an established connection is reset");
+    public static final LongKnob REORDERING = LongKnob.define("net.ipv4.tcp_reordering", 3, 1, 300,
+            "initial reordering degree: SACKed segments above a hole before it counts as lost (RFC 6675 DupThresh)");
+    public static final LongKnob FACK = LongKnob.define("net.ipv4.tcp_fack", 1, 0, 1,
+            "forward acknowledgment: loss is judged from the highest SACKed sequence (Linux 2.6 to 4.14)");
+    public static final LongKnob DSACK = LongKnob.define("net.ipv4.tcp_dsack", 1, 0, 1,
+            "report duplicate segments as D-SACK blocks (RFC 2883)");
+    public static final LongKnob RTO_MIN_MS = LongKnob.define("usnet.tcp.rto_min_ms", 200, 1, 120_000,
+            "the RTO floor in milliseconds (Linux's TCP_RTO_MIN, a per-route rto_min there)");
+    public static final LongKnob INIT_CWND = LongKnob.define("usnet.tcp.init_cwnd", 10, 1, 1000,
+            "the initial congestion window in segments (TCP_INIT_CWND, a per-route initcwnd in Linux)");
+    public static final LongKnob TSO = LongKnob.define("usnet.tcp.tso", 1, 0, 1,
+            "send super-segments of up to 64 KiB on devices with GSO offload (TSO autosizing off)");
+
+    public static final ValueKnob<String> CONGESTION_CONTROL = ValueKnob.defineWord("net.ipv4.tcp_congestion_control",
+            CongestionControls.DEFAULT, v -> {
+                if (!CongestionControls.available().contains(v)) {
+                    throw new IllegalArgumentException("net.ipv4.tcp_congestion_control: '" + v + "' is not one of "
+                            + String.join(", ", CongestionControls.available()));
+                }
+                return v;
+            }, "congestion control of new connections (reno, cubic)");
+    public static final ValueKnob<KernelPreset> KERNEL = ValueKnob.define("usnet.tcp.kernel", "4.3", KernelPreset::parse,
+            KernelPreset::label, "congestion-avoidance behaviour of a Linux version: 3.18, 3.19, 4.0 (4.0-4.2), 4.3");
+    public static final ValueKnob<TcpMem> RMEM = ValueKnob.define("net.ipv4.tcp_rmem", "4096 131072 6291456",
+            v -> TcpMem.parse("net.ipv4.tcp_rmem", v), TcpMem::toString,
+            "receive buffer bytes 'min default max'; usnet sockets start at max (no autotuning)");
+    public static final ValueKnob<TcpMem> WMEM = ValueKnob.define("net.ipv4.tcp_wmem", "4096 16384 4194304",
+            v -> TcpMem.parse("net.ipv4.tcp_wmem", v), TcpMem::toString,
+            "send buffer bytes 'min default max'; usnet sockets start at max (no autotuning)");
+
+    /** "preset": the switch follows usnet.tcp.kernel; anything else overrides that one behaviour. */
+    public static final String FOLLOW_PRESET = "preset";
+
+    /** One knob per congestion-avoidance switch ({@code usnet.tcp.ai}, ...), in {@link CcSwitches#KEYS} order. */
+    public static final List<ValueKnob<String>> SWITCHES = switchKnobs();
+
+    private static List<ValueKnob<String>> switchKnobs() {
+        List<ValueKnob<String>> l = new ArrayList<>();
+        for (String key : CcSwitches.KEYS) {
+            l.add(ValueKnob.defineWord(key, FOLLOW_PRESET, v -> {
+                if (!v.equals(FOLLOW_PRESET)) {
+                    // Any preset checks the value; it is kept as typed.
+                    KernelPreset.V4_3.switches().withOverride(key, v);
+                }
+                return v;
+            }, "one behaviour of usnet.tcp.kernel on its own; 'preset' follows usnet.tcp.kernel"));
+        }
+        return List.copyOf(l);
+    }
+
+    private static final List<Knob> ALL = all();
+
+    private static List<Knob> all() {
+        List<Knob> l = new ArrayList<>(List.of(SLOW_START_AFTER_IDLE, SACK, TIMESTAMPS, WINDOW_SCALING, KEEPALIVE_TIME,
+                KEEPALIVE_INTVL, KEEPALIVE_PROBES, MAX_SYN_BACKLOG, SOMAXCONN, FIN_TIMEOUT, SYN_RETRIES, SYNACK_RETRIES,
+                RETRIES2, REORDERING, FACK, DSACK, RTO_MIN_MS, INIT_CWND, TSO, CONGESTION_CONTROL, KERNEL, RMEM, WMEM));
+        l.addAll(SWITCHES);
+        return List.copyOf(l);
+    }
+
+    /** For {@link java.util.ServiceLoader}; the knobs themselves are the static fields. */
+    public TcpSysctl() {}
+
+    @Override
+    public List<? extends Knob> knobs() {
+        return ALL;
+    }
+
+    /** net.ipv4.tcp_rmem / tcp_wmem: three byte counts. */
+    public record TcpMem(long min, long def, long max) {
+        static TcpMem parse(String key, String v) {
+            String[] parts = v.trim().split("\\s+");
+            if (parts.length != 3) {
+                throw new IllegalArgumentException(key + ": expected three byte counts 'min default max', got '" + v + "'");
+            }
+            long[] n = new long[3];
+            for (int i = 0; i < 3; i++) {
+                try {
+                    n[i] = Long.decode(parts[i]);
+                } catch (NumberFormatException e) {
+                    throw new IllegalArgumentException(key + ": '" + parts[i] + "' is not an integer (expected 1.."
+                            + INT_MAX + ")");
+                }
+                if (n[i] < 1 || n[i] > INT_MAX) {
+                    throw new IllegalArgumentException(key + ": " + n[i] + " is out of range 1.." + INT_MAX);
+                }
+            }
+            if (n[0] > n[1] || n[1] > n[2]) {
+                throw new IllegalArgumentException(key + ": expected min <= default <= max, got '" + v + "'");
+            }
+            return new TcpMem(n[0], n[1], n[2]);
+        }
+
+        @Override
+        public String toString() {
+            return min + " " + def + " " + max;
+        }
+    }
+}
