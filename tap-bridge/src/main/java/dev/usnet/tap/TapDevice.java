@@ -157,6 +157,22 @@ public final class TapDevice extends Device {
         return isUp() && !gone && !closed.get();
     }
 
+    /**
+     * Up or down on usnet's side is carrier on the kernel's (TUNSETCARRIER): {@code ip link} there shows
+     * NO-CARRIER while this end is down, as for a pulled cable, and the kernel stops sending into it.
+     */
+    @Override
+    public void setUp(boolean up) {
+        super.setUp(up);
+        if (!gone && !closed.get()) {
+            try {
+                tun.setCarrier(up);
+            } catch (TunException e) {
+                LOG.warn("tap {}: {}", name(), e.getMessage());
+            }
+        }
+    }
+
     private void register() {
         Future<IoRegistration> f = loop.register(handle);
         if (!loop.inEventLoop()) {

@@ -43,6 +43,8 @@ public final class Tun implements AutoCloseable {
     public static final long TUNSETOFFLOAD = 0x400454d0L;
     public static final long TUNSETSNDBUF = 0x400454d4L;
     public static final long TUNSETVNETHDRSZ = 0x400454d8L;
+    /** _IOW('T', 226, int): sets the device's carrier (Linux 5.0+), as a cable plugged in or pulled. */
+    public static final long TUNSETCARRIER = 0x400454e2L;
 
     public static final int TUN_F_CSUM = 0x01;
     public static final int TUN_F_TSO4 = 0x02;
@@ -252,6 +254,22 @@ public final class Tun implements AutoCloseable {
 
     public boolean isOpen() {
         return !closed.get();
+    }
+
+    /**
+     * TUNSETCARRIER: the kernel side sees carrier ({@code on}) or loses it (NO-CARRIER, operstate DOWN), as when
+     * a cable is pulled; the interface stays administratively up.
+     */
+    public void setCarrier(boolean on) throws TunException {
+        if (closed.get()) {
+            throw new TunException("TUNSETCARRIER", Errno.EBADF, name + ": closed");
+        }
+        try (java.lang.foreign.Arena a = java.lang.foreign.Arena.ofConfined()) {
+            java.lang.foreign.MemorySegment v = a.allocateFrom(JAVA_INT, on ? 1 : 0);
+            if (Native.ioctl(fd, TUNSETCARRIER, v) < 0) {
+                throw fail("TUNSETCARRIER", name, Native.lastErrno());
+            }
+        }
     }
 
     /** Closes the fd (once); the kernel deletes a non-persistent device with its last fd. */

@@ -112,10 +112,23 @@ public abstract class Device {
 
     /** Taking a device down drops what its link emulation holds (a qdisc reset). */
     public void setUp(boolean up) {
+        boolean was = this.up;
         this.up = up;
         LinkEmulation ne = netem;
         if (!up && ne != null) {
             ne.purge();
+        }
+        if (was != up) {
+            notifyLinkChanged();
+        }
+    }
+
+    /** Tells whoever monitors this device's namespace that its state or carrier changed (RTM_NEWLINK). */
+    protected final void notifyLinkChanged() {
+        NetStack s = stack;
+        dev.usnet.core.stack.NetListener l = s == null ? null : s.listener();
+        if (l != null) {
+            l.linkChanged(this);
         }
     }
 

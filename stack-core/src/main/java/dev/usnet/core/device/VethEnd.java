@@ -31,6 +31,17 @@ public final class VethEnd extends Device {
         return peer;
     }
 
+    /** The peer's carrier follows this end's state, so its watchers hear of it too. */
+    @Override
+    public void setUp(boolean up) {
+        boolean was = isUp();
+        super.setUp(up);
+        VethEnd p = peer;
+        if (was != up && p != null) {
+            p.notifyLinkChanged();
+        }
+    }
+
     @Override
     public boolean hasCarrier() {
         VethEnd p = peer;
