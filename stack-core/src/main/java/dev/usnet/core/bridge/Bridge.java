@@ -129,6 +129,15 @@ public final class Bridge extends Device implements RxHandler {
         return bp;
     }
 
+    /** br_port_carrier_check / br_stp_disable_port: what was learned behind a port that went down is forgotten. */
+    @Override
+    protected void portDown(Device dev) {
+        BridgePort bp = port(dev);
+        if (bp != null) {
+            fdb.flushLearned(bp);
+        }
+    }
+
     /** {@code ip link set DEV nomaster}. */
     public synchronized void removePort(Device dev) {
         BridgePort bp = port(dev);

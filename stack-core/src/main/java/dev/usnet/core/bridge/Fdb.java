@@ -180,6 +180,21 @@ public final class Fdb {
         }
     }
 
+    /** br_fdb_delete_by_port without static entries: forgets what was learned behind {@code port}. */
+    synchronized int flushLearned(BridgePort port) {
+        if (port.fdbEntries == 0) {
+            return 0;
+        }
+        int n = 0;
+        for (FdbEntry e : new ArrayList<>(entries.values())) {
+            if (e.port == port && !e.local && !e.isStatic) {
+                remove(e);
+                n++;
+            }
+        }
+        return n;
+    }
+
     /** Removes learned entries older than the ageing time (br_fdb_cleanup); returns how many. */
     synchronized int expire(long now, long ageingNanos) {
         if (ageingNanos <= 0) {

@@ -119,8 +119,19 @@ public abstract class Device {
             ne.purge();
         }
         if (was != up) {
+            Device m = master;
+            if (!up && m != null) {
+                m.portDown(this);
+            }
             notifyLinkChanged();
         }
+    }
+
+    /**
+     * {@code port}, enslaved to this device, went down or lost its carrier (NETDEV_DOWN, NETDEV_CHANGE): a bridge
+     * forgets what it learned behind it, so traffic for those addresses floods to the other ports at once.
+     */
+    protected void portDown(Device port) {
     }
 
     /** Tells whoever monitors this device's namespace that its state or carrier changed (RTM_NEWLINK). */

@@ -38,6 +38,10 @@ public final class VethEnd extends Device {
         super.setUp(up);
         VethEnd p = peer;
         if (was != up && p != null) {
+            Device m = p.master();
+            if (!up && m != null) {
+                m.portDown(p);
+            }
             p.notifyLinkChanged();
         }
     }

@@ -85,6 +85,15 @@ public final class Daemon implements AutoCloseable {
 
         /** The warm-up of {@code frames} frames per path begins (it may take seconds). */
         default void warmingUp(int frames) {}
+
+        /** The topology is built and its captures open; its apps start right after this returns. */
+        default void appsStarting(Topology topology) {}
+
+        /**
+         * The apps have stopped and what was in flight has arrived ({@link #stop()}); the namespaces are deleted
+         * right after this returns.
+         */
+        default void appsStopped(Apps apps) {}
     }
 
     /** {@link #start} ended early because {@link Startup#stopRequested()}; everything it did was undone. */
@@ -351,6 +360,7 @@ public final class Daemon implements AutoCloseable {
         captures.open(spec, topology, options.outDir, System.currentTimeMillis() * 1_000_000L - System.nanoTime());
         stopIfRequested("before starting the apps");
         apps = Apps.of(topology);
+        startup.appsStarting(topology);
         appsStartedNanos = System.nanoTime();
         apps.start();
         double iv = spec.output().histogramIntervalSeconds();
@@ -411,6 +421,15 @@ public final class Daemon implements AutoCloseable {
             }
             // Let what is in flight arrive before counting and tearing down.
             sleep(100);
+            try {
+                startup.appsStopped(apps);
+            } catch (RuntimeException e) {
+                errors.add("after the apps stopped: " + e.getMessage());
+            }
+        }
+        if (topology != null) {
+            // Namespaces added or deleted while running (usnet ctl ns add|del) count as they are now.
+            stacks = topology.namespaces().stream().map(NetNamespace::stack).toList();
         }
         try {
             writeHistograms();
