@@ -33,6 +33,11 @@ final class AppsVerbs {
         return Reply.of(l, l.isEmpty() ? "no apps" : sb.toString().stripTrailing());
     }
 
+    /** What a running TCP app's ends have received so far: the payload that got through. */
+    static long delivered(Apps.TcpApp t) {
+        return t.client().bytesReceived() + t.server().bytesReceived();
+    }
+
     static String kind(Apps.App a) {
         return switch (a) {
             case Apps.Pinger p -> "ping";
@@ -95,7 +100,7 @@ final class AppsVerbs {
                         lat = r.latency();
                         m.put("mbit_s", r.mbps());
                     } else {
-                        bytes = Math.max(t.client().bytesSent(), t.client().bytesReceived());
+                        bytes = delivered(t);
                     }
                 }
                 default -> { }

@@ -241,7 +241,7 @@ public final class UsnetCollector implements MultiCollector {
 
     private static void apps(MetricSnapshots.Builder out, Apps apps) {
         CounterSnapshot.Builder bytes = CounterSnapshot.builder().name("usnet_app_bytes")
-                .help("Payload bytes an app moved so far: udp-send sent, udp-sink received, TCP the client's counted bytes.");
+                .help("Payload bytes an app moved so far: udp-send sent, udp-sink received, TCP what its two ends received.");
         CounterSnapshot.Builder ops = CounterSnapshot.builder().name("usnet_app_operations")
                 .help("Ping replies, datagrams, rr transactions or bursts so far.");
         GaugeSnapshot.Builder outcome = GaugeSnapshot.builder().name("usnet_app_outcome")
@@ -277,12 +277,10 @@ public final class UsnetCollector implements MultiCollector {
                 case Apps.TcpApp t -> {
                     AppResult r = t.client().result();
                     finished = t.isDone();
+                    b = t.client().bytesReceived() + t.server().bytesReceived();
                     if (r != null) {
-                        b = r.bytes();
                         n = r.operations();
                         tput.dataPoint(gauge(r.mbps() * 1e6 / 8, l));
-                    } else {
-                        b = Math.max(t.client().bytesSent(), t.client().bytesReceived());
                     }
                     done.dataPoint(gauge(finished ? 1 : 0, l));
                 }

@@ -89,7 +89,7 @@ public record Results(String topology, String clock, long seed, double durationS
             m.put("name", full.get("name"));
             long bytes = (Long) full.get("bytes");
             if (a instanceof Apps.TcpApp t && t.client().result() == null) {
-                bytes = Math.max(t.client().bytesSent(), t.client().bytesReceived());
+                bytes = t.client().bytesReceived() + t.server().bytesReceived();
             }
             m.put("bytes", bytes);
             m.put("ops", full.get("ops"));
