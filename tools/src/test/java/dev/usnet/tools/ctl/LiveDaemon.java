@@ -149,6 +149,15 @@ final class LiveDaemon implements AutoCloseable {
         throw new AssertionError("no app " + name);
     }
 
+    /** An app's {@code ops}, for polling; -1 when it cannot be read. */
+    long app(String name) {
+        try {
+            return app(name, "ops");
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
     List<String> names(JsonNode arr, String field) {
         return java.util.stream.StreamSupport.stream(arr.spliterator(), false).map(n -> n.path(field).asText()).toList();
     }
