@@ -54,7 +54,18 @@ public final class Usnet implements Runnable {
         return cl.execute(args);
     }
 
+    private static volatile boolean standalone;
+
+    /**
+     * True in a process started as the usnet command ({@link #main}), false when the CLI runs inside another program
+     * (tests, embedding): only then may a command change the whole process, such as giving up root.
+     */
+    public static boolean standalone() {
+        return standalone;
+    }
+
     public static void main(String[] args) throws InterruptedException {
+        standalone = true;
         PrintWriter out = new PrintWriter(System.out, true);
         PrintWriter err = new PrintWriter(System.err, true);
         int[] code = {1};

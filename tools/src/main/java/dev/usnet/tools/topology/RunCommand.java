@@ -6,6 +6,8 @@ import dev.usnet.tools.UsageException;
 import dev.usnet.tools.Usnet;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -264,6 +266,27 @@ public final class RunCommand implements Callable<Integer> {
                 return exit.get();
             }
             Daemon daemon = d;
+            try {
+                List<Path> writable = new ArrayList<>();
+                if (results != null) {
+                    // Written at the stop: made now, while this process may still create it, and kept writable.
+                    if (!java.nio.file.Files.exists(results)) {
+                        if (results.toAbsolutePath().getParent() != null) {
+                            java.nio.file.Files.createDirectories(results.toAbsolutePath().getParent());
+                        }
+                        java.nio.file.Files.createFile(results);
+                    }
+                    writable.add(results);
+                }
+                String dropped = d.dropPrivileges(writable, Usnet.standalone());
+                if (dropped != null) {
+                    o.println("usnet: " + dropped);
+                }
+            } catch (java.io.IOException | UsageException ex) {
+                e.println("usnet: " + ex.getMessage());
+                exit.set(Usnet.EXIT_USAGE);
+                return exit.get();
+            }
             try {
                 controlRef[0].started(new dev.usnet.tools.ctl.ControlPlane.Host(t.name(), "real", d.topology(), daemon::apps,
                         dir, dev.usnet.tools.ctl.NsLoops.realTime(), daemon::writeHistograms));
