@@ -15,7 +15,7 @@ final class CaptureVerbs {
     private CaptureVerbs() {}
 
     static Reply run(ControlPlane.Call c) {
-        Args a = c.args("capture start NS/DEV FILE [in|out|inout] [count N] | capture stop [FILE] | capture list");
+        Args a = c.args("capture start NS/DEV FILE [in|out|inout] [[count] N] | capture stop [FILE] | capture list");
         String sub = a.more() ? a.next("subcommand") : "list";
         return switch (sub) {
             case "start" -> start(c, a);
@@ -38,7 +38,12 @@ final class CaptureVerbs {
             switch (w) {
                 case "in", "out", "inout" -> dir = PcapTap.Direction.valueOf(w.toUpperCase(Locale.ROOT));
                 case "count" -> count = Args.integer(a.next("count"), "count", 1, Integer.MAX_VALUE);
-                default -> throw a.unexpected(w);
+                default -> {
+                    if (!w.chars().allMatch(Character::isDigit)) {
+                        throw a.unexpected(w);
+                    }
+                    count = Args.integer(w, "count", 1, Integer.MAX_VALUE);
+                }
             }
         }
         int slash = where.indexOf('/');

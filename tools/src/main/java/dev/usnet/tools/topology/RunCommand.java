@@ -269,20 +269,27 @@ public final class RunCommand implements Callable<Integer> {
             try {
                 List<Path> writable = new ArrayList<>();
                 if (results != null) {
-                    // Written at the stop: made now, while this process may still create it, and kept writable.
-                    if (!java.nio.file.Files.exists(results)) {
-                        if (results.toAbsolutePath().getParent() != null) {
-                            java.nio.file.Files.createDirectories(results.toAbsolutePath().getParent());
+                    // Written at the stop: made now, while this process may still create it, and kept writable. One
+                    // that cannot be made is reported when it is written, after the report, as without the drop.
+                    try {
+                        if (!java.nio.file.Files.exists(results)) {
+                            if (results.toAbsolutePath().getParent() != null) {
+                                java.nio.file.Files.createDirectories(results.toAbsolutePath().getParent());
+                            }
+                            java.nio.file.Files.createFile(results);
                         }
-                        java.nio.file.Files.createFile(results);
+                        if (java.nio.file.Files.isRegularFile(results)) {
+                            writable.add(results);
+                        }
+                    } catch (java.io.IOException ignored) {
+                        // RunResults.write says why at the stop.
                     }
-                    writable.add(results);
                 }
                 String dropped = d.dropPrivileges(writable, Usnet.standalone());
                 if (dropped != null) {
                     o.println("usnet: " + dropped);
                 }
-            } catch (java.io.IOException | UsageException ex) {
+            } catch (UsageException ex) {
                 e.println("usnet: " + ex.getMessage());
                 exit.set(Usnet.EXIT_USAGE);
                 return exit.get();
