@@ -83,6 +83,10 @@ public final class TapDevice extends Device {
     private final IovArray iov;
 
     private volatile boolean gone;
+    /** The kernel side was told it has no carrier (TUNSETCARRIER 0). */
+    private volatile boolean carrierOff;
+    /** Being deleted: going down now is the fd closing, not a carrier change. */
+    private volatile boolean closing;
     private volatile String goneReason;
 
     /**
@@ -155,6 +159,25 @@ public final class TapDevice extends Device {
     @Override
     public boolean hasCarrier() {
         return isUp() && !gone && !closed.get();
+    }
+
+    /**
+     * Up or down on usnet's side is carrier on the kernel's (TUNSETCARRIER): {@code ip link} there shows
+     * NO-CARRIER while this end is down, as for a pulled cable, and the kernel stops sending into it.
+     */
+    @Override
+    public void setUp(boolean up) {
+        super.setUp(up);
+        // Only a change the kernel side does not already see: a fresh TAP has carrier, and one being closed or gone
+        // takes its carrier with its fd.
+        if (up == carrierOff && !gone && !closing && !closed.get()) {
+            try {
+                tun.setCarrier(up);
+                carrierOff = !up;
+            } catch (TunException e) {
+                LOG.warn("tap {}: {}", name(), e.getMessage());
+            }
+        }
     }
 
     private void register() {
@@ -503,6 +526,7 @@ public final class TapDevice extends Device {
     /** Device deleted: close on the loop, waiting for it (the loop thread itself closes at once). */
     @Override
     protected void destroy() {
+        closing = true;
         setUp(false);
         if (closed.get()) {
             return;

@@ -43,6 +43,8 @@ public final class Tun implements AutoCloseable {
     public static final long TUNSETOFFLOAD = 0x400454d0L;
     public static final long TUNSETSNDBUF = 0x400454d4L;
     public static final long TUNSETVNETHDRSZ = 0x400454d8L;
+    /** _IOW('T', 226, int): sets the device's carrier (Linux 5.0+), as a cable plugged in or pulled. */
+    public static final long TUNSETCARRIER = 0x400454e2L;
 
     public static final int TUN_F_CSUM = 0x01;
     public static final int TUN_F_TSO4 = 0x02;
@@ -254,6 +256,22 @@ public final class Tun implements AutoCloseable {
         return !closed.get();
     }
 
+    /**
+     * TUNSETCARRIER: the kernel side sees carrier ({@code on}) or loses it (NO-CARRIER, operstate DOWN), as when
+     * a cable is pulled; the interface stays administratively up.
+     */
+    public void setCarrier(boolean on) throws TunException {
+        if (closed.get()) {
+            throw new TunException("TUNSETCARRIER", Errno.EBADF, name + ": closed");
+        }
+        try (java.lang.foreign.Arena a = java.lang.foreign.Arena.ofConfined()) {
+            java.lang.foreign.MemorySegment v = a.allocateFrom(JAVA_INT, on ? 1 : 0);
+            if (Native.ioctl(fd, TUNSETCARRIER, v) < 0) {
+                throw fail("TUNSETCARRIER", name, Native.lastErrno());
+            }
+        }
+    }
+
     /** Closes the fd (once); the kernel deletes a non-persistent device with its last fd. */
     @Override
     public void close() {
@@ -447,6 +465,18 @@ public final class Tun implements AutoCloseable {
                 FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, ADDRESS), CCS);
         private static final MethodHandle IF_NAMETOINDEX = handle("if_nametoindex",
                 FunctionDescriptor.of(JAVA_INT, ADDRESS), CCS);
+        // capget/capset are not exported by every libc under those names: the raw syscall numbers (x86-64) are.
+        private static final MethodHandle SYSCALL3 = handle("syscall",
+                FunctionDescriptor.of(JAVA_LONG, JAVA_LONG, ADDRESS, ADDRESS), CCS, Linker.Option.firstVariadicArg(1));
+        private static final MethodHandle SETGROUPS = handle("setgroups",
+                FunctionDescriptor.of(JAVA_INT, JAVA_LONG, ADDRESS), CCS);
+        private static final MethodHandle SETRESGID = handle("setresgid",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), CCS);
+        private static final MethodHandle SETRESUID = handle("setresuid",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT), CCS);
+        private static final MethodHandle PRCTL = handle("prctl",
+                FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG), CCS,
+                Linker.Option.firstVariadicArg(1));
 
         // errno of the last call on this thread; creation runs on one thread from first call to error message.
         private static final ThreadLocal<int[]> LAST = ThreadLocal.withInitial(() -> new int[1]);
@@ -534,6 +564,32 @@ public final class Tun implements AutoCloseable {
 
         static long recv(int fd, MemorySegment buf, long len) {
             return call((a, cap) -> (long) RECV.invokeExact(cap, fd, buf, len, 0));
+        }
+
+        /** {@code syscall(nr, a, b)} for capget (125) and capset (126) with their header and data structs. */
+        static long syscall(long nr, MemorySegment a, MemorySegment b) {
+            return call((ar, cap) -> (long) SYSCALL3.invokeExact(cap, nr, a, b));
+        }
+
+        /** glibc applies these to every thread of the process (its setxid broadcast), as POSIX requires. */
+        static int setgroupsNone() {
+            return (int) call((a, cap) -> (int) SETGROUPS.invokeExact(cap, 0L, MemorySegment.NULL));
+        }
+
+        static int setresgid(int g) {
+            return (int) call((a, cap) -> (int) SETRESGID.invokeExact(cap, g, g, g));
+        }
+
+        static int setresuid(int u) {
+            return (int) call((a, cap) -> (int) SETRESUID.invokeExact(cap, u, u, u));
+        }
+
+        static int prctl(int option, long arg2) {
+            return (int) call((a, cap) -> (int) PRCTL.invokeExact(cap, option, arg2, 0L, 0L, 0L));
+        }
+
+        static int prctl4(int option, long arg2, long arg3) {
+            return (int) call((a, cap) -> (int) PRCTL.invokeExact(cap, option, arg2, arg3, 0L, 0L));
         }
 
         /** Returns 0 on failure, with errno kept. */

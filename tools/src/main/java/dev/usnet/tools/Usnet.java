@@ -12,7 +12,7 @@ import picocli.CommandLine.Command;
 /** The {@code usnet} command line. */
 @Command(name = "usnet", mixinStandardHelpOptions = true, version = "usnet 0.1.0",
         description = "Userspace network stack emulator: namespaces, veth, bridges, routers, checked against Linux.",
-        subcommands = {DemoCommand.class, RunCommand.class, dev.usnet.tools.compare.CompareCommand.class, CleanupCommand.class, ReplayCommand.class,
+        subcommands = {DemoCommand.class, RunCommand.class, dev.usnet.tools.ctl.CtlCommand.class, dev.usnet.tools.compare.CompareCommand.class, CleanupCommand.class, ReplayCommand.class,
                 dev.usnet.tools.tcp.TcpCommand.class, dev.usnet.tools.experiment.ExperimentCommand.class,
                 dev.usnet.tools.oracle.OracleCommand.class, dev.usnet.tools.calibrate.CalibrateCommand.class,
                 CommandLine.HelpCommand.class})
@@ -29,6 +29,9 @@ public final class Usnet implements Runnable {
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Usnet());
         cl.setUsageHelpWidth(80);
+        // usnet ctl's verbs take iproute2's own options (sysctl -w, -a, bridge ... -s): everything from the verb on is
+        // the verb's.
+        cl.getSubcommands().get("ctl").setStopAtPositional(true);
         return cl;
     }
 
@@ -51,7 +54,18 @@ public final class Usnet implements Runnable {
         return cl.execute(args);
     }
 
+    private static volatile boolean standalone;
+
+    /**
+     * True in a process started as the usnet command ({@link #main}), false when the CLI runs inside another program
+     * (tests, embedding): only then may a command change the whole process, such as giving up root.
+     */
+    public static boolean standalone() {
+        return standalone;
+    }
+
     public static void main(String[] args) throws InterruptedException {
+        standalone = true;
         PrintWriter out = new PrintWriter(System.out, true);
         PrintWriter err = new PrintWriter(System.err, true);
         int[] code = {1};

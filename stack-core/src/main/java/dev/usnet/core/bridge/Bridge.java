@@ -27,7 +27,7 @@ public final class Bridge extends Device implements RxHandler {
     /** usnet's default cap on learned entries (Linux's fdb_max_learned default 0 means unlimited). */
     public static final int DEFAULT_FDB_MAX_LEARNED = 65_536;
 
-    private final Fdb fdb = new Fdb();
+    private final Fdb fdb = new Fdb(this);
     /**
      * The ports in the order they joined (the flood order), as an immutable view republished on every change:
      * adding appends into spare room (the slots array doubles when full), removing clears the port's slot and
@@ -127,6 +127,15 @@ public final class Bridge extends Device implements RxHandler {
         dev.setPromisc(true);
         fdb.addLocal(dev.mac(), bp, now());
         return bp;
+    }
+
+    /** br_port_carrier_check / br_stp_disable_port: what was learned behind a port that went down is forgotten. */
+    @Override
+    protected void portDown(Device dev) {
+        BridgePort bp = port(dev);
+        if (bp != null) {
+            fdb.flushLearned(bp);
+        }
     }
 
     /** {@code ip link set DEV nomaster}. */

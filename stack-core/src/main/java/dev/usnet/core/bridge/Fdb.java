@@ -11,17 +11,52 @@ import java.util.List;
  */
 public final class Fdb {
     private final LongObjectHashMap<FdbEntry> entries = new LongObjectHashMap<>();
-    private int learned;
+    // Counts by kind, kept at every change so they can be read from any thread without the table's lock.
+    private volatile int learned;
+    private volatile int statics;
+    private volatile int locals;
     private volatile long learnFailures;
+    /** The bridge whose table this is, for telling its namespace's monitor; null for a table on its own. */
+    private final Bridge owner;
+
+    public Fdb() {
+        this(null);
+    }
+
+    Fdb(Bridge owner) {
+        this.owner = owner;
+    }
+
+    private dev.usnet.core.stack.NetListener listener() {
+        if (owner == null) {
+            return null;
+        }
+        dev.usnet.core.stack.NetStack s = owner.stack();
+        return s == null ? null : s.listener();
+    }
 
     /** The entry for {@code mac} if it exists and, when learned, has not aged out by {@code now}. */
     FdbEntry find(long mac, long now, long ageingNanos) {
         FdbEntry e = entries.get(mac);
         if (e != null && !e.local && !e.isStatic && ageingNanos > 0 && now - e.updated > ageingNanos) {
             remove(e);
+            aged(e);
             return null;
         }
         return e;
+    }
+
+    private void aged(FdbEntry e) {
+        dev.usnet.core.stack.NetListener l = listener();
+        if (l != null) {
+            BridgePort p = e.port;
+            l.fdbAged(owner, e.mac, p == null ? null : p.dev());
+        }
+    }
+
+    /** The entry for {@code mac} as it is, aged or not ({@code bridge fdb show}), or null. */
+    public synchronized FdbEntry entry(long mac) {
+        return entries.get(mac);
     }
 
     /**
@@ -37,10 +72,15 @@ public final class Fdb {
             if (!e.isStatic) {
                 e.updated = now;
                 if (e.port != port) {
+                    BridgePort from = e.port;
                     synchronized (this) {
                         count(e.port, -1);
                         e.port = port;
                         count(port, 1);
+                    }
+                    dev.usnet.core.stack.NetListener l = listener();
+                    if (l != null) {
+                        l.fdbMoved(owner, mac, from.dev(), port.dev());
                     }
                 }
             }
@@ -53,25 +93,37 @@ public final class Fdb {
         synchronized (this) {
             put(new FdbEntry(mac, port, now, false, false));
         }
-        learned++;
+        dev.usnet.core.stack.NetListener l = listener();
+        if (l != null) {
+            l.fdbLearned(owner, mac, port.dev());
+        }
         return true;
     }
 
     synchronized void addLocal(long mac, BridgePort port, long now) {
-        FdbEntry old = entries.get(mac);
-        if (old != null && !old.local && !old.isStatic) {
-            learned--;
-        }
         put(new FdbEntry(mac, port, now, true, true));
     }
 
     /** {@code bridge fdb add MAC dev PORT master static}. */
     public synchronized void addStatic(long mac, BridgePort port, long now) {
-        FdbEntry old = entries.get(mac);
-        if (old != null && !old.local && !old.isStatic) {
-            learned--;
-        }
         put(new FdbEntry(mac, port, now, false, true));
+    }
+
+    /**
+     * {@code bridge fdb del MAC}: removes a static or learned entry; false when there is none. The bridge's and
+     * its ports' own (local) addresses cannot be removed this way.
+     */
+    public synchronized boolean delete(long mac) {
+        FdbEntry e = entries.get(mac);
+        if (e == null) {
+            return false;
+        }
+        if (e.local) {
+            throw new IllegalArgumentException(dev.usnet.core.wire.MacAddr.format(mac) + " is a local address of the bridge"
+                    + (e.port != null ? " (port " + e.port.dev().name() + ")" : "") + "; it goes only with its device");
+        }
+        remove(e);
+        return true;
     }
 
     /** Puts {@code e} in place of any entry for its MAC, keeping the ports' entry counts. Holds the lock. */
@@ -79,8 +131,20 @@ public final class Fdb {
         FdbEntry old = entries.put(e.mac, e);
         if (old != null) {
             count(old.port, -1);
+            kind(old, -1);
         }
         count(e.port, 1);
+        kind(e, 1);
+    }
+
+    private void kind(FdbEntry e, int delta) {
+        if (e.local) {
+            locals += delta;
+        } else if (e.isStatic) {
+            statics += delta;
+        } else {
+            learned += delta;
+        }
     }
 
     private static void count(BridgePort port, int delta) {
@@ -93,9 +157,7 @@ public final class Fdb {
         if (entries.get(e.mac) == e) {
             entries.remove(e.mac);
             count(e.port, -1);
-            if (!e.local && !e.isStatic) {
-                learned--;
-            }
+            kind(e, -1);
         }
     }
 
@@ -118,6 +180,21 @@ public final class Fdb {
         }
     }
 
+    /** br_fdb_delete_by_port without static entries: forgets what was learned behind {@code port}. */
+    synchronized int flushLearned(BridgePort port) {
+        if (port.fdbEntries == 0) {
+            return 0;
+        }
+        int n = 0;
+        for (FdbEntry e : new ArrayList<>(entries.values())) {
+            if (e.port == port && !e.local && !e.isStatic) {
+                remove(e);
+                n++;
+            }
+        }
+        return n;
+    }
+
     /** Removes learned entries older than the ageing time (br_fdb_cleanup); returns how many. */
     synchronized int expire(long now, long ageingNanos) {
         if (ageingNanos <= 0) {
@@ -127,6 +204,7 @@ public final class Fdb {
         for (FdbEntry e : new ArrayList<>(entries.values())) {
             if (!e.local && !e.isStatic && now - e.updated > ageingNanos) {
                 remove(e);
+                aged(e);
                 n++;
             }
         }
@@ -141,8 +219,19 @@ public final class Fdb {
         return entries.size();
     }
 
+    /** Learned entries (lock-free read). */
     public int learnedCount() {
         return learned;
+    }
+
+    /** Static entries ({@code bridge fdb add ... static}), lock-free. */
+    public int staticCount() {
+        return statics;
+    }
+
+    /** The bridge's and its ports' own addresses, lock-free. */
+    public int localCount() {
+        return locals;
     }
 
     /** New addresses not learned because the table was at fdb_max_learned. */

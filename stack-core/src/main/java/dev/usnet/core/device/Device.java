@@ -112,10 +112,34 @@ public abstract class Device {
 
     /** Taking a device down drops what its link emulation holds (a qdisc reset). */
     public void setUp(boolean up) {
+        boolean was = this.up;
         this.up = up;
         LinkEmulation ne = netem;
         if (!up && ne != null) {
             ne.purge();
+        }
+        if (was != up) {
+            Device m = master;
+            if (!up && m != null) {
+                m.portDown(this);
+            }
+            notifyLinkChanged();
+        }
+    }
+
+    /**
+     * {@code port}, enslaved to this device, went down or lost its carrier (NETDEV_DOWN, NETDEV_CHANGE): a bridge
+     * forgets what it learned behind it, so traffic for those addresses floods to the other ports at once.
+     */
+    protected void portDown(Device port) {
+    }
+
+    /** Tells whoever monitors this device's namespace that its state or carrier changed (RTM_NEWLINK). */
+    protected final void notifyLinkChanged() {
+        NetStack s = stack;
+        dev.usnet.core.stack.NetListener l = s == null ? null : s.listener();
+        if (l != null) {
+            l.linkChanged(this);
         }
     }
 

@@ -31,6 +31,21 @@ public final class VethEnd extends Device {
         return peer;
     }
 
+    /** The peer's carrier follows this end's state, so its watchers hear of it too. */
+    @Override
+    public void setUp(boolean up) {
+        boolean was = isUp();
+        super.setUp(up);
+        VethEnd p = peer;
+        if (was != up && p != null) {
+            Device m = p.master();
+            if (!up && m != null) {
+                m.portDown(p);
+            }
+            p.notifyLinkChanged();
+        }
+    }
+
     @Override
     public boolean hasCarrier() {
         VethEnd p = peer;

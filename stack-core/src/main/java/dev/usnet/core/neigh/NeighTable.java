@@ -26,6 +26,9 @@ public final class NeighTable {
 
     private final NetStack stack;
     private final LongObjectHashMap<Neighbour> entries = new LongObjectHashMap<>();
+    /** Entries per NUD state, kept at every change so they can be read from any thread without the table's lock. */
+    private final java.util.concurrent.atomic.AtomicIntegerArray byState =
+            new java.util.concurrent.atomic.AtomicIntegerArray(NudState.values().length);
 
     public NeighTable(NetStack stack) {
         this.stack = stack;
@@ -57,6 +60,8 @@ public final class NeighTable {
             }
             n = new Neighbour(dev, ip);
             entries.put(key(dev, ip), n);
+            n.inTable = true;
+            byState.incrementAndGet(NudState.NONE.ordinal());
             return n;
         }
     }
@@ -80,10 +85,39 @@ public final class NeighTable {
     }
 
     private void remove(Neighbour n) {
-        entries.remove(key(n.dev, n.ip));
+        if (entries.remove(key(n.dev, n.ip)) == n) {
+            n.inTable = false;
+            byState.decrementAndGet(n.state.ordinal());
+            dev.usnet.core.stack.NetListener l = stack.listener();
+            if (l != null) {
+                l.neighDeleted(n);
+            }
+        }
         if (n.timer != null) {
             n.timer.cancel();
         }
+    }
+
+    /** Every NUD state change goes through here: the per-state counts follow, and a monitor hears of it. */
+    private void setState(Neighbour n, NudState to) {
+        NudState from = n.state;
+        if (from == to) {
+            return;
+        }
+        n.state = to;
+        if (n.inTable) {
+            byState.decrementAndGet(from.ordinal());
+            byState.incrementAndGet(to.ordinal());
+        }
+        dev.usnet.core.stack.NetListener l = stack.listener();
+        if (l != null) {
+            l.neighChanged(n, from);
+        }
+    }
+
+    /** How many entries are in {@code state} now; lock-free, for metrics scraped from another thread. */
+    public int count(NudState state) {
+        return byState.get(state.ordinal());
     }
 
     /** {@code ip neigh replace IP lladdr MAC dev DEV nud permanent}. */
@@ -96,7 +130,7 @@ public final class NeighTable {
             n.timer.cancel();
         }
         n.mac = mac;
-        n.state = NudState.PERMANENT;
+        setState(n, NudState.PERMANENT);
         n.updated = n.confirmed = stack.now();
         flushQueue(n);
     }
@@ -120,6 +154,24 @@ public final class NeighTable {
             l.sort((a, b) -> a.dev.ifindex() != b.dev.ifindex() ? Integer.compare(a.dev.ifindex(), b.dev.ifindex())
                     : Integer.compareUnsigned(a.ip, b.ip));
             return l;
+        }
+    }
+
+    /**
+     * {@code ip neigh flush [dev DEV]}: removes every entry (of {@code dev}, or all when null) that is neither
+     * PERMANENT nor NOARP, as iproute2 does without {@code nud all}; what they queued is dropped. Returns how many.
+     */
+    public int flush(Device dev) {
+        synchronized (entries) {
+            int n = 0;
+            for (Neighbour x : new ArrayList<>(entries.values())) {
+                if ((dev == null || x.dev == dev) && x.state != NudState.PERMANENT && x.state != NudState.NOARP) {
+                    remove(x);
+                    dropQueue(x, DropReason.NEIGH_DEAD);
+                    n++;
+                }
+            }
+            return n;
         }
     }
 
@@ -175,7 +227,7 @@ public final class NeighTable {
             if (s == NudState.STALE) {
                 // First use of a stale entry: trust it for delay_first_probe_time, then probe.
                 DevConf c = stack.conf(dev);
-                n.state = NudState.DELAY;
+                setState(n, NudState.DELAY);
                 arm(n, c.delayFirstProbeTimeS * 1_000_000_000L);
             }
             EthernetFrame.write(p.buf(), p.start(), n.mac, dev.mac(), EthernetFrame.ETH_P_IP);
@@ -185,11 +237,11 @@ public final class NeighTable {
         DevConf c = stack.conf(dev);
         if (s == NudState.NONE || s == NudState.FAILED) {
             if (c.mcastSolicit + c.appSolicit == 0) {
-                n.state = NudState.FAILED;
+                setState(n, NudState.FAILED);
                 stack.drop(p, DropReason.NEIGH_FAILED);
                 return;
             }
-            n.state = NudState.INCOMPLETE;
+            setState(n, NudState.INCOMPLETE);
             n.probes = c.ucastSolicit;
             n.updated = stack.now();
             enqueue(n, p, c);
@@ -258,21 +310,21 @@ public final class NeighTable {
                 if (now <= n.confirmed + n.reachableTimeNanos) {
                     next = n.confirmed + n.reachableTimeNanos - now;
                 } else if (now <= n.used + delayProbe) {
-                    n.state = NudState.DELAY;
+                    setState(n, NudState.DELAY);
                     n.updated = now;
                     next = delayProbe;
                 } else {
-                    n.state = NudState.STALE;
+                    setState(n, NudState.STALE);
                     n.updated = now;
                 }
             }
             case DELAY -> {
                 if (now <= n.confirmed + delayProbe) {
-                    n.state = NudState.REACHABLE;
+                    setState(n, NudState.REACHABLE);
                     n.updated = now;
                     next = n.confirmed + n.reachableTimeNanos - now;
                 } else {
-                    n.state = NudState.PROBE;
+                    setState(n, NudState.PROBE);
                     n.updated = now;
                     n.probes = 0;
                     next = retrans;
@@ -284,7 +336,7 @@ public final class NeighTable {
             }
         }
         if ((n.state == NudState.INCOMPLETE || n.state == NudState.PROBE) && n.probes >= maxProbes(n, c)) {
-            n.state = NudState.FAILED;
+            setState(n, NudState.FAILED);
             n.updated = now;
             stack.mib().inc(Mib.NeighResolutionFailed);
             invalidate(n);
@@ -328,7 +380,7 @@ public final class NeighTable {
             return;
         }
         n.mac = mac;
-        n.state = next;
+        setState(n, next);
         n.updated = now;
         if (next == NudState.REACHABLE) {
             n.confirmed = now;

@@ -21,6 +21,8 @@ public final class Neighbour {
     final ArrayDeque<Packet> arpQueue = new ArrayDeque<>();
     int arpQueueBytes;
     Timeout timer;
+    /** Still in its table (removed entries keep their last state but are no longer counted). */
+    boolean inTable;
 
     Neighbour(Device dev, int ip) {
         this.dev = dev;

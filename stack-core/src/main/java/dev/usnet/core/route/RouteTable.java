@@ -1,6 +1,7 @@
 package dev.usnet.core.route;
 
 import dev.usnet.core.device.Device;
+import dev.usnet.core.stack.NetListener;
 import dev.usnet.core.wire.Ipv4Addr;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -19,6 +20,8 @@ public final class RouteTable {
     private final Map<Long, Route> routes = new HashMap<>();
     private volatile Snapshot snapshot = Snapshot.EMPTY;
     private volatile boolean dirty;
+    // RTM_NEWROUTE/RTM_DELROUTE to whoever monitors the namespace; null when nobody does.
+    private volatile NetListener listener;
 
     /**
      * The flat form. {@code index}, present for large tables, maps the top 16 address bits to the last range
@@ -35,14 +38,42 @@ public final class RouteTable {
         return ((long) (prefix & Ipv4Addr.mask(len)) << 8) | len;
     }
 
+    /** Who is told of route changes (the namespace's monitor), or null. */
+    public void setListener(NetListener l) {
+        this.listener = l;
+    }
+
+    private void notify(Route r, boolean added) {
+        NetListener l = listener;
+        if (l != null && r != null) {
+            l.routeChanged(r, added);
+        }
+    }
+
     /** Adds or replaces the route for its prefix (like {@code ip route replace}); the lower metric wins a tie. */
     public synchronized void add(Route r) {
         long k = key(r.prefix(), r.prefixLen());
         Route old = routes.get(k);
         if (old == null || r.metric() <= old.metric() || old.dev() == r.dev()) {
             routes.put(k, r);
+            notify(old, false);
+            notify(r, true);
         }
         dirty = true;
+    }
+
+    /** The route for exactly this prefix, or null ({@code ip route show exact PREFIX}). */
+    public synchronized Route get(int prefix, int len) {
+        return routes.get(key(prefix, len));
+    }
+
+    /** {@code ip route replace}: puts {@code r} in place of whatever route its prefix has, whatever its metric. */
+    public synchronized Route replace(Route r) {
+        Route old = routes.put(key(r.prefix(), r.prefixLen()), r);
+        notify(old, false);
+        notify(r, true);
+        dirty = true;
+        return old;
     }
 
     /** Like {@code ip route add}: fails when the prefix already has a route. */
@@ -52,19 +83,27 @@ public final class RouteTable {
             throw new IllegalArgumentException("route " + Ipv4Addr.format(r.prefix()) + "/" + r.prefixLen() + " exists (RTNETLINK: File exists)");
         }
         routes.put(k, r);
+        notify(r, true);
         dirty = true;
     }
 
     public synchronized boolean remove(int prefix, int len) {
-        boolean removed = routes.remove(key(prefix, len)) != null;
-        dirty |= removed;
-        return removed;
+        Route old = routes.remove(key(prefix, len));
+        notify(old, false);
+        dirty |= old != null;
+        return old != null;
     }
 
     /** Removes every route through {@code dev} (the device went away or down). */
     public synchronized int removeDevice(Device dev) {
         int before = routes.size();
-        routes.values().removeIf(r -> r.dev() == dev);
+        routes.values().removeIf(r -> {
+            if (r.dev() == dev) {
+                notify(r, false);
+                return true;
+            }
+            return false;
+        });
         dirty |= routes.size() != before;
         return before - routes.size();
     }
@@ -74,6 +113,7 @@ public final class RouteTable {
         Route r = routes.get(key(prefix, len));
         if (r != null && r.connected() && r.dev() == dev) {
             routes.remove(key(prefix, len));
+            notify(r, false);
             dirty = true;
         }
     }

@@ -65,6 +65,7 @@ public final class NetStack {
     private final Icmp icmp;
     private final Udp udp;
     private final Loopback loopback;
+    private volatile NetListener listener;
     private final Map<Class<?>, Object> services = new java.util.concurrent.ConcurrentHashMap<>();
     private final Map<String, Device> byName = new LinkedHashMap<>();
     // Guarded by this (as byName): register/unregister change it in place, never copy it, so a bridge of ten
@@ -130,6 +131,17 @@ public final class NetStack {
         if (services.putIfAbsent(type, service) != null) {
             throw new IllegalStateException(type.getSimpleName() + " already installed in namespace " + name);
         }
+    }
+
+    /** Who is told of link, FDB, neighbour and route changes here ({@code ip monitor}), or null: nobody is. */
+    public NetListener listener() {
+        return listener;
+    }
+
+    /** Starts ({@code l}) or stops (null) telling {@code l} of this namespace's changes. */
+    public void setListener(NetListener l) {
+        this.listener = l;
+        routes.setListener(l);
     }
 
     /** The seed this namespace was created with (its random source mixes in the name). */

@@ -1,7 +1,6 @@
 package dev.usnet.core.stats;
 
 import io.netty.util.collection.LongObjectHashMap;
-import java.util.ArrayList;
 import java.util.List;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.SingleWriterRecorder;
@@ -65,7 +64,8 @@ public final class LatencyPaths {
     }
 
     private final LongObjectHashMap<Path> paths = new LongObjectHashMap<>();
-    private final List<Path> ordered = new ArrayList<>();
+    // Copied on the rare write (a path's first packet), so readers on other threads (a scrape) take no lock.
+    private final java.util.concurrent.CopyOnWriteArrayList<Path> ordered = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /** The path from {@code inIfindex} to {@code outIfindex}, created on first use with a readable name. */
     public Path path(int inIfindex, int outIfindex, String inName, String outName) {
@@ -73,17 +73,13 @@ public final class LatencyPaths {
         Path p = paths.get(key);
         if (p == null) {
             p = new Path(inName + "->" + outName);
-            synchronized (ordered) {
-                paths.put(key, p);
-                ordered.add(p);
-            }
+            paths.put(key, p);
+            ordered.add(p);
         }
         return p;
     }
 
     public List<Path> all() {
-        synchronized (ordered) {
-            return List.copyOf(ordered);
-        }
+        return List.copyOf(ordered);
     }
 }

@@ -31,12 +31,85 @@ import java.util.TreeMap;
  */
 public record Results(String topology, String clock, long seed, double durationSeconds, Map<String, Map<String, String>> knobs,
                       List<Map<String, Object>> apps, List<Map<String, Object>> namespaces, List<Map<String, Object>> paths,
-                      List<Map<String, Object>> devices, Map<String, Object> measured, Map<String, String> params) {
+                      List<Map<String, Object>> devices, Map<String, Object> measured, Map<String, String> params,
+                      List<Map<String, Object>> snapshots) {
     public static final String SCHEMA = "usnet-results/1";
 
     public Results {
         // Declaration order is part of the byte-stable text.
         params = params == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(params));
+        snapshots = snapshots == null ? List.of() : List.copyOf(snapshots);
+    }
+
+    /** Results without periodic snapshots. */
+    public Results(String topology, String clock, long seed, double durationSeconds, Map<String, Map<String, String>> knobs,
+                   List<Map<String, Object>> apps, List<Map<String, Object>> namespaces, List<Map<String, Object>> paths,
+                   List<Map<String, Object>> devices, Map<String, Object> measured, Map<String, String> params) {
+        this(topology, clock, seed, durationSeconds, knobs, apps, namespaces, paths, devices, measured, params, List.of());
+    }
+
+    /** The same results with the run's periodic counter snapshots ({@code --snapshot-interval}). */
+    public Results withSnapshots(List<Map<String, Object>> s) {
+        return new Results(topology, clock, seed, durationSeconds, knobs, apps, namespaces, paths, devices, measured, params, s);
+    }
+
+    /**
+     * Every counter now, as one entry of {@code snapshots} (docs/results.md): {@code t_s} on the run's clock, then per
+     * namespace its MIB, drop and copy-on-write counters, per device its {@code ip -s link} counters, per app what it
+     * has moved so far.
+     */
+    public static Map<String, Object> snapshot(double seconds, List<NetStack> stacks, List<Apps.App> apps) {
+        Map<String, Object> snap = new LinkedHashMap<>();
+        snap.put("t_s", fixed(seconds));
+        List<Map<String, Object>> nss = new ArrayList<>();
+        List<Map<String, Object>> devs = new ArrayList<>();
+        for (NetStack s : stacks) {
+            Map<String, Object> n = new LinkedHashMap<>();
+            n.put("name", s.name());
+            n.put("cow_copies", s.cow().copies());
+            n.put("cow_bytes", s.cow().bytesCopied());
+            Map<String, Long> drops = new TreeMap<>();
+            s.drops().snapshot().forEach((r, c) -> drops.put(r.name(), c));
+            n.put("drops", drops);
+            Map<String, Long> mib = new TreeMap<>();
+            s.mib().snapshot().forEach((k, v) -> mib.put(k.name(), v));
+            n.put("mib", mib);
+            nss.add(n);
+            for (Device d : s.devices()) {
+                devs.add(device(s, d));
+            }
+        }
+        snap.put("namespaces", nss);
+        snap.put("devices", devs);
+        List<Map<String, Object>> as = new ArrayList<>();
+        Map<String, Integer> index = new HashMap<>();
+        for (Apps.App a : apps) {
+            Map<String, Object> full = app(a, index);
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("name", full.get("name"));
+            long bytes = (Long) full.get("bytes");
+            if (a instanceof Apps.TcpApp t && t.client().result() == null) {
+                bytes = t.client().bytesReceived() + t.server().bytesReceived();
+            }
+            m.put("bytes", bytes);
+            m.put("ops", full.get("ops"));
+            as.add(m);
+        }
+        snap.put("apps", as);
+        return snap;
+    }
+
+    private static Map<String, Object> device(NetStack s, Device d) {
+        DeviceStats st = d.stats();
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("name", s.name() + "/" + d.name());
+        m.put("rx_packets", st.rxPackets);
+        m.put("rx_bytes", st.rxBytes);
+        m.put("rx_dropped", st.rxDropped);
+        m.put("tx_packets", st.txPackets);
+        m.put("tx_bytes", st.txBytes);
+        m.put("tx_dropped", st.txDropped);
+        return m;
     }
 
     /** Results of a topology without parameters. */
@@ -99,16 +172,7 @@ public record Results(String topology, String clock, long seed, double durationS
                 paths.add(m);
             }
             for (Device d : s.devices()) {
-                DeviceStats st = d.stats();
-                Map<String, Object> m = new LinkedHashMap<>();
-                m.put("name", s.name() + "/" + d.name());
-                m.put("rx_packets", st.rxPackets);
-                m.put("rx_bytes", st.rxBytes);
-                m.put("rx_dropped", st.rxDropped);
-                m.put("tx_packets", st.txPackets);
-                m.put("tx_bytes", st.txBytes);
-                m.put("tx_dropped", st.txDropped);
-                devs.add(m);
+                devs.add(device(s, d));
             }
         }
         List<Map<String, Object>> as = new ArrayList<>();
@@ -210,6 +274,9 @@ public record Results(String topology, String clock, long seed, double durationS
         m.put("namespaces", namespaces);
         m.put("paths", paths);
         m.put("devices", devices);
+        if (!snapshots.isEmpty()) {
+            m.put("snapshots", snapshots);
+        }
         m.put("measured", measured);
         return m;
     }

@@ -85,6 +85,15 @@ public final class Daemon implements AutoCloseable {
 
         /** The warm-up of {@code frames} frames per path begins (it may take seconds). */
         default void warmingUp(int frames) {}
+
+        /** The topology is built and its captures open; its apps start right after this returns. */
+        default void appsStarting(Topology topology) {}
+
+        /**
+         * The apps have stopped and what was in flight has arrived ({@link #stop()}); the namespaces are deleted
+         * right after this returns.
+         */
+        default void appsStopped(Apps apps) {}
     }
 
     /** {@link #start} ended early because {@link Startup#stopRequested()}; everything it did was undone. */
@@ -134,6 +143,8 @@ public final class Daemon implements AutoCloseable {
     private long appsStartedNanos;
 
     private final Startup startup;
+    /** After {@link #dropPrivileges}: a shell kept as root that deletes the kernel namespaces at the stop, or null. */
+    private Process teardown;
 
     private Daemon(TopologySpec spec, Options options, Providers providers, Startup startup) {
         this.spec = spec;
@@ -351,6 +362,7 @@ public final class Daemon implements AutoCloseable {
         captures.open(spec, topology, options.outDir, System.currentTimeMillis() * 1_000_000L - System.nanoTime());
         stopIfRequested("before starting the apps");
         apps = Apps.of(topology);
+        startup.appsStarting(topology);
         appsStartedNanos = System.nanoTime();
         apps.start();
         double iv = spec.output().histogramIntervalSeconds();
@@ -363,6 +375,87 @@ public final class Daemon implements AutoCloseable {
             long ms = Math.max(100, Math.round(iv * 1000));
             ticker.scheduleAtFixedRate(this::writeHistogramsQuietly, ms, ms, TimeUnit.MILLISECONDS);
         }
+    }
+
+    /**
+     * Gives up root once set-up is done (TAPs open and configured, kernel namespaces made). Run through sudo, the
+     * whole process becomes the invoking user (SUDO_UID/SUDO_GID) with setgroups/setresgid/setresuid, which glibc
+     * applies to every thread, so the kernel clears every capability of every thread, permitted and effective (what
+     * /proc/PID/status shows as CapPrm and CapEff 0). The output directory and {@code writable} (a results file) are
+     * given to that user first; the kernel namespaces this run made are deleted at the stop by a shell started as
+     * root before the drop, which waits for one line and deletes only them. No verb of usnet ctl changes the kernel
+     * side (a TAP's carrier is TUNSETCARRIER on its own fd, which needs no capability), so none is kept. Without a
+     * user to become (root not through sudo), the event loops, which run the packet path, TAP I/O and every timer,
+     * drop every capability on their own threads (capset, bounding set, SECBIT_NOROOT), and the rest of the process
+     * stays root for the exit. {@code mayBecomeUser} false (the daemon runs inside another program, a test) keeps
+     * the process's user and only drops the loops' capabilities. Returns what was done, for the log; null when this
+     * process has no capability.
+     */
+    public synchronized String dropPrivileges(List<Path> writable, boolean mayBecomeUser) {
+        if (providers.privileges().effective() == 0) {
+            return null;
+        }
+        int uid = envId("SUDO_UID");
+        int gid = envId("SUDO_GID");
+        try {
+            if (mayBecomeUser && uid > 0 && gid > 0) {
+                if (!kernelCreated.isEmpty()) {
+                    teardown = startTeardown(kernelCreated);
+                }
+                List<Path> give = new ArrayList<>(writable);
+                // Made now, as root: the control socket, histograms and logs go there afterwards.
+                java.nio.file.Files.createDirectories(options.outDir);
+                give.add(options.outDir);
+                for (Path p : give) {
+                    chown(p, uid, gid);
+                }
+                dev.usnet.tap.Capabilities.becomeUser(uid, gid);
+                return "dropped root: now uid " + uid + " gid " + gid + " (SUDO_UID, SUDO_GID) with no capabilities"
+                        + (teardown == null ? "" : "; kernel namespaces " + String.join(", ", kernelCreated)
+                        + " are deleted at exit by a root helper (pid " + teardown.pid() + ")");
+            }
+            for (io.netty.util.concurrent.EventExecutor loop : group) {
+                loop.submit(() -> {
+                    dev.usnet.tap.Capabilities.dropThisThread(0);
+                    return null;
+                }).get(10, TimeUnit.SECONDS);
+            }
+            return "the event loops (packet path, TAP I/O, timers) dropped every capability; the rest of the process stays"
+                    + " root for the exit (run through sudo to drop root entirely)";
+        } catch (Exception e) {
+            throw new UsageException("dropping privileges: " + e.getMessage(), e);
+        }
+    }
+
+    private static int envId(String name) {
+        try {
+            String v = System.getenv(name);
+            return v == null ? -1 : Integer.parseInt(v.trim());
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    private static void chown(Path p, int uid, int gid) throws java.io.IOException {
+        if (!java.nio.file.Files.exists(p)) {
+            return;
+        }
+        try (var all = java.nio.file.Files.walk(p)) {
+            for (Path f : all.toList()) {
+                java.nio.file.Files.setAttribute(f, "unix:uid", uid, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+                java.nio.file.Files.setAttribute(f, "unix:gid", gid, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+            }
+        }
+    }
+
+    /** A root shell that, given one line, deletes {@code namespaces} (last made first) and exits; at EOF it does nothing. */
+    private static Process startTeardown(List<String> namespaces) throws java.io.IOException {
+        List<String> cmd = new ArrayList<>(List.of("sh", "-c", "read -r go || exit 0; rc=0; for ns in \"$@\"; do"
+                + " ip netns del \"$ns\" || rc=1; done; exit $rc", "usnet-teardown"));
+        for (int i = namespaces.size() - 1; i >= 0; i--) {
+            cmd.add(namespaces.get(i));
+        }
+        return new ProcessBuilder(cmd).redirectErrorStream(true).start();
     }
 
     /** Writes out every capture's buffered frames now (SIGUSR1); returns how many captures were flushed. */
@@ -411,6 +504,15 @@ public final class Daemon implements AutoCloseable {
             }
             // Let what is in flight arrive before counting and tearing down.
             sleep(100);
+            try {
+                startup.appsStopped(apps);
+            } catch (RuntimeException e) {
+                errors.add("after the apps stopped: " + e.getMessage());
+            }
+        }
+        if (topology != null) {
+            // Namespaces added or deleted while running (usnet ctl ns add|del) count as they are now.
+            stacks = topology.namespaces().stream().map(NetNamespace::stack).toList();
         }
         try {
             writeHistograms();
@@ -448,6 +550,28 @@ public final class Daemon implements AutoCloseable {
         }
         Map<Path, Long> caps = captures.close(errors);
         List<String> deleted = new ArrayList<>();
+        if (teardown != null) {
+            // Root was dropped: the helper started before the drop deletes them.
+            try (var in = teardown.getOutputStream()) {
+                in.write('\n');
+            } catch (java.io.IOException e) {
+                errors.add("asking the teardown helper: " + e.getMessage());
+            }
+            try {
+                String out = new String(teardown.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).trim();
+                if (teardown.waitFor(15, TimeUnit.SECONDS) && teardown.exitValue() == 0) {
+                    for (int i = kernelCreated.size() - 1; i >= 0; i--) {
+                        deleted.add(kernelCreated.get(i));
+                    }
+                } else {
+                    errors.add("deleting kernel namespaces " + String.join(", ", kernelCreated) + ": " + out
+                            + " (delete them with: ip netns del NAME)");
+                }
+            } catch (java.io.IOException | InterruptedException e) {
+                errors.add("deleting kernel namespaces: " + e.getMessage());
+            }
+            kernelCreated.clear();
+        }
         for (int i = kernelCreated.size() - 1; i >= 0; i--) {
             String k = kernelCreated.get(i);
             try {

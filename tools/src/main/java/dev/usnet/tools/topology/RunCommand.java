@@ -6,6 +6,8 @@ import dev.usnet.tools.UsageException;
 import dev.usnet.tools.Usnet;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -91,6 +93,27 @@ public final class RunCommand implements Callable<Integer> {
             + " when it stops, after the apps")
     Path results;
 
+    @Option(names = "--ctl", paramLabel = "PATH|none",
+            description = "the control socket for usnet ctl (docs/ctl.md), mode 0600 (default: ctl.sock in the output"
+                    + " directory in real time; none in virtual time); none: no control socket")
+    String ctl;
+
+    @Option(names = "--metrics", paramLabel = "[ADDR:]PORT",
+            description = "serve Prometheus metrics at http://ADDR:PORT/metrics (ADDR default 127.0.0.1; default: off)")
+    String metrics;
+
+    @Option(names = "--events-log", description = "write the event stream (usnet ctl events) to events.jsonl in the output"
+            + " directory")
+    boolean eventsLog;
+
+    @Option(names = "--drop-event-rate", paramLabel = "N", description = "drops per second of one reason in one namespace"
+            + " that raise a drops event (default: " + dev.usnet.tools.ctl.EventHub.DEFAULT_DROP_RATE + ")")
+    Long dropEventRate;
+
+    @Option(names = "--snapshot-interval", paramLabel = "S", description = "virtual time with --results: every S virtual"
+            + " seconds, a snapshot of every counter into the results' snapshots (docs/results.md)")
+    Double snapshotInterval;
+
     /** Exit code of a run that built, ran and cleaned up, but in which at least one app failed. */
     public static final int EXIT_APPS_FAILED = 1;
 
@@ -137,8 +160,24 @@ public final class RunCommand implements Callable<Integer> {
             return 0;
         }
         Path dir = out != null ? out : t.output().dir() != null ? Path.of(t.output().dir()) : Path.of("usnet-out", t.name());
-        if (clock.equals("virtual")) {
-            return VirtualCommand.run(t, dir, duration, seed, results, allowAppFailures, o, e);
+        if (dropEventRate != null && dropEventRate < 1) {
+            throw new UsageException("--drop-event-rate must be at least 1, got " + dropEventRate);
+        }
+        if (snapshotInterval != null && !(snapshotInterval > 0)) {
+            throw new UsageException("--snapshot-interval must be a positive number of seconds, got " + snapshotInterval);
+        }
+        if (snapshotInterval != null && (!clock.equals("virtual") || results == null)) {
+            throw new UsageException("--snapshot-interval takes --clock virtual and --results FILE.json (a real-time run"
+                    + " is watched through --metrics or usnet ctl stats instead)");
+        }
+        boolean virtual = clock.equals("virtual");
+        Path ctlPath = ctl == null ? (virtual ? null : dir.resolve("ctl.sock")) : ctl.equals("none") ? null : Path.of(ctl);
+        dev.usnet.tools.ctl.DaemonControl.Options control = new dev.usnet.tools.ctl.DaemonControl.Options(ctlPath, metrics,
+                eventsLog ? dir.resolve("events.jsonl") : null,
+                dropEventRate != null ? dropEventRate : dev.usnet.tools.ctl.EventHub.DEFAULT_DROP_RATE);
+        if (virtual) {
+            long snap = snapshotInterval == null ? 0 : Math.round(snapshotInterval * 1e9);
+            return VirtualCommand.run(t, dir, duration, seed, results, allowAppFailures, control, snap, o, e);
         }
         if (seed != null) {
             t = t.withSeed(seed);
@@ -167,6 +206,7 @@ public final class RunCommand implements Callable<Integer> {
         Runtime.getRuntime().addShutdownHook(hook);
         Daemon d = null;
         Object usr1 = null;
+        dev.usnet.tools.ctl.DaemonControl[] controlRef = new dev.usnet.tools.ctl.DaemonControl[1];
         try {
             // A signal during the warm-up or the build ends the start at its next step (the warm-up at once), and
             // the undo runs here on this thread while the hook waits for it.
@@ -180,6 +220,20 @@ public final class RunCommand implements Callable<Integer> {
                 public void warmingUp(int frames) {
                     o.printf("usnet: warming up the data path (%d frames; SIGINT or SIGTERM stops it)%n", frames);
                     o.flush();
+                }
+
+                @Override
+                public void appsStarting(Topology topology) {
+                    controlRef[0] = dev.usnet.tools.ctl.DaemonControl.begin(topology, false, System.nanoTime(), control);
+                }
+
+                @Override
+                public void appsStopped(Apps apps) {
+                    var c = controlRef[0];
+                    if (c != null) {
+                        c.appsStopped(apps);
+                        c.close();
+                    }
                 }
             };
             try {
@@ -212,6 +266,43 @@ public final class RunCommand implements Callable<Integer> {
                 return exit.get();
             }
             Daemon daemon = d;
+            try {
+                List<Path> writable = new ArrayList<>();
+                if (results != null) {
+                    // Written at the stop: made now, while this process may still create it, and kept writable. One
+                    // that cannot be made is reported when it is written, after the report, as without the drop.
+                    try {
+                        if (!java.nio.file.Files.exists(results)) {
+                            if (results.toAbsolutePath().getParent() != null) {
+                                java.nio.file.Files.createDirectories(results.toAbsolutePath().getParent());
+                            }
+                            java.nio.file.Files.createFile(results);
+                        }
+                        if (java.nio.file.Files.isRegularFile(results)) {
+                            writable.add(results);
+                        }
+                    } catch (java.io.IOException ignored) {
+                        // RunResults.write says why at the stop.
+                    }
+                }
+                String dropped = d.dropPrivileges(writable, Usnet.standalone());
+                if (dropped != null) {
+                    o.println("usnet: " + dropped);
+                }
+            } catch (UsageException ex) {
+                e.println("usnet: " + ex.getMessage());
+                exit.set(Usnet.EXIT_USAGE);
+                return exit.get();
+            }
+            try {
+                controlRef[0].started(new dev.usnet.tools.ctl.ControlPlane.Host(t.name(), "real", d.topology(), daemon::apps,
+                        dir, dev.usnet.tools.ctl.NsLoops.realTime(), daemon::writeHistograms));
+                controlRef[0].tickEverySecond();
+            } catch (UsageException ex) {
+                e.println("usnet: " + ex.getMessage());
+                exit.set(Usnet.EXIT_USAGE);
+                return exit.get();
+            }
             usr1 = Signals.onUsr1(() -> {
                 var files = daemon.writeHistograms();
                 int caps = daemon.flushCaptures();
@@ -222,6 +313,7 @@ public final class RunCommand implements Callable<Integer> {
                 o.printf("usnet: data path warmed up (%d frames through a bridge and a router, %d lost, %d ms)%n", w.sent(),
                         w.lost(), w.nanos() / 1_000_000);
             }
+            announce(controlRef[0], o);
             o.printf("usnet: ready (%s, %s)%n", count(d.topology().namespaces().size(), "namespace"),
                     count(d.topology().deviceCount(), "device"));
             o.flush();
@@ -239,6 +331,9 @@ public final class RunCommand implements Callable<Integer> {
         } finally {
             if (d != null) {
                 d.stop();
+            }
+            if (controlRef[0] != null) {
+                controlRef[0].close();
             }
             Signals.restoreUsr1(usr1);
             finished.countDown();
@@ -268,6 +363,22 @@ public final class RunCommand implements Callable<Integer> {
         o.flush();
         e.flush();
         return written ? code : Usnet.EXIT_USAGE;
+    }
+
+    /** Says where the control socket, /metrics and the event log are (those that are on). */
+    static void announce(dev.usnet.tools.ctl.DaemonControl c, PrintWriter o) {
+        if (c == null) {
+            return;
+        }
+        if (c.socket() != null) {
+            o.println("usnet: control socket " + c.socket() + " (usnet ctl --socket " + c.socket() + " VERB ...)");
+        }
+        if (c.metricsUrl() != null) {
+            o.println("usnet: metrics at " + c.metricsUrl());
+        }
+        if (c.eventsLog() != null) {
+            o.println("usnet: events to " + c.eventsLog());
+        }
     }
 
     /** {@code --param NAME=VALUE} arguments as a map in their order; a malformed or repeated one is a usage error. */

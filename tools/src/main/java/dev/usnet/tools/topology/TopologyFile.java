@@ -493,7 +493,8 @@ public final class TopologyFile {
         return s;
     }
 
-    static boolean validIfname(String n) {
+    /** A Linux interface name: 1..15 printable characters, no slash, colon or space. */
+    public static boolean validIfname(String n) {
         return !n.isEmpty() && n.length() <= IFNAME_MAX && !n.equals(".") && !n.equals("..")
                 && n.chars().noneMatch(c -> c == '/' || c == ':' || Character.isWhitespace(c) || c < 0x21 || c > 0x7e);
     }

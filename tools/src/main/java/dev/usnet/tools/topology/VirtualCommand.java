@@ -11,13 +11,15 @@ final class VirtualCommand {
     private VirtualCommand() {}
 
     static int run(TopologySpec t, Path dir, Double duration, Long seed, Path resultsFile, boolean allowAppFailures,
-                   PrintWriter o, PrintWriter e) {
+                   dev.usnet.tools.ctl.DaemonControl.Options control, long snapshotNanos, PrintWriter o, PrintWriter e) {
         if (duration == null) {
             throw new UsageException("--clock virtual needs --duration S: virtual time has no signal to stop on");
         }
         VirtualRun.RunResult r;
         try {
-            r = VirtualRun.run(t, new VirtualRun.Options(Math.round(duration * 1e9), seed, dir));
+            boolean observed = control.ctlSocket() != null || control.metrics() != null || control.eventsLog() != null;
+            r = VirtualRun.run(t, new VirtualRun.Options(Math.round(duration * 1e9), seed, dir)
+                    .observed(observed ? control : null, snapshotNanos));
         } catch (UsageException ex) {
             e.println("usnet: " + ex.getMessage());
             return Usnet.EXIT_USAGE;

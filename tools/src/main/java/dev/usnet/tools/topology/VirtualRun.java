@@ -26,10 +26,23 @@ public final class VirtualRun {
     private VirtualRun() {}
 
     /** How long the run lasts on the virtual clock, its seed (null: the file's), and where captures go. */
-    public record Options(long durationNanos, Long seed, Path outDir, boolean endWhenAppsDone) {
+    public record Options(long durationNanos, Long seed, Path outDir, boolean endWhenAppsDone,
+                          dev.usnet.tools.ctl.DaemonControl.Options control, long snapshotNanos) {
         /** Runs the whole duration. */
         public Options(long durationNanos, Long seed, Path outDir) {
-            this(durationNanos, seed, outDir, false);
+            this(durationNanos, seed, outDir, false, null, 0);
+        }
+
+        public Options(long durationNanos, Long seed, Path outDir, boolean endWhenAppsDone) {
+            this(durationNanos, seed, outDir, endWhenAppsDone, null, 0);
+        }
+
+        /**
+         * The same with a control socket, /metrics and an event log as {@code control} asks (null: none) and, every
+         * {@code snapshotNanos} of virtual time (0: never), a snapshot of every counter into the results.
+         */
+        public Options observed(dev.usnet.tools.ctl.DaemonControl.Options control, long snapshotNanos) {
+            return new Options(durationNanos, seed, outDir, endWhenAppsDone, control, snapshotNanos);
         }
 
         /**
@@ -38,7 +51,7 @@ public final class VirtualRun {
          * is its apps' work. Only for topologies whose apps are all TCP apps (a ping or sender never ends).
          */
         public Options endingWhenAppsDone() {
-            return new Options(durationNanos, seed, outDir, true);
+            return new Options(durationNanos, seed, outDir, true, control, snapshotNanos);
         }
     }
 
@@ -67,7 +80,7 @@ public final class VirtualRun {
         VirtualScheduler vs = new VirtualScheduler();
         long wall0 = System.nanoTime();
         Topology topo = TopologyBuilder.build(t, n -> vs, TopologyBuilder.ExternalDevices.placeholders());
-        List<NetStack> stacks = topo.namespaces().stream().map(NetNamespace::stack).toList();
+        List<NetStack> stacks = stacks(topo);
         Captures captures = new Captures();
         HistogramFiles histograms = new HistogramFiles(t, o.outDir());
         List<String> errors = new ArrayList<>();
@@ -77,14 +90,30 @@ public final class VirtualRun {
         Apps apps;
         List<Path> logs;
         long virtual0 = vs.nanoTime();
+        List<Map<String, Object>> snapshots = new ArrayList<>();
+        dev.usnet.tools.ctl.DaemonControl control = null;
+        dev.usnet.tools.ctl.NsLoops.Virtual inbox = null;
         try {
             captures.open(t, topo, o.outDir(), 0);
             apps = Apps.of(topo);
+            if (o.control() != null) {
+                control = dev.usnet.tools.ctl.DaemonControl.begin(topo, true, virtual0, o.control());
+            }
             apps.start();
+            if (control != null) {
+                inbox = new dev.usnet.tools.ctl.NsLoops.Virtual();
+                Apps running = apps;
+                control.started(new dev.usnet.tools.ctl.ControlPlane.Host(t.name(), "virtual", topo, () -> running,
+                        o.outDir(), inbox, () -> histograms.write(stacks(topo), running)));
+                RunCommand.announce(control, new java.io.PrintWriter(System.out, true));
+            }
             if (o.endWhenAppsDone()) {
                 runUntilAppsDone(vs, apps, virtual0 + o.durationNanos());
             } else {
-                vs.runFor(o.durationNanos());
+                runSliced(vs, virtual0, virtual0 + o.durationNanos(), control, inbox, o.snapshotNanos(), snapshots, topo, apps);
+            }
+            if (inbox != null) {
+                inbox.close();
             }
             try {
                 apps.stop();
@@ -92,6 +121,12 @@ public final class VirtualRun {
                 errors.add("stopping apps: " + e.getMessage());
             }
             vs.runFor(IN_FLIGHT_NANOS);
+            if (control != null) {
+                control.appsStopped(apps);
+                control.close();
+            }
+            // Namespaces added or deleted through the control socket count as they are now.
+            stacks = stacks(topo);
             logs = o.outDir() == null ? List.of() : apps.writeLogs(o.outDir(), errors);
             // Once, at the end: histogram_interval and SIGUSR1 are for watching a daemon, which a virtual run is not.
             try {
@@ -101,9 +136,15 @@ public final class VirtualRun {
             }
             counts = Daemon.Counts.of(apps, stacks);
             results = Results.collect(t.name(), "virtual", t.seed(), o.durationNanos() / 1e9, t.params(), apps.list(), stacks,
-                    new LinkedHashMap<>());
+                    new LinkedHashMap<>()).withSnapshots(snapshots);
             latencies = RunHistograms.collect(results, apps.list(), stacks);
         } finally {
+            if (inbox != null) {
+                inbox.close();
+            }
+            if (control != null) {
+                control.close();
+            }
             captures.untap();
             topo.close();
         }
@@ -119,6 +160,44 @@ public final class VirtualRun {
         measured.put("virtual_s", Results.seconds(virtualNanos));
         measured.put("app_cpu_ns", RunResults.appCpuNanos(apps, results));
         return new RunResult(s, results, virtualNanos, wall, apps.list(), latencies);
+    }
+
+    private static List<NetStack> stacks(Topology topo) {
+        return topo.namespaces().stream().map(NetNamespace::stack).toList();
+    }
+
+    /** Slices of virtual time between which the control socket's requests run: short, so a request waits little. */
+    static final long CONTROL_SLICE_NANOS = 1_000_000L;
+
+    /**
+     * Runs to {@code end} in slices: up to each snapshot instant (taking the snapshot there), and with a control
+     * socket in slices of {@link #CONTROL_SLICE_NANOS}, serving its requests at each slice's end and raising drop
+     * events each virtual second. Slicing changes nothing else: events run at the same instants in the same order.
+     */
+    private static void runSliced(VirtualScheduler vs, long start, long end, dev.usnet.tools.ctl.DaemonControl control,
+                                  dev.usnet.tools.ctl.NsLoops.Virtual inbox, long snapshotNanos,
+                                  List<Map<String, Object>> snapshots, Topology topo, Apps apps) {
+        long nextSnap = snapshotNanos > 0 ? start + snapshotNanos : Long.MAX_VALUE;
+        long nextTick = control != null ? start + 1_000_000_000L : Long.MAX_VALUE;
+        while (vs.nanoTime() < end) {
+            long target = Math.min(end, Math.min(nextSnap, nextTick));
+            if (inbox != null) {
+                target = Math.min(target, vs.nanoTime() + CONTROL_SLICE_NANOS);
+            }
+            vs.runUntil(target);
+            long now = vs.nanoTime();
+            if (inbox != null) {
+                inbox.drain();
+            }
+            if (now >= nextSnap) {
+                snapshots.add(Results.snapshot((now - start) / 1e9, stacks(topo), apps.list()));
+                nextSnap += snapshotNanos;
+            }
+            if (now >= nextTick) {
+                control.tick(now);
+                nextTick += 1_000_000_000L;
+            }
+        }
     }
 
     /** Runs event by event until every TCP app is done or the clock reaches {@code end}. */

@@ -1,0 +1,120 @@
+package dev.usnet.tools.ctl;
+
+import dev.usnet.tcp.app.AppResult;
+import dev.usnet.tcp.app.Outcome;
+import dev.usnet.tcp.app.Percentiles;
+import dev.usnet.tools.topology.Apps;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code apps}: each app of the topology with its status and what it has counted so far; names as in the results
+ * file ({@code <ns>.<kind>-<i>}, docs/results.md).
+ */
+final class AppsVerbs {
+    private AppsVerbs() {}
+
+    static Reply run(ControlPlane.Call c) {
+        Args a = c.args("apps");
+        a.end();
+        Apps apps = c.cp().host().apps().get();
+        List<Map<String, Object>> l = apps == null ? List.of() : list(apps);
+        StringBuilder sb = new StringBuilder();
+        for (Map<String, Object> m : l) {
+            sb.append(m.get("name")).append(" [").append(m.get("status")).append(", ").append(m.get("outcome"));
+            if (m.get("reason") != null) {
+                sb.append(": ").append(m.get("reason"));
+            }
+            sb.append("] ").append(m.get("summary")).append('\n');
+        }
+        return Reply.of(l, l.isEmpty() ? "no apps" : sb.toString().stripTrailing());
+    }
+
+    /** What a running TCP app's ends have received so far: the payload that got through. */
+    static long delivered(Apps.TcpApp t) {
+        return t.client().bytesReceived() + t.server().bytesReceived();
+    }
+
+    static String kind(Apps.App a) {
+        return switch (a) {
+            case Apps.Pinger p -> "ping";
+            case Apps.UdpSender u -> "udp-send";
+            case Apps.UdpSink u -> "udp-sink";
+            case Apps.TcpApp t -> t.kind();
+            default -> a.getClass().getSimpleName();
+        };
+    }
+
+    /** Every app, in file order, as it is now (read from any thread: app counters are safe to read). */
+    static List<Map<String, Object>> list(Apps apps) {
+        List<Map<String, Object>> l = new ArrayList<>();
+        Map<String, Integer> index = new HashMap<>();
+        for (Apps.App a : apps.list()) {
+            String kind = kind(a);
+            int i = index.merge(a.namespace() + "." + kind, 1, Integer::sum) - 1;
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("name", a.namespace() + "." + kind + "-" + i);
+            m.put("ns", a.namespace());
+            m.put("kind", kind);
+            boolean done = a instanceof Apps.TcpApp t && t.isDone();
+            m.put("status", done ? "done" : "running");
+            if (a instanceof Apps.TcpApp && !done) {
+                // A TCP app's outcome is its ends' results, which come when it finishes.
+                m.put("outcome", "pending");
+                m.put("reason", null);
+            } else {
+                Outcome o = a.outcome();
+                m.put("outcome", o.ok() ? "ok" : "failed");
+                m.put("reason", o.ok() ? null : o.reason());
+            }
+            long bytes = 0;
+            long ops = 0;
+            Percentiles lat = null;
+            String to = "";
+            switch (a) {
+                case Apps.Pinger p -> {
+                    to = p.to();
+                    ops = p.received();
+                    m.put("sent", p.sent());
+                    lat = Percentiles.of(p.histogram());
+                }
+                case Apps.UdpSender u -> {
+                    to = u.to();
+                    ops = u.sent();
+                    bytes = u.sent() * u.size();
+                }
+                case Apps.UdpSink u -> {
+                    to = ":" + u.port();
+                    ops = u.received();
+                    bytes = u.bytes();
+                }
+                case Apps.TcpApp t -> {
+                    to = t.to();
+                    AppResult r = t.client().result();
+                    if (r != null) {
+                        bytes = r.bytes();
+                        ops = r.operations();
+                        lat = r.latency();
+                        m.put("mbit_s", r.mbps());
+                    } else {
+                        bytes = delivered(t);
+                    }
+                }
+                default -> { }
+            }
+            m.put("to", to);
+            m.put("bytes", bytes);
+            m.put("ops", ops);
+            if (lat != null) {
+                m.put("p50_us", lat.p50Us());
+                m.put("p99_us", lat.p99Us());
+            }
+            m.put("summary", a.summary().replace('\n', ' '));
+            l.add(m);
+        }
+        return l;
+    }
+}

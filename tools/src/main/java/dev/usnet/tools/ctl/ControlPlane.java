@@ -1,0 +1,257 @@
+package dev.usnet.tools.ctl;
+
+import dev.usnet.core.device.Device;
+import dev.usnet.core.stack.NetStack;
+import dev.usnet.ns.NetNamespace;
+import dev.usnet.tools.topology.Apps;
+import dev.usnet.tools.topology.Topology;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+
+/**
+ * What {@code usnet ctl} can see and change of a running topology, verb by verb (docs/ctl.md): the daemon's
+ * rtnetlink. Requests arrive on the control server's worker threads; everything that reads or changes a namespace
+ * runs on that namespace's own thread ({@link NsLoops}). Changes run one at a time, each checked completely before
+ * anything is touched, so a refused request leaves everything as it was.
+ */
+public final class ControlPlane implements AutoCloseable {
+    /** The version of the request/reply protocol (docs/ctl.md); a change that breaks a client bumps it. */
+    public static final int PROTOCOL = 1;
+    /** How long a namespace's thread may take to answer one request before the request fails. */
+    static final long LOOP_TIMEOUT_MS = 5_000;
+
+    /** What the running daemon lends the control plane. */
+    public record Host(String name, String clock, Topology topology, Supplier<Apps> apps, Path outDir, NsLoops loops,
+                       Supplier<List<Path>> writeHistograms) {}
+
+    private final Host host;
+    private final EventHub events;
+    private final RuntimeCaptures captures;
+    private final ReentrantLock changes = new ReentrantLock();
+    private final long startedNanos = System.nanoTime();
+
+    public ControlPlane(Host host, EventHub events) {
+        this.host = host;
+        this.events = events;
+        this.captures = new RuntimeCaptures(host.outDir());
+    }
+
+    public Host host() {
+        return host;
+    }
+
+    public EventHub events() {
+        return events;
+    }
+
+    Topology topology() {
+        return host.topology();
+    }
+
+    RuntimeCaptures captures() {
+        return captures;
+    }
+
+    /**
+     * Carries out one request: {@code args} are the words of {@code usnet ctl} after its options ({@code route add
+     * ...}), {@code ns} the namespace of {@code -n} (null: none given). Throws {@link CtlException} for a request
+     * that cannot be carried out.
+     */
+    public Reply handle(String ns, List<String> args) {
+        if (args == null || args.isEmpty()) {
+            throw new CtlException("no verb given (one of: " + String.join(", ", VERBS) + ")");
+        }
+        Call c = new Call(this, ns, args);
+        return switch (args.getFirst()) {
+            case "version", "hello" -> version();
+            case "ns", "netns" -> NsVerbs.run(c);
+            case "link" -> LinkVerbs.run(c);
+            case "addr", "address", "a" -> AddrVerbs.run(c);
+            case "route", "r" -> RouteVerbs.run(c);
+            case "neigh", "neighbour", "neighbor", "n" -> NeighVerbs.run(c);
+            case "bridge" -> BridgeVerbs.run(c);
+            case "sysctl" -> SysctlVerbs.run(c);
+            case "netem", "qdisc" -> NetemVerbs.run(c);
+            case "stats", "nstat" -> StatsVerbs.run(c);
+            case "capture" -> CaptureVerbs.run(c);
+            case "hist" -> histDump(c);
+            case "apps" -> AppsVerbs.run(c);
+            case "events" -> throw new CtlException("events is a stream: ask for it as its own request (usnet ctl events)");
+            case "help" -> Reply.of(Map.of("verbs", VERBS), String.join("\n", HELP));
+            default -> throw new CtlException("unknown verb '" + args.getFirst() + "' (one of: " + String.join(", ", VERBS) + ")");
+        };
+    }
+
+    static final List<String> VERBS = List.of("version", "ns", "link", "addr", "route", "neigh", "bridge", "sysctl", "netem",
+            "stats", "capture", "hist", "apps", "events", "help");
+
+    private static final List<String> HELP = List.of(
+            "version                                  protocol version, topology, clock, uptime",
+            "ns list | ns add NAME | ns del NAME",
+            "link show [DEV]",
+            "link set DEV [up|down] [mtu N] [address MAC] [master BRIDGE|nomaster]",
+            "link add NAME type veth peer [NS/]PEER | link add NAME type bridge | link del DEV",
+            "addr show [dev DEV] | addr add|del A.B.C.D/LEN dev DEV",
+            "route show | route get ADDR | route add|del|replace ROUTE (ip route syntax)",
+            "neigh show [dev DEV] | neigh add|replace IP lladdr MAC dev DEV | neigh del IP dev DEV | neigh flush [dev DEV]",
+            "bridge fdb show [br BRIDGE] [dev PORT] | bridge fdb add|del MAC dev PORT | bridge link show",
+            "bridge link set dev PORT [learning on|off] [flood on|off] [mcast_flood on|off] [hairpin on|off]",
+            "sysctl -a | sysctl KEY... | sysctl -w KEY=VALUE...",
+            "netem show [DEV] | netem set DEV SPEC... | netem del DEV",
+            "stats",
+            "capture start NS/DEV FILE [in|out|inout] [count N] | capture stop [FILE] | capture list",
+            "hist dump",
+            "apps",
+            "events");
+
+    private Reply version() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("protocol", PROTOCOL);
+        m.put("usnet", "0.1.0");
+        m.put("topology", host.name());
+        m.put("clock", host.clock());
+        m.put("pid", ProcessHandle.current().pid());
+        m.put("namespaces", topology().namespaces().size());
+        m.put("uptime_s", Math.round((System.nanoTime() - startedNanos) / 1e6) / 1e3);
+        return Reply.of(m, String.format("usnet 0.1.0, protocol %d: topology %s, clock %s, pid %d, %d namespaces, up %.3f s",
+                PROTOCOL, host.name(), host.clock(), ProcessHandle.current().pid(), topology().namespaces().size(),
+                (System.nanoTime() - startedNanos) / 1e9));
+    }
+
+    private Reply histDump(Call c) {
+        Args a = c.args("hist dump");
+        String sub = a.next("'dump'");
+        if (!sub.equals("dump")) {
+            throw a.unexpected(sub);
+        }
+        a.end();
+        List<Path> files;
+        try {
+            files = host.writeHistograms().get();
+        } catch (RuntimeException e) {
+            throw new CtlException("writing histograms: " + e.getMessage(), e);
+        }
+        List<String> names = files.stream().map(Path::toString).toList();
+        return Reply.of(Map.of("files", names), names.isEmpty() ? "no histograms to write (no namespace has histograms: true"
+                + " and no TCP app has finished)" : "wrote " + names.size() + " histograms:\n" + String.join("\n", names));
+    }
+
+    /** Stops what the control plane itself started (captures begun with {@code capture start}). */
+    @Override
+    public void close() {
+        captures.closeAll();
+    }
+
+    // ---- helpers for the verbs ----
+
+    /** The namespace named {@code name}, or a {@link CtlException} listing those there are. */
+    NetStack stack(String name) {
+        List<NetNamespace> all = topology().namespaces();
+        if (name == null) {
+            if (all.size() == 1) {
+                return all.getFirst().stack();
+            }
+            throw new CtlException("which namespace? give -n NS (namespaces: " + names(all) + ")");
+        }
+        for (NetNamespace n : all) {
+            if (n.name().equals(name)) {
+                return n.stack();
+            }
+        }
+        throw new CtlException("no namespace '" + name + "' (namespaces: " + names(all) + ")");
+    }
+
+    private static String names(List<NetNamespace> all) {
+        List<String> l = new ArrayList<>();
+        for (NetNamespace n : all) {
+            l.add(n.name());
+            if (l.size() == 20 && all.size() > 21) {
+                l.add("... " + (all.size() - 20) + " more");
+                break;
+            }
+        }
+        return all.isEmpty() ? "none" : String.join(", ", l);
+    }
+
+    /** The device or a {@link CtlException} naming the namespace and what it has. */
+    static Device device(NetStack s, String name) {
+        Device d = s.device(name);
+        if (d == null) {
+            throw new CtlException("no device '" + name + "' in namespace " + s.name() + " (devices: "
+                    + String.join(", ", s.devices().stream().map(Device::name).toList()) + ")");
+        }
+        return d;
+    }
+
+    /** Runs {@code task} on {@code s}'s thread and waits for it; what the core refuses becomes a {@link CtlException}. */
+    <T> T onLoop(NetStack s, Callable<T> task) {
+        return await(host.loops().submit(s, task), "namespace " + s.name());
+    }
+
+    /** Runs {@code task} where namespace-less changes run, and waits. */
+    <T> T global(Callable<T> task) {
+        return await(host.loops().submitGlobal(task), "the daemon");
+    }
+
+    /** A change: one at a time across all clients, run on {@code s}'s thread. */
+    <T> T change(NetStack s, Callable<T> task) {
+        changes.lock();
+        try {
+            return onLoop(s, task);
+        } finally {
+            changes.unlock();
+        }
+    }
+
+    /** A change that belongs to no one namespace (creating or deleting one). */
+    <T> T changeGlobal(Callable<T> task) {
+        changes.lock();
+        try {
+            return global(task);
+        } finally {
+            changes.unlock();
+        }
+    }
+
+    private static <T> T await(java.util.concurrent.CompletableFuture<T> f, String who) {
+        try {
+            return f.get(LOOP_TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            Throwable t = e.getCause();
+            if (t instanceof CtlException ce) {
+                throw ce;
+            }
+            if (t instanceof IllegalArgumentException || t instanceof IllegalStateException) {
+                throw new CtlException(t.getMessage(), t);
+            }
+            throw new CtlException(who + ": " + t, t);
+        } catch (TimeoutException e) {
+            f.cancel(false);
+            throw new CtlException(who + " did not answer within " + LOOP_TIMEOUT_MS + " ms");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CtlException("interrupted");
+        }
+    }
+
+    /** One request: the control plane, the {@code -n} namespace and the words. */
+    record Call(ControlPlane cp, String ns, List<String> words) {
+        /** The words after the verb, read with {@code usage} in errors. */
+        Args args(String usage) {
+            return new Args(words, 1, usage);
+        }
+
+        NetStack stack() {
+            return cp.stack(ns);
+        }
+    }
+}
