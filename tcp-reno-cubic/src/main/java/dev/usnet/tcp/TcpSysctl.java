@@ -1,6 +1,7 @@
 package dev.usnet.tcp;
 
 import dev.usnet.core.knob.Knob;
+import dev.usnet.core.knob.Knob.Applies;
 import dev.usnet.core.knob.LongKnob;
 import dev.usnet.core.knob.SysctlTable;
 import dev.usnet.core.knob.ValueKnob;
@@ -19,11 +20,11 @@ public final class TcpSysctl implements SysctlTable {
 
     public static final LongKnob SLOW_START_AFTER_IDLE = LongKnob.define("net.ipv4.tcp_slow_start_after_idle", 1, 0, 1,
             "RFC 2861: cwnd restarts from the initial window after an RTO of idle (tcp_slow_start_after_idle)");
-    public static final LongKnob SACK = LongKnob.define("net.ipv4.tcp_sack", 1, 0, 1,
+    public static final LongKnob SACK = LongKnob.define("net.ipv4.tcp_sack", 1, 0, 1, Applies.NEW_SOCKETS,
             "offer selective acknowledgments (RFC 2018) on new connections");
-    public static final LongKnob TIMESTAMPS = LongKnob.define("net.ipv4.tcp_timestamps", 1, 0, 1,
+    public static final LongKnob TIMESTAMPS = LongKnob.define("net.ipv4.tcp_timestamps", 1, 0, 1, Applies.NEW_SOCKETS,
             "offer timestamps (RFC 7323: RTT samples, PAWS) on new connections");
-    public static final LongKnob WINDOW_SCALING = LongKnob.define("net.ipv4.tcp_window_scaling", 1, 0, 1,
+    public static final LongKnob WINDOW_SCALING = LongKnob.define("net.ipv4.tcp_window_scaling", 1, 0, 1, Applies.NEW_SOCKETS,
             "offer window scaling (RFC 7323) on new connections");
     public static final LongKnob KEEPALIVE_TIME = LongKnob.define("net.ipv4.tcp_keepalive_time", 7200, 1, 32767,
             "seconds of idle before the first keep-alive probe (SO_KEEPALIVE without TCP_KEEPIDLE)");
@@ -33,7 +34,7 @@ public final class TcpSysctl implements SysctlTable {
             "unanswered keep-alive probes before the connection is reset");
     public static final LongKnob MAX_SYN_BACKLOG = LongKnob.define("net.ipv4.tcp_max_syn_backlog", 4096, 1, INT_MAX,
             "connections a listener holds in SYN-RECV");
-    public static final LongKnob SOMAXCONN = LongKnob.define("net.core.somaxconn", 4096, 0, 65535,
+    public static final LongKnob SOMAXCONN = LongKnob.define("net.core.somaxconn", 4096, 0, 65535, Applies.NEW_SOCKETS,
             "cap on a listener's accept-queue backlog (listen())");
     public static final LongKnob FIN_TIMEOUT = LongKnob.define("net.ipv4.tcp_fin_timeout", 60, 1, INT_MAX,
             "seconds an orphaned connection waits in FIN-WAIT-2");
@@ -43,17 +44,17 @@ public final class TcpSysctl implements SysctlTable {
             "SYN-ACK retransmissions before a half-open connection is dropped");
     public static final LongKnob RETRIES2 = LongKnob.define("net.ipv4.tcp_retries2", 15, 1, 255,
             "retransmission timeouts before an established connection is reset");
-    public static final LongKnob REORDERING = LongKnob.define("net.ipv4.tcp_reordering", 3, 1, 300,
+    public static final LongKnob REORDERING = LongKnob.define("net.ipv4.tcp_reordering", 3, 1, 300, Applies.NEW_SOCKETS,
             "initial reordering degree: SACKed segments above a hole before it counts as lost (RFC 6675 DupThresh)");
-    public static final LongKnob FACK = LongKnob.define("net.ipv4.tcp_fack", 1, 0, 1,
+    public static final LongKnob FACK = LongKnob.define("net.ipv4.tcp_fack", 1, 0, 1, Applies.NEW_SOCKETS,
             "forward acknowledgment: loss is judged from the highest SACKed sequence (Linux 2.6 to 4.14)");
-    public static final LongKnob DSACK = LongKnob.define("net.ipv4.tcp_dsack", 1, 0, 1,
+    public static final LongKnob DSACK = LongKnob.define("net.ipv4.tcp_dsack", 1, 0, 1, Applies.NEW_SOCKETS,
             "report duplicate segments as D-SACK blocks (RFC 2883)");
     public static final LongKnob RTO_MIN_MS = LongKnob.define("usnet.tcp.rto_min_ms", 200, 1, 120_000,
             "the RTO floor in milliseconds (Linux's TCP_RTO_MIN, a per-route rto_min there)");
-    public static final LongKnob INIT_CWND = LongKnob.define("usnet.tcp.init_cwnd", 10, 1, 1000,
+    public static final LongKnob INIT_CWND = LongKnob.define("usnet.tcp.init_cwnd", 10, 1, 1000, Applies.NEW_SOCKETS,
             "the initial congestion window in segments (TCP_INIT_CWND, a per-route initcwnd in Linux)");
-    public static final LongKnob TSO = LongKnob.define("usnet.tcp.tso", 1, 0, 1,
+    public static final LongKnob TSO = LongKnob.define("usnet.tcp.tso", 1, 0, 1, Applies.NEW_SOCKETS,
             "send super-segments of up to 64 KiB on devices with GSO offload (TSO autosizing off)");
 
     public static final ValueKnob<String> CONGESTION_CONTROL = ValueKnob.defineWord("net.ipv4.tcp_congestion_control",
@@ -63,14 +64,14 @@ public final class TcpSysctl implements SysctlTable {
                             + String.join(", ", CongestionControls.available()));
                 }
                 return v;
-            }, "congestion control of new connections (reno, cubic)");
+            }, Applies.NEW_SOCKETS, "congestion control of new connections (reno, cubic)");
     public static final ValueKnob<KernelPreset> KERNEL = ValueKnob.define("usnet.tcp.kernel", "4.3", KernelPreset::parse,
-            KernelPreset::label, "congestion-avoidance behaviour of a Linux version: 3.18, 3.19, 4.0 (4.0-4.2), 4.3");
+            KernelPreset::label, Applies.NEW_SOCKETS, "congestion-avoidance behaviour of a Linux version: 3.18, 3.19, 4.0 (4.0-4.2), 4.3");
     public static final ValueKnob<TcpMem> RMEM = ValueKnob.define("net.ipv4.tcp_rmem", "4096 131072 6291456",
-            v -> TcpMem.parse("net.ipv4.tcp_rmem", v), TcpMem::toString,
+            v -> TcpMem.parse("net.ipv4.tcp_rmem", v), TcpMem::toString, Applies.NEW_SOCKETS,
             "receive buffer bytes 'min default max'; usnet sockets start at max (no autotuning)");
     public static final ValueKnob<TcpMem> WMEM = ValueKnob.define("net.ipv4.tcp_wmem", "4096 16384 4194304",
-            v -> TcpMem.parse("net.ipv4.tcp_wmem", v), TcpMem::toString,
+            v -> TcpMem.parse("net.ipv4.tcp_wmem", v), TcpMem::toString, Applies.NEW_SOCKETS,
             "send buffer bytes 'min default max'; usnet sockets start at max (no autotuning)");
 
     /** "preset": the switch follows usnet.tcp.kernel; anything else overrides that one behaviour. */
@@ -88,7 +89,7 @@ public final class TcpSysctl implements SysctlTable {
                     KernelPreset.V4_3.switches().withOverride(key, v);
                 }
                 return v;
-            }, "one behaviour of usnet.tcp.kernel on its own; 'preset' follows usnet.tcp.kernel"));
+            }, Applies.NEW_SOCKETS, "one behaviour of usnet.tcp.kernel on its own; 'preset' follows usnet.tcp.kernel"));
         }
         return List.copyOf(l);
     }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.usnet.core.knob.Knob;
 import dev.usnet.core.knob.Knobs;
 import dev.usnet.tcp.cc.KernelPreset;
 import org.junit.jupiter.api.Test;
@@ -20,6 +21,15 @@ class TcpSysctlTest {
         assertEquals("unknown knob 'net.ipv4.tcp_congestion_contrl' (did you mean 'net.ipv4.tcp_congestion_control'?)",
                 e.getMessage());
         assertSame(TcpSysctl.SACK, Knobs.declared("net.ipv4.tcp_sack"));
+    }
+
+    @Test
+    void whatAConnectionReadsWhenItOpensAppliesToNewSocketsTheRestAtOnce() {
+        assertEquals(Knob.Applies.NEW_SOCKETS, Knobs.applies("net.ipv4.tcp_sack"));
+        assertEquals(Knob.Applies.NEW_SOCKETS, Knobs.applies("usnet.tcp.kernel"));
+        assertEquals(Knob.Applies.NEW_SOCKETS, Knobs.applies("usnet.tcp.cubic_idle_shift"));
+        assertEquals(Knob.Applies.LIVE, Knobs.applies("usnet.tcp.rto_min_ms"), "read at every RTT sample");
+        assertEquals(Knob.Applies.LIVE, Knobs.applies("net.ipv4.tcp_retries2"), "read when the RTO fires");
     }
 
     @Test

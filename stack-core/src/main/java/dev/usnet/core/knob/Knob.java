@@ -6,17 +6,38 @@ package dev.usnet.core.knob;
  * every namespace's {@link Knobs}, so the packet path reads its value as a typed field, never by name.
  */
 public abstract sealed class Knob permits LongKnob, ValueKnob {
+    /** When a change takes effect, as Linux applies each sysctl. */
+    public enum Applies {
+        /** The next packet or timer reads it. */
+        LIVE("live"),
+        /** Read when a socket is created, connects or listens: existing connections keep what they started with. */
+        NEW_SOCKETS("new-sockets"),
+        /** Read when the namespace or device is built: a running namespace cannot change it. */
+        BUILD("build");
+
+        private final String word;
+
+        Applies(String word) {
+            this.word = word;
+        }
+
+        /** The word {@code usnet ctl sysctl} shows. */
+        public String word() {
+            return word;
+        }
+    }
+
     private final String key;
     private final String doc;
-    private final boolean live;
+    private final Applies applies;
 
-    Knob(String key, String doc, boolean live) {
+    Knob(String key, String doc, Applies applies) {
         if (key == null || key.isBlank() || !key.equals(key.trim())) {
             throw new IllegalArgumentException("knob name '" + key + "' must be a non-empty word");
         }
         this.key = key;
         this.doc = doc;
-        this.live = live;
+        this.applies = applies;
     }
 
     /** The sysctl name, e.g. {@code net.ipv4.tcp_sack}. */
@@ -29,12 +50,14 @@ public abstract sealed class Knob permits LongKnob, ValueKnob {
         return doc;
     }
 
-    /**
-     * Whether a change takes effect in a running namespace (for what is created after it, as Linux applies a
-     * sysctl): false for settings read only when a namespace is built.
-     */
+    /** When a change takes effect in a running namespace. */
+    public final Applies applies() {
+        return applies;
+    }
+
+    /** Whether a running namespace can change it (at once, or for what is created after). */
     public final boolean live() {
-        return live;
+        return applies != Applies.BUILD;
     }
 
     /** Checks {@code text} and returns it normalized, or throws IllegalArgumentException naming the key. */

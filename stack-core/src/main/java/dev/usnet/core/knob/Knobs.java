@@ -113,6 +113,18 @@ public final class Knobs {
         return DECLARED.get(key);
     }
 
+    /**
+     * When a change of {@code key} takes effect: a declared knob says so itself; of stack-core's own, usnet.hz is
+     * fixed at build (timers already armed count in its jiffies) and the rest are read per packet or timer.
+     */
+    public static Knob.Applies applies(String key) {
+        Knob d = declared(key);
+        if (d != null) {
+            return d.applies();
+        }
+        return key.equals("usnet.hz") ? Knob.Applies.BUILD : Knob.Applies.LIVE;
+    }
+
     /** Every knob declared by a module (through its {@link SysctlTable}), by name. */
     public static java.util.SortedMap<String, Knob> declared() {
         loadTables();

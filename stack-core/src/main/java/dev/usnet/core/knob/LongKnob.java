@@ -12,8 +12,8 @@ public final class LongKnob extends Knob {
     private final long max;
     final int slot;
 
-    private LongKnob(String key, long def, long min, long max, String doc, boolean live) {
-        super(key, doc, live);
+    private LongKnob(String key, long def, long min, long max, String doc, Applies applies) {
+        super(key, doc, applies);
         if (def < min || def > max || min > max) {
             throw new IllegalArgumentException(key + ": default " + def + " outside " + min + ".." + max);
         }
@@ -30,12 +30,17 @@ public final class LongKnob extends Knob {
 
     /** Declares (and registers) a knob that takes effect as soon as it is set. */
     public static LongKnob define(String key, long def, long min, long max, String doc) {
-        return Knobs.register(new LongKnob(key, def, min, max, doc, true));
+        return define(key, def, min, max, Applies.LIVE, doc);
+    }
+
+    /** Declares (and registers) a knob that takes effect when {@code applies} says. */
+    public static LongKnob define(String key, long def, long min, long max, Applies applies, String doc) {
+        return Knobs.register(new LongKnob(key, def, min, max, doc, applies));
     }
 
     /** Declares (and registers) a knob read only when a namespace or device is built. */
     public static LongKnob defineAtBuild(String key, long def, long min, long max, String doc) {
-        return Knobs.register(new LongKnob(key, def, min, max, doc, false));
+        return define(key, def, min, max, Applies.BUILD, doc);
     }
 
     public long defaultValue() {

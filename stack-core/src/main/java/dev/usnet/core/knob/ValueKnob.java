@@ -17,8 +17,8 @@ public final class ValueKnob<T> extends Knob {
     final int slot;
 
     private ValueKnob(String key, String def, Function<String, T> parser, Function<T, String> formatter, String doc,
-            boolean live) {
-        super(key, doc, live);
+            Applies applies) {
+        super(key, doc, applies);
         this.parser = parser;
         this.formatter = formatter;
         this.def = parser.apply(def);
@@ -37,12 +37,19 @@ public final class ValueKnob<T> extends Knob {
      */
     public static <T> ValueKnob<T> define(String key, String def, Function<String, T> parser,
             Function<T, String> formatter, String doc) {
-        return Knobs.register(new ValueKnob<>(key, def, parser, formatter, doc, true));
+        return define(key, def, parser, formatter, Applies.LIVE, doc);
+    }
+
+    /** As {@link #define(String, String, Function, Function, String)}, taking effect when {@code applies} says. */
+    public static <T> ValueKnob<T> define(String key, String def, Function<String, T> parser,
+            Function<T, String> formatter, Applies applies, String doc) {
+        return Knobs.register(new ValueKnob<>(key, def, parser, formatter, doc, applies));
     }
 
     /** A knob whose text is its value: {@code validator} returns the normalized text or throws. */
-    public static ValueKnob<String> defineWord(String key, String def, Function<String, String> validator, String doc) {
-        return define(key, def, validator, Function.identity(), doc);
+    public static ValueKnob<String> defineWord(String key, String def, Function<String, String> validator,
+            Applies applies, String doc) {
+        return define(key, def, validator, Function.identity(), applies, doc);
     }
 
     public T defaultValue() {

@@ -62,10 +62,13 @@ class DeclaredKnobsTest {
     }
 
     @Test
-    void declaredKnobsAreKnownForHintsAndListingWithWhetherTheyAreLive() {
+    void declaredKnobsAreKnownForHintsAndListingWithWhenTheyApply() {
         assertTrue(Knobs.known().contains("usnet.example.retries"));
         assertSame(RETRIES, Knobs.declared("usnet.example.retries"));
         assertTrue(RETRIES.live());
+        assertEquals(Knob.Applies.LIVE, Knobs.applies("usnet.example.retries"));
+        assertEquals(Knob.Applies.BUILD, Knobs.applies("usnet.example.slots"));
+        assertEquals(Knob.Applies.BUILD, Knobs.applies("usnet.hz"));
         assertFalse(AT_BUILD.live());
         var e = assertThrows(IllegalArgumentException.class, () -> new Knobs().set("usnet.example.retires", "2"));
         assertEquals("unknown knob 'usnet.example.retires' (did you mean 'usnet.example.retries'?)", e.getMessage());

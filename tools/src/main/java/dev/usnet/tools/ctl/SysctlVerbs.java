@@ -8,7 +8,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * {@code sysctl -a | KEY... | -w KEY=VALUE...}: every knob of a namespace (docs/topology.md), with when a change
@@ -19,22 +18,9 @@ import java.util.Set;
 final class SysctlVerbs {
     private SysctlVerbs() {}
 
-    /** Knobs TCP reads when a socket is created, connects or listens (besides the usnet.tcp.* switches). */
-    private static final Set<String> NEW_SOCKETS = Set.of("net.ipv4.tcp_congestion_control", "net.ipv4.tcp_rmem",
-            "net.ipv4.tcp_wmem", "net.ipv4.tcp_sack", "net.ipv4.tcp_timestamps", "net.ipv4.tcp_window_scaling",
-            "net.ipv4.tcp_dsack", "net.ipv4.tcp_fack", "net.ipv4.tcp_reordering", "net.core.somaxconn");
-    /** Read per packet or timer in TCP, so live like the rest. */
-    private static final Set<String> TCP_LIVE = Set.of("usnet.tcp.rto_min_ms");
-
-    /** When a change of {@code key} takes effect: live, new-sockets or build. */
+    /** When a change of {@code key} takes effect: live, new-sockets or build (the knob's declaration says). */
     static String applies(String key) {
-        if (key.equals("usnet.hz")) {
-            return "build";
-        }
-        if (NEW_SOCKETS.contains(key) || key.startsWith("usnet.tcp.") && !TCP_LIVE.contains(key)) {
-            return "new-sockets";
-        }
-        return "live";
+        return Knobs.applies(key).word();
     }
 
     static Reply run(ControlPlane.Call c) {
