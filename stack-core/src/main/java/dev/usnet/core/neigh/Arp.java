@@ -160,7 +160,8 @@ public final class Arp {
     public void sendRequest(Device dev, int sip, int tip, long knownMac) {
         stack.mib().inc(Mib.ArpOutRequests);
         long ethDst = knownMac != 0 ? knownMac : MacAddr.BROADCAST;
-        Packet p = frame(dev, ArpPacket.OP_REQUEST, ethDst, sip, knownMac, tip);
+        // arp_solicit passes no target hardware address: the body's is zero even when the frame goes unicast.
+        Packet p = frame(dev, ArpPacket.OP_REQUEST, ethDst, sip, 0L, tip);
         dev.transmit(p);
     }
 
