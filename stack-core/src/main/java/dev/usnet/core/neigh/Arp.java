@@ -72,8 +72,8 @@ public final class Arp {
         }
         if (op == ArpPacket.OP_REQUEST) {
             if (stack.devinet().isLocal(tip)) {
-                if (!ignore(conf, dev, tip)) {
-                    stack.neigh().eventNs(dev, sip, sha);
+                // Answered only when the requester's entry could be made (a full table answers nothing).
+                if (!ignore(conf, dev, tip) && stack.neigh().eventNs(dev, sip, sha) != null) {
                     send(dev, ArpPacket.OP_REPLY, sha, tip, sha, sip);
                 }
                 p.release();

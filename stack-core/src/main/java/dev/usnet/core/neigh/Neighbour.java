@@ -21,6 +21,10 @@ public final class Neighbour {
     final ArrayDeque<Packet> arpQueue = new ArrayDeque<>();
     int arpQueueBytes;
     Timeout timer;
+    // The table's GC list (tbl->gc_list): every entry but permanent ones, oldest first.
+    Neighbour gcPrev;
+    Neighbour gcNext;
+    boolean onGcList;
 
     Neighbour(Device dev, int ip) {
         this.dev = dev;

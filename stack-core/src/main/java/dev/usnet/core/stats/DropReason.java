@@ -86,6 +86,9 @@ public enum DropReason {
     NEIGH_FAILED("ARP got no answer to its solicitations (mcast_solicit, default 3, retrans_time_ms apart, default "
             + "1 s): what waited for that neighbour is dropped, forwarded packets with an ICMP host unreachable "
             + "(ip neigh: FAILED)"),
+    NEIGH_CREATEFAIL("no neighbour entry could be made for the next hop: the table held gc_thresh3 entries "
+            + "(net.ipv4.neigh.default.gc_thresh3) and its forced GC found none old or failed enough to remove "
+            + "(NeighTableOverflow; Linux: NEIGH_CREATEFAIL)"),
     NEIGH_QUEUE_FULL("packet waited for ARP resolution and the neighbour's unresolved queue (unres_qlen_bytes) was "
             + "full"),
     NEIGH_DEAD("neighbour entry deleted (ip neigh del or flush, device gone) while packets still waited for its "

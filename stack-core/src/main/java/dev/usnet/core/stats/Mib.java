@@ -5,7 +5,7 @@ public enum Mib {
     IpInReceives, IpInHdrErrors, IpInAddrErrors, IpInUnknownProtos, IpInDiscards, IpInDelivers, IpForwDatagrams,
     IpOutRequests, IpOutDiscards, IpOutNoRoutes, IpReasmTimeout, IpReasmReqds, IpReasmOKs, IpReasmFails,
     IpFragOKs, IpFragFails, IpFragCreates, IpExtInCsumErrors, IpExtInTruncatedPkts, IpExtInNoRoutes,
-    IpExtInBcastPkts, IpExtInMcastPkts, IpExtOutBcastPkts,
+    IpExtInBcastPkts, IpExtInMcastPkts, IpExtOutBcastPkts, IpExtReasmOverlaps,
     IcmpInMsgs, IcmpInErrors, IcmpInCsumErrors, IcmpInEchos, IcmpInEchoReps, IcmpInDestUnreachs, IcmpInTimeExcds,
     IcmpInRedirects, IcmpOutMsgs, IcmpOutErrors, IcmpOutEchoReps, IcmpOutEchos, IcmpOutDestUnreachs,
     IcmpOutTimeExcds, IcmpOutRedirects, IcmpOutRateLimitHost, IcmpOutRateLimitGlobal,
