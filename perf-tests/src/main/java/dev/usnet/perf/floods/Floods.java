@@ -448,6 +448,8 @@ public final class Floods {
             br.addPort(lan.device("lx"));
             FloodNet.route(cli, "0.0.0.0/0", "198.19.254.1", r1[0]);
             FloodNet.route(srv, "198.19.254.0/24", "198.18.0.1", s[0]);
+            // The packet attacker's address is known, so the host unreachables for its packets reach it.
+            rtr.neigh().addPermanent(rtr.device("r3"), Ipv4Addr.parse("198.19.253.2"), pktAttacker.mac());
             UdpProbeFlow legit = new UdpProbeFlow(cli, srv, "198.18.0.2", 7001, MS, 1000);
             legit.start();
             net.vs.runFor(500 * MS);

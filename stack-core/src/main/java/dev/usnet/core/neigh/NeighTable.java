@@ -146,7 +146,7 @@ public final class NeighTable {
 
     /** Whether something besides the table holds the entry (Linux: refcnt above 1): here, a pending timer. */
     private static boolean referenced(Neighbour n) {
-        return n.timer != null && n.timer.isPending();
+        return n.inTimerHandler || n.timer != null && n.timer.isPending();
     }
 
     /**
@@ -394,8 +394,17 @@ public final class NeighTable {
         return c.ucastSolicit + c.appSolicit + (n.state == NudState.PROBE ? 0 : c.mcastSolicit);
     }
 
-    /** neigh_timer_handler. */
+    /** neigh_timer_handler; the entry counts as held while it runs (its ICMP errors may need new entries). */
     private void timer(Neighbour n) {
+        n.inTimerHandler = true;
+        try {
+            timerHandler(n);
+        } finally {
+            n.inTimerHandler = false;
+        }
+    }
+
+    private void timerHandler(Neighbour n) {
         n.timer = null;
         DevConf c = stack.conf(n.dev);
         long now = stack.now();

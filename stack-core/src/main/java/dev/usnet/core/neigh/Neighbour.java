@@ -21,6 +21,8 @@ public final class Neighbour {
     final ArrayDeque<Packet> arpQueue = new ArrayDeque<>();
     int arpQueueBytes;
     Timeout timer;
+    /** Its timer handler is running (Linux holds a reference meanwhile, so no GC removes the entry under it). */
+    boolean inTimerHandler;
     // The table's GC list (tbl->gc_list): every entry but permanent ones, oldest first.
     Neighbour gcPrev;
     Neighbour gcNext;

@@ -121,6 +121,27 @@ class NeighGcTest {
     }
 
     @Test
+    void anEntryFailingIsNotCollectedByTheGcItsOwnIcmpErrorsForce() {
+        try (Router t = new Router()) {
+            t.r.knobs().set("net.ipv4.neigh.default.gc_thresh2", "1");
+            t.r.knobs().set("net.ipv4.neigh.default.gc_thresh3", "2");
+            t.net.run(6 * SEC);
+            // From a host the router has no entry for, two packets to an unresolved next hop.
+            long h3 = 0x0200_0000_aa03L;
+            t.w1.send(Frames.udp(h3, R1, "198.18.1.3", Router.host(7), 64, 20, 1, false));
+            t.w1.send(Frames.udp(h3, R1, "198.18.1.3", Router.host(7), 64, 20, 2, false));
+            t.net.run(4 * SEC);
+            // The failing entry's host unreachables need an entry for 198.18.1.3, whose creation forces a GC; the
+            // failing entry is held while its handler runs, so its second packet is answered too, not dropped.
+            assertEquals(0, t.r.drops().get(DropReason.NEIGH_DEAD));
+            assertEquals(2, t.r.drops().get(DropReason.NEIGH_FAILED));
+            Neighbour back = t.r.neigh().lookup(t.w1.dutEnd, Ipv4Addr.parse("198.18.1.3"));
+            assertNotNull(back);
+            assertEquals(2, back.queued(), "both errors wait for 198.18.1.3's resolution");
+        }
+    }
+
+    @Test
     void aReachableEntryIsNeverForcedOut() {
         try (Router t = new Router()) {
             String legit = Router.host(5000);
