@@ -60,13 +60,19 @@ final class ReceiveWindow {
      * 1460; a SYN-ACK knows timestamps are on and rounds by the MSS they leave, 65160 = 45 * 1448).
      */
     int selectSynWindow() {
-        long synWin = Math.min(65_535, freeSpace());
         int unit = sk.state == TcpState.SYN_RECV && sk.tsOk ? sk.advMss - 12 : sk.advMss;
+        int synWin = synWindow(freeSpace(), unit);
+        rcvWnd = synWin;
+        rcvWup = sk.rcvNxt;
+        return synWin;
+    }
+
+    /** A SYN's window for {@code free} bytes of buffer: at most 64 KiB less one, in whole {@code unit}s. */
+    static int synWindow(long free, int unit) {
+        long synWin = Math.min(65_535, free);
         if (synWin > unit) {
             synWin = synWin / unit * unit;
         }
-        rcvWnd = synWin;
-        rcvWup = sk.rcvNxt;
         return (int) synWin;
     }
 

@@ -33,6 +33,7 @@ public final class Tcp implements L4Protocol, AutoCloseable {
     private final TcpSegment seg = new TcpSegment();
     private final TcpOptions opts = new TcpOptions();
     private final Ipv4Packet ip = new Ipv4Packet();
+    private final SynCookies synCookies;
     private int nextEphemeral;
     private int currEstab;
 
@@ -42,6 +43,12 @@ public final class Tcp implements L4Protocol, AutoCloseable {
     private Tcp(NetStack stack) {
         this.stack = stack;
         this.nextEphemeral = 32768 + (int) stack.randomBelow(28232);
+        this.synCookies = new SynCookies(stack);
+    }
+
+    /** This namespace's SYN cookie keys and arithmetic. */
+    SynCookies synCookies() {
+        return synCookies;
     }
 
     /** Installs TCP in {@code stack} (protocol 6) unless it is there already; returns it. */
@@ -264,7 +271,7 @@ public final class Tcp implements L4Protocol, AutoCloseable {
                 if (l != null && Seq.after(seg.seq(), s.rcvNxtForTimeWait())) {
                     // A new incarnation with a higher sequence number may reuse a TIME-WAIT pair (RFC 1122).
                     s.finish(TcpError.NONE);
-                    l.rcvSyn(p, src, dst, seg, opts);
+                    l.rcvSyn(p, src, dst, seg, opts, true);
                     return;
                 }
             }

@@ -82,7 +82,8 @@ final class TcpInput {
         sk.keepalive.probesOut = 0;
         if (sk.state == TcpState.SYN_RECV) {
             long ack = seg.ack();
-            if (!Seq.after(ack, sk.sndUna) || Seq.after(ack, sk.sndNxt)) {
+            // Our SYN-ACK must be acknowledged; a child made from a cookie has none outstanding (snd_una is past it).
+            if (Seq.before(ack, sk.sndUna) || ack == sk.sndUna && !sk.fromCookie || Seq.after(ack, sk.sndNxt)) {
                 sk.out.sendReset(seg.ack(), 0, TcpSegment.RST);
                 sk.stack.drop(p, DropReason.TCP_INVALID_ACK);
                 return;

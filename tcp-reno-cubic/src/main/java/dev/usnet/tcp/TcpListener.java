@@ -8,10 +8,12 @@ import dev.usnet.core.wire.TcpSegment;
 import java.util.ArrayDeque;
 
 /**
- * A listening socket: SYNs become connections in SYN-RECV (the SYN queue, bounded by
- * net.ipv4.tcp_max_syn_backlog), completed handshakes wait in the accept queue (bounded by the listen
- * backlog). A full queue drops the SYN and counts ListenOverflows/ListenDrops, as Linux does without
- * SYN cookies.
+ * A listening socket (tcp_conn_request, cookie_v4_check): SYNs become connections in SYN-RECV (the SYN queue),
+ * completed handshakes wait in the accept queue; both are bounded by the listen backlog as in Linux. When the SYN
+ * queue overflows, SYNs are answered with SYN cookies ({@link SynCookies}, net.ipv4.tcp_syncookies = 1; 2
+ * answers every SYN so, 0 drops instead), which keep no state: a final ACK carrying a valid cookie makes the
+ * connection. Counters as Linux's: ListenOverflows (accept queue full), ListenDrops (every SYN or ACK dropped
+ * for the listener), SyncookiesSent/Recv/Failed, TCPReqQFullDoCookies/TCPReqQFullDrop.
  */
 public final class TcpListener {
     /** Called on the namespace thread for each connection whose handshake completed. */
@@ -28,6 +30,10 @@ public final class TcpListener {
     private int synQueueLen;
     private long overflows;
     private long drops;
+    private long cookiesSent;
+    /** When the last SYN cookie was sent (tcp_synq_overflow's stamp), or never. */
+    private long lastOverflowNanos;
+    private boolean overflowed;
     private boolean closed;
 
     TcpListener(Tcp tcp, int addr, int port, int backlog, Acceptor acceptor) {
@@ -44,6 +50,11 @@ public final class TcpListener {
 
     public int port() {
         return port;
+    }
+
+    /** The listen backlog (sk_max_ack_backlog): bounds both queues. */
+    public int backlog() {
+        return backlog;
     }
 
     /** Connections waiting in the accept queue (Recv-Q of a listener in ss). */
@@ -64,6 +75,11 @@ public final class TcpListener {
         return drops;
     }
 
+    /** SYN-ACKs this listener answered with a cookie. */
+    public long cookiesSent() {
+        return cookiesSent;
+    }
+
     /** accept(): the next completed connection, or null (only used when no {@link Acceptor} was given). */
     public TcpSock accept() {
         TcpSock s = acceptQueue.pollFirst();
@@ -78,10 +94,23 @@ public final class TcpListener {
         return acceptQueue.size() > backlog;
     }
 
+    /**
+     * inet_csk_reqsk_queue_is_full: the SYN queue is bounded by the listen backlog too, with the same "greater
+     * than" (Linux 6.10 on; before, a backlog of 0 refused every SYN).
+     */
+    boolean synQueueFull() {
+        return synQueueLen > backlog;
+    }
+
     void countOverflow() {
         overflows++;
-        drops++;
         tcp.stack().mib().inc(Mib.TcpExtListenOverflows);
+        countDrop();
+    }
+
+    /** tcp_listendrop. */
+    private void countDrop() {
+        drops++;
         tcp.stack().mib().inc(Mib.TcpExtListenDrops);
     }
 
@@ -93,7 +122,10 @@ public final class TcpListener {
             return;
         }
         if ((flags & TcpSegment.ACK_FLAG) != 0) {
-            // An ACK for a connection we do not know (e.g. a SYN-RECV that timed out): reset it.
+            if ((flags & TcpSegment.SYN) == 0 && cookieAck(p, src, dst, seg, o)) {
+                return;
+            }
+            // An ACK for a connection we do not know (a SYN-RECV that timed out, a forged or stale cookie).
             tcp.replyReset(src, dst, seg, seg.payloadLength() + seg.headerLength());
             tcp.stack().drop(p, DropReason.TCP_NO_SOCKET);
             return;
@@ -102,43 +134,153 @@ public final class TcpListener {
             tcp.stack().drop(p, DropReason.TCP_NO_SOCKET);
             return;
         }
-        rcvSyn(p, src, dst, seg, o);
+        rcvSyn(p, src, dst, seg, o, false);
     }
 
-    /** tcp_conn_request: queue limits, then a child in SYN-RECV that answers with a SYN-ACK. Owns {@code p}. */
-    void rcvSyn(Packet p, int src, int dst, TcpSegment seg, TcpOptions o) {
+    /**
+     * tcp_conn_request: the SYN queue's and accept queue's limits, then either a child in SYN-RECV that answers
+     * with a SYN-ACK, or a cookie SYN-ACK and no state. {@code reusesTimeWait}: the SYN took over a TIME-WAIT
+     * pair, which Linux admits without the SYN queue's limit ("the peer is evidently real"). Owns {@code p}.
+     */
+    void rcvSyn(Packet p, int src, int dst, TcpSegment seg, TcpOptions o, boolean reusesTimeWait) {
         var stack = tcp.stack();
         if (closed) {
             p.release();
             return;
+        }
+        long syncookies = stack.knobs().get(TcpSysctl.SYNCOOKIES);
+        boolean wantCookie = false;
+        if ((syncookies == 2 || synQueueFull()) && !reusesTimeWait) {
+            // tcp_syn_flood_action
+            if (syncookies != 0) {
+                wantCookie = true;
+                stack.mib().inc(Mib.TcpExtTCPReqQFullDoCookies);
+            } else {
+                stack.mib().inc(Mib.TcpExtTCPReqQFullDrop);
+                countDrop();
+                stack.drop(p, DropReason.TCP_SYN_QUEUE_FULL);
+                return;
+            }
         }
         if (acceptQueueFull()) {
             countOverflow();
             stack.drop(p, DropReason.TCP_LISTEN_OVERFLOW);
             return;
         }
-        if (synQueueLen >= stack.knobs().get(TcpSysctl.MAX_SYN_BACKLOG)) {
-            drops++;
-            stack.mib().inc(Mib.TcpExtListenDrops);
-            stack.drop(p, DropReason.TCP_LISTEN_OVERFLOW);
-            return;
+        if (!wantCookie && !reusesTimeWait && syncookies == 0) {
+            // Without cookies the last quarter of tcp_max_syn_backlog is kept for peers proven alive (a saved RTT in
+            // tcp_metrics); usnet keeps no such metrics, so no peer is proven.
+            long max = stack.knobs().get(TcpSysctl.MAX_SYN_BACKLOG);
+            if (max - synQueueLen < max >> 2) {
+                countDrop();
+                stack.drop(p, DropReason.TCP_SYN_QUEUE_FULL);
+                return;
+            }
         }
         Route rt = stack.ipOutput().routeOutput(src);
         if (rt == null) {
             stack.drop(p, DropReason.IP_NOROUTE);
             return;
         }
+        if (wantCookie) {
+            sendCookie(rt, src, dst, seg, o);
+            p.release();
+            return;
+        }
         TcpSock child = tcp.newSock();
         child.setAddresses(dst, port, src, seg.srcPort());
         tcp.hash(child);
         synQueueLen++;
+        child.inSynQueue = true;
         child.acceptSyn(this, rt, seg, o);
         p.release();
     }
 
+    /**
+     * The want_cookie branch of tcp_conn_request: the options a normal SYN-ACK would settle, with the peer's MSS
+     * rounded down to the cookie table and, without timestamps, no SACK or window scaling (nowhere to keep
+     * them); the SYN-ACK goes out and nothing is remembered but the time (tcp_synq_overflow).
+     */
+    private void sendCookie(Route rt, int src, int dst, TcpSegment seg, TcpOptions o) {
+        var stack = tcp.stack();
+        var knobs = stack.knobs();
+        long now = stack.now();
+        boolean ts = o.hasTimestamp && knobs.get(TcpSysctl.TIMESTAMPS) != 0;
+        boolean sack = ts && o.sackPermitted && knobs.get(TcpSysctl.SACK) != 0;
+        boolean wscale = ts && o.hasWscale && knobs.get(TcpSysctl.WINDOW_SCALING) != 0;
+        int mssIndex = SynCookies.mssIndex(o.hasMss ? o.mss : 536);
+        SynCookies cookies = tcp.synCookies();
+        long iss = cookies.initSequence(src, dst, seg.srcPort(), port, seg.seq(), mssIndex, now);
+        long tsVal = 0;
+        if (ts) {
+            long clockMs = now / 1_000_000L;
+            tsVal = SynCookies.initTimestamp(clockMs, wscale, o.wscale, sack) + cookies.tsOffset(dst, src) & 0xffff_ffffL;
+        }
+        lastOverflowNanos = now;
+        overflowed = true;
+        cookiesSent++;
+        stack.mib().inc(Mib.TcpExtSyncookiesSent);
+        TcpOutput.sendStatelessSynAck(tcp, rt, dst, port, src, seg.srcPort(), iss, Seq.add(seg.seq(), 1),
+                sack, ts, tsVal, o.tsVal, wscale);
+    }
+
+    /**
+     * cookie_v4_check: a final ACK for no connection, while cookies were sent in the last two minutes, is
+     * checked as one; a good cookie makes the connection in SYN-RECV, which then takes the ACK (and any data)
+     * as usual. Returns false when the ACK is not a cookie's (the caller answers with a reset).
+     */
+    private boolean cookieAck(Packet p, int src, int dst, TcpSegment seg, TcpOptions o) {
+        var stack = tcp.stack();
+        var knobs = stack.knobs();
+        long now = stack.now();
+        if (knobs.get(TcpSysctl.SYNCOOKIES) == 0 || !overflowed || now - lastOverflowNanos > SynCookies.VALID_NANOS) {
+            return false;
+        }
+        SynCookies cookies = tcp.synCookies();
+        int mss = cookies.check(src, dst, seg.srcPort(), port, seg.ack(), seg.seq(), now);
+        if (mss == 0) {
+            stack.mib().inc(Mib.TcpExtSyncookiesFailed);
+            return false;
+        }
+        stack.mib().inc(Mib.TcpExtSyncookiesRecv);
+        long echo = 0;
+        if (o.hasTimestamp && o.tsEcr != 0) {
+            echo = o.tsEcr - cookies.tsOffset(dst, src) & 0xffff_ffffL;
+        }
+        int opts = SynCookies.decodeTimestamp(o.hasTimestamp, echo, knobs.get(TcpSysctl.TIMESTAMPS) != 0,
+                knobs.get(TcpSysctl.SACK) != 0, knobs.get(TcpSysctl.WINDOW_SCALING) != 0);
+        if (opts == SynCookies.REJECT) {
+            return false;
+        }
+        if (closed) {
+            p.release();
+            return true;
+        }
+        if (acceptQueueFull()) {
+            // tcp_v4_syn_recv_sock: no room for the child; the ACK is dropped without a reset.
+            countOverflow();
+            stack.drop(p, DropReason.TCP_LISTEN_OVERFLOW);
+            return true;
+        }
+        Route rt = stack.ipOutput().routeOutput(src);
+        if (rt == null) {
+            stack.drop(p, DropReason.IP_NOROUTE);
+            return true;
+        }
+        TcpSock child = tcp.newSock();
+        child.setAddresses(dst, port, src, seg.srcPort());
+        tcp.hash(child);
+        child.acceptCookie(this, rt, seg, o, mss, opts, cookies.tsOffset(dst, src));
+        child.rcv(p, seg, o);
+        return true;
+    }
+
     /** The child's handshake completed: into the accept queue, or straight to the acceptor. */
     void childEstablished(TcpSock child) {
-        synQueueLen--;
+        if (child.inSynQueue) {
+            child.inSynQueue = false;
+            synQueueLen--;
+        }
         if (acceptor != null) {
             child.parent = null;
             acceptor.accepted(child);
@@ -148,8 +290,9 @@ public final class TcpListener {
     }
 
     /** A child went away before it was accepted. */
-    void childGone(TcpSock child, boolean wasSynRecv) {
-        if (wasSynRecv) {
+    void childGone(TcpSock child) {
+        if (child.inSynQueue) {
+            child.inSynQueue = false;
             synQueueLen--;
         }
         acceptQueue.remove(child);

@@ -323,6 +323,33 @@ final class TcpOutput {
         ipSend(p);
     }
 
+    /**
+     * A SYN-ACK that no socket keeps (a SYN cookie's, tcp_v4_send_synack for a request freed at once): the
+     * options and window a fresh child would offer on {@code rt} — MSS, SACK-permitted, timestamps
+     * ({@code tsVal}, echoing {@code tsEcr}) and window scale in Linux's layout — never retransmitted.
+     */
+    static void sendStatelessSynAck(Tcp tcp, dev.usnet.core.route.Route rt, int laddr, int lport, int raddr, int rport,
+            long iss, long rcvNxt, boolean sack, boolean ts, long tsVal, long tsEcr, boolean wscale) {
+        var stack = tcp.stack();
+        var knobs = stack.knobs();
+        int advMss = TcpSock.advMssFor(rt);
+        long rcvbuf = knobs.get(TcpSysctl.RMEM).max();
+        int ws = wscale ? TcpSock.windowScaleFor(rcvbuf) : -1;
+        int optLen = TcpOptions.synLength(sack, ts, wscale);
+        int hl = TcpSegment.MIN_HEADER_LEN + optLen;
+        Packet p = IpOutput.allocate(hl);
+        ByteBuf b = p.buf();
+        int t = p.transport();
+        int window = ReceiveWindow.synWindow(rcvbuf, ts ? advMss - 12 : advMss);
+        int i = TcpSegment.writeHeader(b, t, lport, rport, iss, rcvNxt, hl, TcpSegment.SYN | TcpSegment.ACK_FLAG,
+                window);
+        TcpOptions.writeSyn(b, i, advMss, sack, ts, tsVal, tsEcr, ws);
+        long ph = Checksum.pseudoHeader(laddr, raddr, Ipv4Packet.PROTO_TCP, hl);
+        b.setShort(t + TcpSegment.CHECKSUM, Checksum.finish(Checksum.add(b, t, hl, ph)));
+        stack.mib().inc(Mib.TcpOutSegs);
+        stack.ipOutput().sendLocal(p, rt, laddr, raddr, Ipv4Packet.PROTO_TCP, 0, knobs.defaultTtl(), true);
+    }
+
     /** A bare reset answering a segment this connection cannot accept (tcp_v4_send_reset). */
     void sendReset(long seq, long ackSeq, int flags) {
         sk.tcp.sendReset(sk.laddr, sk.lport, sk.raddr, sk.rport, seq, ackSeq, flags, sk.route);

@@ -59,6 +59,10 @@ public final class TcpSock {
     Route route;
     TcpState state = TcpState.CLOSED;
     TcpListener parent;
+    /** Counted in the parent's SYN queue (a child made from a SYN; one made from a cookie never is). */
+    boolean inSynQueue;
+    /** Made from a SYN cookie's final ACK: no SYN-ACK of ours is outstanding, snd_una starts past it. */
+    boolean fromCookie;
     Callbacks callbacks = NO_CALLBACKS;
     private TcpError error = TcpError.NONE;
     private boolean orphan;
@@ -473,6 +477,47 @@ public final class TcpSock {
         out.queueControl(TcpSkbCb.SEG_SYN);
     }
 
+    /**
+     * A connection made from a SYN cookie (cookie_v4_check, tcp_get_cookie_sock): the final ACK {@code seg}
+     * gives back the cookie as our ISN (its ACK less one), the peer's ISN (its sequence less one), the MSS the
+     * cookie encodes and the options its timestamp echo carried ({@code opts}, {@link SynCookies}); the timestamp
+     * offset is the one the SYN-ACK used. It starts in SYN-RECV with nothing outstanding and the window the
+     * SYN-ACK offered, then takes the ACK as any child does.
+     */
+    void acceptCookie(TcpListener l, Route rt, TcpSegment seg, TcpOptions o, int mss, int opts, long tsOff) {
+        this.parent = l;
+        this.fromCookie = true;
+        this.route = rt;
+        initLocalOptions(rt);
+        tsOffset = tsOff;
+        tsOk = (opts & SynCookies.OPT_TS) != 0;
+        sackOk = (opts & SynCookies.OPT_SACK) != 0;
+        wscaleOk = (opts & SynCookies.OPT_WSCALE) != 0;
+        chooseRecovery();
+        sndWscale = wscaleOk ? opts & SynCookies.TS_WSCALE_MASK : 0;
+        if (!wscaleOk) {
+            rcvWscale = 0;
+        }
+        peerMss = mss;
+        iss = Seq.add(seg.ack(), -1);
+        sndUna = seg.ack();
+        sndNxt = sndUna;
+        sb.start(sndUna);
+        sndSml = sndUna;
+        irs = Seq.add(seg.seq(), -1);
+        rcvNxt = seg.seq();
+        if (tsOk) {
+            tsRecent = o.tsVal;
+            tsRecentValid = true;
+        }
+        sndWnd = (long) seg.window() << sndWscale;
+        sndWl1 = seg.seq();
+        computeMss();
+        setState(TcpState.SYN_RECV);
+        rwnd.selectSynWindow();
+        stack.mib().inc(Mib.TcpPassiveOpens);
+    }
+
     /** What both opens share: the route, our own options and what we offer, a random initial sequence number. */
     private void open(Route rt) {
         this.route = rt;
@@ -522,20 +567,29 @@ public final class TcpSock {
     }
 
     private void initLocalOptions(Route rt) {
-        int mtu = rt.dev().mtu();
-        advMss = Math.min(mtu - 40, 65_495);
+        advMss = advMssFor(rt);
         rcvMss = Math.min(advMss, 536);
         // Linux picks the smallest shift that lets the largest receive buffer fit the 16-bit window.
         // SO_RCVBUF set before connect() fixes the buffer (SOCK_RCVBUF_LOCK); otherwise tcp_rmem's maximum.
         long space = rcvbufLocked ? rcvbuf : Math.max(rcvbuf, stack.knobs().get(TcpSysctl.RMEM).max());
+        rcvWscale = stack.knobs().get(TcpSysctl.WINDOW_SCALING) != 0 ? windowScaleFor(space) : 0;
+        tsOffset = stack.random().nextLong(1L << 32);
+        lastRcvNanos = stack.now();
+        lastAckRcvNanos = lastRcvNanos;
+    }
+
+    /** The smallest shift that lets a receive buffer of {@code space} bytes fit the 16-bit window (at most 14). */
+    static int windowScaleFor(long space) {
         int ws = 0;
         while (space > 65_535L << ws && ws < 14) {
             ws++;
         }
-        rcvWscale = stack.knobs().get(TcpSysctl.WINDOW_SCALING) != 0 ? ws : 0;
-        tsOffset = stack.random().nextLong(1L << 32);
-        lastRcvNanos = stack.now();
-        lastAckRcvNanos = lastRcvNanos;
+        return ws;
+    }
+
+    /** The MSS we advertise on a route: the device's MTU less the IPv4 and TCP headers. */
+    static int advMssFor(Route rt) {
+        return Math.min(rt.dev().mtu() - 40, 65_495);
     }
 
     /** The send MSS from the peer's and the route's, less timestamps; the TSO size goal from it. */
@@ -690,7 +744,7 @@ public final class TcpSock {
         }
         tcp.unhash(this);
         if (parent != null) {
-            parent.childGone(this, wasSynRecv);
+            parent.childGone(this);
         }
         closedNotified = true;
         Callbacks cb = callbacks;

@@ -33,7 +33,9 @@ public final class TcpSysctl implements SysctlTable {
     public static final LongKnob KEEPALIVE_PROBES = LongKnob.define("net.ipv4.tcp_keepalive_probes", 9, 1, 127,
             "unanswered keep-alive probes before the connection is reset");
     public static final LongKnob MAX_SYN_BACKLOG = LongKnob.define("net.ipv4.tcp_max_syn_backlog", 4096, 1, INT_MAX,
-            "connections a listener holds in SYN-RECV");
+            "without SYN cookies, the last quarter of a listener's SYN queue is kept for proven peers (none in usnet)");
+    public static final LongKnob SYNCOOKIES = LongKnob.define("net.ipv4.tcp_syncookies", 1, 0, 2,
+            "SYN cookies (RFC 4987): 1 when a listener's SYN queue overflows, 2 for every SYN, 0 never");
     public static final LongKnob SOMAXCONN = LongKnob.define("net.core.somaxconn", 4096, 0, 65535, Applies.NEW_SOCKETS,
             "cap on a listener's accept-queue backlog (listen())");
     public static final LongKnob FIN_TIMEOUT = LongKnob.define("net.ipv4.tcp_fin_timeout", 60, 1, INT_MAX,
@@ -98,7 +100,7 @@ public final class TcpSysctl implements SysctlTable {
 
     private static List<Knob> all() {
         List<Knob> l = new ArrayList<>(List.of(SLOW_START_AFTER_IDLE, SACK, TIMESTAMPS, WINDOW_SCALING, KEEPALIVE_TIME,
-                KEEPALIVE_INTVL, KEEPALIVE_PROBES, MAX_SYN_BACKLOG, SOMAXCONN, FIN_TIMEOUT, SYN_RETRIES, SYNACK_RETRIES,
+                KEEPALIVE_INTVL, KEEPALIVE_PROBES, MAX_SYN_BACKLOG, SYNCOOKIES, SOMAXCONN, FIN_TIMEOUT, SYN_RETRIES, SYNACK_RETRIES,
                 RETRIES2, REORDERING, FACK, DSACK, RTO_MIN_MS, INIT_CWND, TSO, CONGESTION_CONTROL, KERNEL, RMEM, WMEM));
         l.addAll(SWITCHES);
         return List.copyOf(l);

@@ -64,7 +64,7 @@ final class SegmentHarness implements AutoCloseable {
     /** What the socket sent: the TCP header's fields and options, at the virtual time it left. */
     record Sent(long at, int flags, long seq, long ack, int window, int payload, boolean hasMss, int mss,
                 boolean hasWscale, int wscale, boolean sackPermitted, boolean hasTs, long tsVal, long tsEcr,
-                long[] sackStart, long[] sackEnd) {
+                long[] sackStart, long[] sackEnd, int peerPort) {
         boolean has(int flag) {
             return (flags & flag) != 0;
         }
@@ -93,6 +93,7 @@ final class SegmentHarness implements AutoCloseable {
     /** A segment from the scripted peer, built field by field. Sequence and ACK numbers are relative. */
     final class Seg {
         int flags = TcpSegment.ACK_FLAG;
+        int srcPort = PEER_PORT;
         long seq;
         long ack;
         int window = 65535;
@@ -106,6 +107,12 @@ final class SegmentHarness implements AutoCloseable {
 
         Seg flags(int f) {
             flags = f;
+            return this;
+        }
+
+        /** From another port of the peer's (a second connection, or a flood's spoofed ones). */
+        Seg from(int port) {
+            srcPort = port;
             return this;
         }
 
@@ -198,7 +205,7 @@ final class SegmentHarness implements AutoCloseable {
             int t = b.writerIndex();
             b.writerIndex(t + TcpSegment.MIN_HEADER_LEN);
             long absAck = (flags & TcpSegment.ACK_FLAG) != 0 ? Seq.add(dutIss, ack) : 0;
-            TcpSegment.writeHeader(b, t, PEER_PORT, DUT_PORT, Seq.add(PEER_ISN, seq), absAck,
+            TcpSegment.writeHeader(b, t, srcPort, DUT_PORT, Seq.add(PEER_ISN, seq), absAck,
                     TcpSegment.MIN_HEADER_LEN + optPadded, flags, window);
             if (mss >= 0) {
                 b.writeByte(TcpOptions.MSS).writeByte(4).writeShort(mss);
@@ -316,7 +323,7 @@ final class SegmentHarness implements AutoCloseable {
         }
         return new Sent(at, flags, Seq.sub(seg.seq(), dutIss), (flags & TcpSegment.ACK_FLAG) != 0
                 ? Seq.sub(seg.ack(), PEER_ISN) : 0, seg.window(), seg.payloadLength(), o.hasMss, o.mss, o.hasWscale,
-                o.wscale, o.sackPermitted, o.hasTimestamp, o.tsVal, o.tsEcr, ss, se);
+                o.wscale, o.sackPermitted, o.hasTimestamp, o.tsVal, o.tsEcr, ss, se, seg.dstPort());
     }
 
     /** Callbacks of the socket under test: reads everything (unless {@link #readOnData} is off), records closes. */
@@ -363,6 +370,14 @@ final class SegmentHarness implements AutoCloseable {
 
     private TcpSock accepted;
     private PeerSyn peerSyn;
+    /** The listen backlog {@link #listenAndSendSyn} uses. */
+    int backlog = 16;
+    TcpListener listener;
+
+    /** The last connection the listener handed over, or null. */
+    TcpSock accepted() {
+        return accepted;
+    }
 
     /** Passive open: the socket listens, the peer's SYN arrives, the SYN-ACK is answered. Returns the child. */
     TcpSock accept(PeerSyn syn) {
@@ -374,15 +389,20 @@ final class SegmentHarness implements AutoCloseable {
     /** The socket listens and the peer's SYN arrives; the SYN-ACK is left for the test to read. */
     void listenAndSendSyn(PeerSyn syn) {
         peerSyn = syn;
-        tcp.listen(0, DUT_PORT, 16, c -> {
-            accepted = c;
-            c.setCallbacks(callbacks);
-        });
+        listen();
         Seg first = syn.applyTo(seg().flags(TcpSegment.SYN).seq(0));
         if (syn.ts) {
             first.ts(peerTsNow(), 0);
         }
         first.inject();
+    }
+
+    /** The socket listens on {@link #DUT_PORT} with {@link #backlog}; accepted children get the harness's callbacks. */
+    void listen() {
+        listener = tcp.listen(0, DUT_PORT, backlog, c -> {
+            accepted = c;
+            c.setCallbacks(callbacks);
+        });
     }
 
     /** The peer acknowledges {@code synAck} with {@code window}; returns the established child. */

@@ -88,17 +88,25 @@ class TcpBehaviourTest {
     @Test
     void fullAcceptQueueHoldsBackHandshakesUntilTheApplicationAccepts() {
         try (TcpPair pair = new TcpPair(32)) {
+            pair.server.knobs().set("net.ipv4.tcp_syncookies", "0");
             TcpListener l = pair.serverTcp.listen(0, 7002, 2, null);
             List<TcpSock> clients = new ArrayList<>();
-            for (int i = 0; i < 5; i++) {
+            clients.add(pair.clientTcp.connect(TcpPair.SERVER, 7002, new TcpSock.Callbacks() {}));
+            pair.net.run(10_000_000L);
+            assertEquals(1, l.acceptQueueLength());
+            for (int i = 0; i < 4; i++) {
                 clients.add(pair.clientTcp.connect(TcpPair.SERVER, 7002, new TcpSock.Callbacks() {}));
             }
             pair.net.run(100_000_000L);
-            // Linux admits backlog + 1; the other final ACKs are dropped and the children stay in SYN-RECV.
+            // Both queues are bounded by the backlog with "greater than": three SYNs are queued, the fourth is
+            // dropped (no cookies). Two final ACKs fill the accept queue to backlog + 1; the third is dropped and its
+            // child stays in SYN-RECV.
             assertEquals(3, l.acceptQueueLength());
-            assertEquals(2, l.synQueueLength());
-            assertTrue(l.listenOverflows() >= 2, "overflows " + l.listenOverflows());
-            // Accepting makes room: SYN-ACK retransmissions (1 s, then 2 s) draw the ACKs again.
+            assertEquals(1, l.synQueueLength());
+            assertEquals(1, pair.server.mib().get(Mib.TcpExtTCPReqQFullDrop));
+            assertTrue(l.listenOverflows() >= 1, "overflows " + l.listenOverflows());
+            assertEquals(l.listenOverflows() + 1, l.listenDrops(), "every overflow and the SYN are listen drops");
+            // Accepting makes room: the SYN-ACK retransmission draws the ACK again, the dropped SYN is sent again.
             TcpSock a = l.accept();
             TcpSock b = l.accept();
             pair.net.run(4_000_000_000L);
@@ -109,6 +117,7 @@ class TcpBehaviourTest {
             for (TcpSock c : clients) {
                 assertEquals(TcpState.ESTABLISHED, c.state());
             }
+            assertEquals(0, pair.server.mib().get(Mib.TcpExtSyncookiesSent));
         }
     }
 

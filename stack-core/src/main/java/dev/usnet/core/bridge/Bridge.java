@@ -61,9 +61,19 @@ public final class Bridge extends Device implements RxHandler {
         return ageingNanos;
     }
 
-    /** ageing_time; 0 disables ageing (a hub-like "never forget"). */
+    /**
+     * ageing_time. 0 makes the bridge a hub, as in Linux (br_fdb_update returns at once when the hold time is 0,
+     * "some users want to always flood"): nothing is learned, and what was learned goes at once, as Linux's gc
+     * work, rescheduled by the change, finds every learned entry expired.
+     */
     public void setAgeingNanos(long nanos) {
+        if (nanos < 0) {
+            throw new IllegalArgumentException("ageing_time must not be negative: " + nanos + " ns");
+        }
         this.ageingNanos = nanos;
+        if (nanos == 0) {
+            fdb.expire(now(), 0);
+        }
     }
 
     public int fdbMaxLearned() {
@@ -312,6 +322,9 @@ public final class Bridge extends Device implements RxHandler {
     }
 
     private void learn(long src, BridgePort port, NetStack s) {
+        if (ageingNanos == 0) {
+            return;
+        }
         if (port.learning() && !fdb.learn(src, port, s.now(), fdbMaxLearned)) {
             s.drops().count(DropReason.FDB_FULL);
         }

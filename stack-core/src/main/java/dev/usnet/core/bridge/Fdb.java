@@ -38,7 +38,7 @@ public final class Fdb {
     /** The entry for {@code mac} if it exists and, when learned, has not aged out by {@code now}. */
     FdbEntry find(long mac, long now, long ageingNanos) {
         FdbEntry e = entries.get(mac);
-        if (e != null && !e.local && !e.isStatic && ageingNanos > 0 && now - e.updated > ageingNanos) {
+        if (e != null && !e.local && !e.isStatic && (ageingNanos == 0 || now - e.updated > ageingNanos)) {
             remove(e);
             aged(e);
             return null;
@@ -195,14 +195,17 @@ public final class Fdb {
         return n;
     }
 
-    /** Removes learned entries older than the ageing time (br_fdb_cleanup); returns how many. */
+    /**
+     * Removes learned entries older than the ageing time (br_fdb_cleanup); an ageing time of 0 removes every
+     * learned entry. Returns how many went.
+     */
     synchronized int expire(long now, long ageingNanos) {
-        if (ageingNanos <= 0) {
+        if (learned == 0) {
             return 0;
         }
         int n = 0;
         for (FdbEntry e : new ArrayList<>(entries.values())) {
-            if (!e.local && !e.isStatic && now - e.updated > ageingNanos) {
+            if (!e.local && !e.isStatic && (ageingNanos == 0 || now - e.updated > ageingNanos)) {
                 remove(e);
                 aged(e);
                 n++;

@@ -281,16 +281,17 @@ public final class Icmp {
         if (((1 << type) & stack.knobs().icmpRatemask()) == 0) {
             return true;
         }
-        if (!peers.globalAllow(stack.now(), stack.knobs().icmpMsgsPerSec(), stack.knobs().icmpMsgsBurst())) {
+        int hz = stack.knobs().hz();
+        if (!peers.globalAllow(stack.jiffies(), hz, stack.knobs().icmpMsgsPerSec(), stack.knobs().icmpMsgsBurst())) {
             stack.mib().inc(Mib.IcmpOutRateLimitGlobal);
             return false;
         }
-        int hz = stack.knobs().hz();
         long timeoutJ = (long) stack.knobs().icmpRatelimitMs() * hz / 1000;
         if (!peers.xrlimAllow(dst, stack.jiffies(), hz, timeoutJ)) {
             stack.mib().inc(Mib.IcmpOutRateLimitHost);
             return false;
         }
+        peers.globalConsume();
         return true;
     }
 }

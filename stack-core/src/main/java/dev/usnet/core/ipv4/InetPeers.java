@@ -27,8 +27,8 @@ final class InetPeers {
             return size() > PEERS;
         }
     };
-    private long globalTokens = -1;
-    private long globalLast;
+    private long globalCredit = Long.MIN_VALUE;
+    private long globalStamp;
 
     private Peer peer(int addr, long nowJ, int hz) {
         return peers.computeIfAbsent(addr, a -> {
@@ -39,25 +39,44 @@ final class InetPeers {
         });
     }
 
-    /** icmp_global_allow: icmp_msgs_per_sec with icmp_msgs_burst, namespace-wide. */
-    boolean globalAllow(long nowNanos, int perSec, int burst) {
+    /**
+     * icmp_global_allow: icmp_msgs_per_sec with icmp_msgs_burst, namespace-wide. While credit is left, yes; once
+     * it is spent, the bucket is refilled only after at least HZ/50 jiffies (20 ms) and by what that time is worth
+     * (at most a second's), so the long-run rate is icmp_msgs_per_sec. A message that is sent then spends a credit
+     * ({@link #globalConsume}).
+     */
+    boolean globalAllow(long nowJ, int hz, int perSec, int burst) {
         if (perSec == 0) {
             return true;
         }
-        if (globalTokens < 0) {
-            globalTokens = burst;
-            globalLast = nowNanos;
+        if (globalCredit == Long.MIN_VALUE) {
+            globalCredit = burst;
+            globalStamp = nowJ - hz;
         }
-        long refill = (nowNanos - globalLast) * perSec / 1_000_000_000L;
-        if (refill > 0) {
-            globalTokens = Math.min(burst, globalTokens + refill);
-            globalLast = nowNanos;
-        }
-        if (globalTokens > 0) {
-            globalTokens--;
+        if (globalCredit > 0) {
             return true;
         }
-        return false;
+        long delta = Math.min(nowJ - globalStamp, hz);
+        if (delta < hz / 50) {
+            return false;
+        }
+        long incr = perSec * delta / hz;
+        if (incr == 0) {
+            return false;
+        }
+        globalStamp = nowJ;
+        globalCredit = Math.min(globalCredit + incr, burst);
+        return true;
+    }
+
+    /**
+     * icmp_global_consume: an ICMP error passed both limits and goes out. Linux spends a random 0 to 2 credits (1 on
+     * average, so the bucket's state cannot be read from outside); usnet spends exactly 1, keeping runs comparable.
+     */
+    void globalConsume() {
+        if (globalCredit != Long.MIN_VALUE) {
+            globalCredit--;
+        }
     }
 
     /** inet_peer_xrlim_allow with {@code timeoutJ} jiffies per message; time advances only in a new jiffy. */

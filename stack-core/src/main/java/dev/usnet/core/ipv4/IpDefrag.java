@@ -19,7 +19,9 @@ import java.util.TreeMap;
  * IPv4 reassembly for local delivery (ip_defrag): queues keyed by (src, dst, id, protocol), ipfrag_time
  * timeout with ICMP "fragment reassembly time exceeded" when the first fragment was seen, overlapping
  * fragments discard the whole datagram while exact duplicates are ignored (as Linux since 4.19), and a
- * memory ceiling (ipfrag_high_thresh).
+ * memory ceiling (ipfrag_high_thresh): as in Linux since 4.17, while the memory held is above it every fragment
+ * is refused (IpReasmFails) and only timeouts free it; nothing is evicted early. Memory counts each queue and
+ * each fragment's truesize, as the kernel's frag_mem_limit does.
  */
 public final class IpDefrag {
     private record Key(int src, int dst, int id, int proto) {}
@@ -31,6 +33,11 @@ public final class IpDefrag {
         Packet first;
         Timeout timer;
     }
+
+    /** Stand-in for sizeof(struct ipq), which Linux counts against ipfrag_high_thresh for every queue. */
+    static final int QUEUE_TRUESIZE = 256;
+    /** Stand-in for the kernel's per-skb truesize overhead beyond the frame's bytes. */
+    static final int FRAG_TRUESIZE_OVERHEAD = 256;
 
     private final NetStack stack;
     private final Ipv4Packet ip = new Ipv4Packet();
@@ -55,8 +62,9 @@ public final class IpDefrag {
             stack.drop(p, DropReason.IP_REASM_OVERLAP);
             return null;
         }
-        long high = stack.knobs().getLong("net.ipv4.ipfrag_high_thresh");
-        if (memory + p.length() > high) {
+        // inet_frag_find: above the ceiling no fragment is taken, not even for a queue that exists.
+        long high = stack.knobs().ipfragHighThresh();
+        if (high == 0 || memory > high) {
             stack.mib().inc(Mib.IpReasmFails);
             stack.drop(p, DropReason.IP_REASM_LIMIT);
             return null;
@@ -65,9 +73,9 @@ public final class IpDefrag {
         if (q == null) {
             q = new Queue();
             queues.put(k, q);
+            memory += QUEUE_TRUESIZE;
             Queue qq = q;
-            q.timer = stack.schedule(() -> expire(k, qq),
-                    stack.knobs().getLong("net.ipv4.ipfrag_time") * 1_000_000_000L);
+            q.timer = stack.schedule(() -> expire(k, qq), stack.knobs().ipfragTimeS() * 1_000_000_000L);
         }
         if (last) {
             if (q.totalLen >= 0 && q.totalLen != end || (!q.frags.isEmpty() && q.frags.lastEntry().getValue() != null
@@ -96,8 +104,8 @@ public final class IpDefrag {
             return null;
         }
         q.frags.put(off, p);
-        q.bytes += p.length();
-        memory += p.length();
+        q.bytes += p.length() + FRAG_TRUESIZE_OVERHEAD;
+        memory += p.length() + FRAG_TRUESIZE_OVERHEAD;
         if (off == 0) {
             q.first = p;
         }
@@ -153,9 +161,10 @@ public final class IpDefrag {
         return whole;
     }
 
+    /** An overlap or an inconsistent length: the whole datagram goes (ip_frag_queue's discard_qp). */
     private void discard(Key k, Queue q, Packet p) {
         remove(k, q);
-        stack.mib().inc(Mib.IpReasmFails);
+        stack.mib().inc(Mib.IpExtReasmOverlaps);
         for (Packet f : q.frags.values()) {
             stack.drop(f, DropReason.IP_REASM_OVERLAP);
         }
@@ -164,7 +173,7 @@ public final class IpDefrag {
 
     private void remove(Key k, Queue q) {
         queues.remove(k);
-        memory -= q.bytes;
+        memory -= q.bytes + QUEUE_TRUESIZE;
         if (q.timer != null) {
             q.timer.cancel();
         }
@@ -183,6 +192,11 @@ public final class IpDefrag {
         for (Packet f : q.frags.values()) {
             stack.drop(f, DropReason.IP_REASM_TIMEOUT);
         }
+    }
+
+    /** Memory held for reassembly as ipfrag_high_thresh counts it (/proc/net/sockstat's FRAG memory). */
+    public long memory() {
+        return memory;
     }
 
     /** Datagrams waiting for fragments. */

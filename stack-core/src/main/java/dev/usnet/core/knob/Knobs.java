@@ -76,6 +76,8 @@ public final class Knobs {
             Map.entry("usnet.hz", new GlobalKnob(1000, 100, 1000)),
             Map.entry("net.bridge.bridge-nf-call-iptables", new GlobalKnob(0, 0, 1)),
             Map.entry("net.bridge.bridge-nf-call-ip6tables", new GlobalKnob(0, 0, 1)),
+            Map.entry("net.ipv4.neigh.default.gc_thresh1", new GlobalKnob(128, 0, Integer.MAX_VALUE)),
+            Map.entry("net.ipv4.neigh.default.gc_thresh2", new GlobalKnob(512, 0, Integer.MAX_VALUE)),
             Map.entry("net.ipv4.neigh.default.gc_thresh3", new GlobalKnob(1024, 1, Integer.MAX_VALUE)),
             Map.entry("net.ipv4.udp_rmem_packets", new GlobalKnob(256, 1, Integer.MAX_VALUE)),
             // ---- CPU model (docs/cpu-model.md): off by default; costs from perf-tests/README.md ----
@@ -227,6 +229,11 @@ public final class Knobs {
     private volatile int icmpMsgsPerSec = 1000;
     private volatile int icmpMsgsBurst = 50;
     private volatile int backlogMax = 1000;
+    private volatile int neighGcThresh1 = 128;
+    private volatile int neighGcThresh2 = 512;
+    private volatile int neighGcThresh3 = 1024;
+    private volatile long ipfragHighThresh = 4 * 1024 * 1024;
+    private volatile long ipfragTimeS = 30;
     private volatile int hz = 1000;
     private volatile boolean brNfIptables;
     private volatile boolean brNfIp6tables;
@@ -316,6 +323,31 @@ public final class Knobs {
 
     public int backlogMax() {
         return backlogMax;
+    }
+
+    /** net.ipv4.neigh.default.gc_thresh1: below this many entries the periodic neighbour GC removes nothing. */
+    public int neighGcThresh1() {
+        return neighGcThresh1;
+    }
+
+    /** gc_thresh2: above it, a new entry forces a GC when the last one is more than 5 s ago. */
+    public int neighGcThresh2() {
+        return neighGcThresh2;
+    }
+
+    /** gc_thresh3: the hard limit; at it, a new entry forces a GC and fails when nothing could be removed. */
+    public int neighGcThresh3() {
+        return neighGcThresh3;
+    }
+
+    /** net.ipv4.ipfrag_high_thresh: reassembly memory above which fragments are refused. */
+    public long ipfragHighThresh() {
+        return ipfragHighThresh;
+    }
+
+    /** net.ipv4.ipfrag_time: seconds an incomplete datagram waits for its fragments. */
+    public long ipfragTimeS() {
+        return ipfragTimeS;
     }
 
     /**
@@ -453,6 +485,11 @@ public final class Knobs {
             case "net.ipv4.icmp_msgs_per_sec" -> icmpMsgsPerSec = (int) n;
             case "net.ipv4.icmp_msgs_burst" -> icmpMsgsBurst = (int) n;
             case "net.core.netdev_max_backlog" -> backlogMax = (int) n;
+            case "net.ipv4.neigh.default.gc_thresh1" -> neighGcThresh1 = (int) n;
+            case "net.ipv4.neigh.default.gc_thresh2" -> neighGcThresh2 = (int) n;
+            case "net.ipv4.neigh.default.gc_thresh3" -> neighGcThresh3 = (int) n;
+            case "net.ipv4.ipfrag_high_thresh" -> ipfragHighThresh = n;
+            case "net.ipv4.ipfrag_time" -> ipfragTimeS = n;
             case "usnet.hz" -> hz = (int) n;
             case "net.bridge.bridge-nf-call-iptables" -> brNfIptables = n != 0;
             case "net.bridge.bridge-nf-call-ip6tables" -> brNfIp6tables = n != 0;

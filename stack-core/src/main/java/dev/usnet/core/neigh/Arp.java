@@ -72,8 +72,8 @@ public final class Arp {
         }
         if (op == ArpPacket.OP_REQUEST) {
             if (stack.devinet().isLocal(tip)) {
-                if (!ignore(conf, dev, tip)) {
-                    stack.neigh().eventNs(dev, sip, sha);
+                // Answered only when the requester's entry could be made (a full table answers nothing).
+                if (!ignore(conf, dev, tip) && stack.neigh().eventNs(dev, sip, sha) != null) {
                     send(dev, ArpPacket.OP_REPLY, sha, tip, sha, sip);
                 }
                 p.release();
@@ -160,7 +160,8 @@ public final class Arp {
     public void sendRequest(Device dev, int sip, int tip, long knownMac) {
         stack.mib().inc(Mib.ArpOutRequests);
         long ethDst = knownMac != 0 ? knownMac : MacAddr.BROADCAST;
-        Packet p = frame(dev, ArpPacket.OP_REQUEST, ethDst, sip, knownMac, tip);
+        // arp_solicit passes no target hardware address: the body's is zero even when the frame goes unicast.
+        Packet p = frame(dev, ArpPacket.OP_REQUEST, ethDst, sip, 0L, tip);
         dev.transmit(p);
     }
 

@@ -7,6 +7,7 @@ import dev.usnet.core.knob.DevConf;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.stats.Mib;
+import dev.usnet.core.time.Timeout;
 import dev.usnet.core.wire.EthernetFrame;
 import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.core.wire.Ipv4Packet;
@@ -18,20 +19,34 @@ import java.util.List;
 /**
  * The ARP cache of a namespace (arp_tbl): resolution with Linux's NUD state machine and default timers
  * (three broadcast solicitations one second apart, then FAILED and ICMP host unreachable for what was
- * queued), a byte-bounded queue per unresolved entry, permanent entries, garbage collection.
+ * queued), a byte-bounded queue per unresolved entry (unres_qlen_bytes), permanent entries, and Linux's
+ * garbage collection: with gc_thresh2 or more entries a new one forces a GC (at most every 5 s), at gc_thresh3
+ * always, and creation fails when that GC can remove nothing; the forced GC removes entries that no timer holds
+ * and that have failed or not been updated for 5 s, oldest first, down to gc_thresh2. From gc_thresh1 entries a
+ * periodic GC every base_reachable_time/2 removes failed entries and those unused for gc_stale_time.
  */
 public final class NeighTable {
     /** Stand-in for the kernel's per-skb truesize overhead when counting unres_qlen_bytes. */
     static final int TRUESIZE_OVERHEAD = 256;
+    /** Entries updated this recently survive a forced GC (neigh_forced_gc's 5 s). */
+    static final long FORCED_GC_AGE_NANOS = 5_000_000_000L;
 
     private final NetStack stack;
     private final LongObjectHashMap<Neighbour> entries = new LongObjectHashMap<>();
     /** Entries per NUD state, kept at every change so they can be read from any thread without the table's lock. */
     private final java.util.concurrent.atomic.AtomicIntegerArray byState =
             new java.util.concurrent.atomic.AtomicIntegerArray(NudState.values().length);
+    // tbl->gc_list and tbl->gc_entries: non-permanent entries in creation order.
+    private Neighbour gcHead;
+    private Neighbour gcTail;
+    private int gcEntries;
+    private long lastFlush;
+    private Timeout periodicGc;
+    private long forcedGcRuns;
 
     public NeighTable(NetStack stack) {
         this.stack = stack;
+        this.lastFlush = stack.now();
     }
 
     private static long key(Device dev, int ip) {
@@ -44,44 +59,172 @@ public final class NeighTable {
         }
     }
 
-    private Neighbour create(Device dev, int ip) {
+    /** Entries in the table (permanent ones included). */
+    public int size() {
+        synchronized (entries) {
+            return entries.size();
+        }
+    }
+
+    /** Forced GC runs so far (the forced_gc_runs column of /proc/net/stat/arp_cache). */
+    public long forcedGcRuns() {
+        return forcedGcRuns;
+    }
+
+    /** Packets waiting for resolution in every entry, in bytes as unres_qlen_bytes counts them. */
+    public long queuedBytes() {
+        synchronized (entries) {
+            long b = 0;
+            for (Neighbour n : entries.values()) {
+                b += n.arpQueueBytes;
+            }
+            return b;
+        }
+    }
+
+    /** neigh_alloc: a permanent entry is exempt from the GC and its limits; others count against gc_thresh2/3. */
+    private Neighbour create(Device dev, int ip, boolean permanent) {
         synchronized (entries) {
             Neighbour n = entries.get(key(dev, ip));
             if (n != null) {
                 return n;
             }
-            int limit = (int) stack.knobs().getLong("net.ipv4.neigh.default.gc_thresh3");
-            if (entries.size() >= limit) {
-                forcedGc();
-                if (entries.size() >= limit) {
-                    stack.mib().inc(Mib.NeighTableOverflow);
-                    return null;
+            if (!permanent) {
+                var knobs = stack.knobs();
+                int count = gcEntries;
+                long now = stack.now();
+                if (count >= knobs.neighGcThresh3()
+                        || count >= knobs.neighGcThresh2() && now - lastFlush > FORCED_GC_AGE_NANOS) {
+                    if (forcedGc(now) == 0 && count >= knobs.neighGcThresh3()) {
+                        stack.mib().inc(Mib.NeighTableOverflow);
+                        return null;
+                    }
                 }
             }
             n = new Neighbour(dev, ip);
+            n.updated = n.used = stack.now();
             entries.put(key(dev, ip), n);
             n.inTable = true;
             byState.incrementAndGet(NudState.NONE.ordinal());
+            if (!permanent) {
+                gcAdd(n);
+            }
+            if (periodicGc == null && entries.size() >= stack.knobs().neighGcThresh1()) {
+                schedulePeriodicGc();
+            }
             return n;
         }
     }
 
-    /** Drops entries that are neither permanent nor holding packets, oldest use first, down to half. */
-    private void forcedGc() {
-        List<Neighbour> victims = new ArrayList<>();
-        for (Neighbour n : entries.values()) {
-            if (n.state != NudState.PERMANENT && n.arpQueue.isEmpty()) {
-                victims.add(n);
+    private void gcAdd(Neighbour n) {
+        n.gcPrev = gcTail;
+        n.gcNext = null;
+        if (gcTail != null) {
+            gcTail.gcNext = n;
+        } else {
+            gcHead = n;
+        }
+        gcTail = n;
+        n.onGcList = true;
+        gcEntries++;
+    }
+
+    private void gcRemove(Neighbour n) {
+        if (!n.onGcList) {
+            return;
+        }
+        if (n.gcPrev != null) {
+            n.gcPrev.gcNext = n.gcNext;
+        } else {
+            gcHead = n.gcNext;
+        }
+        if (n.gcNext != null) {
+            n.gcNext.gcPrev = n.gcPrev;
+        } else {
+            gcTail = n.gcPrev;
+        }
+        n.gcPrev = null;
+        n.gcNext = null;
+        n.onGcList = false;
+        gcEntries--;
+    }
+
+    /** Whether something besides the table holds the entry (Linux: refcnt above 1): here, a pending timer. */
+    private static boolean referenced(Neighbour n) {
+        return n.inTimerHandler || n.timer != null && n.timer.isPending();
+    }
+
+    /**
+     * neigh_forced_gc: from the oldest, removes entries nothing holds that have failed or were not updated in the
+     * last 5 s, until the table is down to gc_thresh2. Returns how many went.
+     */
+    private int forcedGc(long now) {
+        forcedGcRuns++;
+        int maxClean = gcEntries - stack.knobs().neighGcThresh2();
+        int shrunk = 0;
+        Neighbour n = gcHead;
+        while (n != null) {
+            Neighbour next = n.gcNext;
+            if (!referenced(n)) {
+                NudState st = n.state;
+                if (st == NudState.FAILED || st == NudState.NOARP || now - n.updated > FORCED_GC_AGE_NANOS) {
+                    removeAndDrop(n);
+                    shrunk++;
+                }
+                if (shrunk >= maxClean) {
+                    break;
+                }
+            }
+            n = next;
+        }
+        lastFlush = now;
+        return shrunk;
+    }
+
+    private void schedulePeriodicGc() {
+        long base = stack.knobs().getLong("net.ipv4.neigh.default.base_reachable_time_ms");
+        long interval = Math.max(1, base / 2) * 1_000_000L;
+        periodicGc = stack.schedule(this::periodicGc, interval);
+    }
+
+    /**
+     * neigh_periodic_work: with gc_thresh1 entries or more, removes those not in a timer state nor permanent that
+     * nothing holds and that failed or went unused for gc_stale_time. Re-armed while the table is that large.
+     */
+    private void periodicGc() {
+        synchronized (entries) {
+            periodicGc = null;
+            var knobs = stack.knobs();
+            if (entries.size() < knobs.neighGcThresh1()) {
+                return;
+            }
+            long now = stack.now();
+            Neighbour n = gcHead;
+            while (n != null) {
+                Neighbour next = n.gcNext;
+                NudState st = n.state;
+                boolean inTimer = st == NudState.INCOMPLETE || st == NudState.REACHABLE || st == NudState.DELAY
+                        || st == NudState.PROBE;
+                if (!inTimer && !referenced(n)) {
+                    if (n.used < n.confirmed && n.confirmed <= now) {
+                        n.used = n.confirmed;
+                    }
+                    long stale = stack.conf(n.dev).gcStaleTimeS * 1_000_000_000L;
+                    if (st == NudState.FAILED || now - n.used >= stale) {
+                        removeAndDrop(n);
+                    }
+                }
+                n = next;
+            }
+            if (entries.size() >= knobs.neighGcThresh1()) {
+                schedulePeriodicGc();
             }
         }
-        victims.sort((a, b) -> Long.compare(a.used, b.used));
-        int target = entries.size() / 2;
-        for (Neighbour n : victims) {
-            if (entries.size() <= target) {
-                break;
-            }
-            remove(n);
-        }
+    }
+
+    private void removeAndDrop(Neighbour n) {
+        remove(n);
+        dropQueue(n, DropReason.NEIGH_DEAD);
     }
 
     private void remove(Neighbour n) {
@@ -93,6 +236,7 @@ public final class NeighTable {
                 l.neighDeleted(n);
             }
         }
+        gcRemove(n);
         if (n.timer != null) {
             n.timer.cancel();
         }
@@ -122,7 +266,7 @@ public final class NeighTable {
 
     /** {@code ip neigh replace IP lladdr MAC dev DEV nud permanent}. */
     public void addPermanent(Device dev, int ip, long mac) {
-        Neighbour n = create(dev, ip);
+        Neighbour n = create(dev, ip, true);
         if (n == null) {
             throw new IllegalStateException("neighbour table full (gc_thresh3)");
         }
@@ -131,6 +275,7 @@ public final class NeighTable {
         }
         n.mac = mac;
         setState(n, NudState.PERMANENT);
+        gcRemove(n);
         n.updated = n.confirmed = stack.now();
         flushQueue(n);
     }
@@ -188,6 +333,10 @@ public final class NeighTable {
 
     public void close() {
         synchronized (entries) {
+            if (periodicGc != null) {
+                periodicGc.cancel();
+                periodicGc = null;
+            }
             for (Neighbour n : new ArrayList<>(entries.values())) {
                 remove(n);
                 dropQueue(n, DropReason.NEIGH_DEAD);
@@ -214,9 +363,9 @@ public final class NeighTable {
         }
         Neighbour n = lookup(dev, nextHop);
         if (n == null) {
-            n = create(dev, nextHop);
+            n = create(dev, nextHop, false);
             if (n == null) {
-                stack.drop(p, DropReason.NEIGH_FAILED);
+                stack.drop(p, DropReason.NEIGH_CREATEFAIL);
                 return;
             }
         }
@@ -297,8 +446,17 @@ public final class NeighTable {
         return c.ucastSolicit + c.appSolicit + (n.state == NudState.PROBE ? 0 : c.mcastSolicit);
     }
 
-    /** neigh_timer_handler. */
+    /** neigh_timer_handler; the entry counts as held while it runs (its ICMP errors may need new entries). */
     private void timer(Neighbour n) {
+        n.inTimerHandler = true;
+        try {
+            timerHandler(n);
+        } finally {
+            n.inTimerHandler = false;
+        }
+    }
+
+    private void timerHandler(Neighbour n) {
         n.timer = null;
         DevConf c = stack.conf(n.dev);
         long now = stack.now();
@@ -399,7 +557,7 @@ public final class NeighTable {
     Neighbour eventNs(Device dev, int ip, long mac) {
         Neighbour n = lookup(dev, ip);
         if (n == null) {
-            n = create(dev, ip);
+            n = create(dev, ip, false);
             if (n == null) {
                 return null;
             }

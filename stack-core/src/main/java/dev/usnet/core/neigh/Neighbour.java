@@ -23,6 +23,12 @@ public final class Neighbour {
     Timeout timer;
     /** Still in its table (removed entries keep their last state but are no longer counted). */
     boolean inTable;
+    /** Its timer handler is running (Linux holds a reference meanwhile, so no GC removes the entry under it). */
+    boolean inTimerHandler;
+    // The table's GC list (tbl->gc_list): every entry but permanent ones, oldest first.
+    Neighbour gcPrev;
+    Neighbour gcNext;
+    boolean onGcList;
 
     Neighbour(Device dev, int ip) {
         this.dev = dev;

@@ -77,12 +77,18 @@ public enum DropReason {
     TCP_OFO_QUEUE_PRUNE("TCP out-of-order data thrown away from the highest sequence down because received data "
             + "exceeded the receive buffer (SO_RCVBUF / net.ipv4.tcp_rmem); the sender must resend it (TcpExtOfoPruned; "
             + "Linux: TCP_OFO_QUEUE_PRUNE)"),
-    TCP_LISTEN_OVERFLOW("SYN or handshake ACK dropped: the listener's accept queue (backlog, net.core.somaxconn) or "
-            + "SYN queue (tcp_max_syn_backlog) was full (TcpExtListenOverflows, TcpExtListenDrops)"),
+    TCP_LISTEN_OVERFLOW("SYN or handshake ACK dropped: the listener's accept queue (listen backlog, capped by "
+            + "net.core.somaxconn) was full (TcpExtListenOverflows, TcpExtListenDrops; Linux: TCP_LISTEN_OVERFLOW)"),
+    TCP_SYN_QUEUE_FULL("SYN dropped: the listener's SYN queue held more than its backlog and SYN cookies are off "
+            + "(net.ipv4.tcp_syncookies 0), or its last quarter of tcp_max_syn_backlog is kept for proven peers "
+            + "(TcpExtTCPReqQFullDrop, TcpExtListenDrops)"),
     SOCKET_RCVBUF("socket receive queue full (SO_RCVBUF; UdpRcvbufErrors)"),
     NEIGH_FAILED("ARP got no answer to its solicitations (mcast_solicit, default 3, retrans_time_ms apart, default "
             + "1 s): what waited for that neighbour is dropped, forwarded packets with an ICMP host unreachable "
             + "(ip neigh: FAILED)"),
+    NEIGH_CREATEFAIL("no neighbour entry could be made for the next hop: the table held gc_thresh3 entries "
+            + "(net.ipv4.neigh.default.gc_thresh3) and its forced GC found none old or failed enough to remove "
+            + "(NeighTableOverflow; Linux: NEIGH_CREATEFAIL)"),
     NEIGH_QUEUE_FULL("packet waited for ARP resolution and the neighbour's unresolved queue (unres_qlen_bytes) was "
             + "full"),
     NEIGH_DEAD("neighbour entry deleted (ip neigh del or flush, device gone) while packets still waited for its "

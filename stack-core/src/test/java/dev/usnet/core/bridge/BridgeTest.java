@@ -1,6 +1,7 @@
 package dev.usnet.core.bridge;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -135,6 +136,33 @@ class BridgeTest {
             r.net.run(10_500_000_000L);
             r.send(r.p1, A, B, 60);
             assertEquals("[0, 1, 1]", java.util.Arrays.toString(r.counts()), "aged out 10 s after last seen: flood");
+        }
+    }
+
+    @Test
+    void ageingTimeZeroNeverLearnsAndFloodsEveryUnicastLikeLinux() {
+        try (Rig r = new Rig()) {
+            r.send(r.p2, B, A, 60);
+            assertEquals(1, r.br.fdb().learnedCount(), "learned while ageing is on");
+            // Setting 0 forgets what was learned (Linux's gc finds it expired) and learns nothing after.
+            r.br.setAgeingNanos(0);
+            assertEquals(0, r.br.fdb().learnedCount());
+            r.clear();
+            r.send(r.p1, A, B, 60);
+            assertEquals("[0, 1, 1]", java.util.Arrays.toString(r.counts()), "B unknown: flooded");
+            r.clear();
+            r.send(r.p2, B, A, 60);
+            r.send(r.p1, A, B, 60);
+            assertEquals("[1, 1, 2]", java.util.Arrays.toString(r.counts()), "nothing learned: every unicast flooded");
+            assertEquals(0, r.br.fdb().learnedCount());
+            assertTrue(r.br.fdb().list().stream().allMatch(e -> e.isLocal() || e.isStatic()));
+            // A static entry is still used (only learning stops).
+            r.br.fdb().addStatic(B, r.br.port(r.p2.dutEnd), r.ns.now());
+            r.clear();
+            r.send(r.p1, A, B, 60);
+            assertEquals("[0, 1, 0]", java.util.Arrays.toString(r.counts()));
+            r.net.run(11_000_000_000L);
+            assertFalse(r.br.fdbGcArmed(), "nothing learned: the ageing timer is not re-armed");
         }
     }
 

@@ -182,6 +182,24 @@ class ForwardingTest {
     }
 
     @Test
+    void anErrorStormIsHeldToIcmpMsgsPerSecAfterItsBurst() {
+        try (Router t = new Router()) {
+            // Per-destination limiting off (the Router's default here): only the namespace-wide bucket holds.
+            for (int i = 0; i < 3000; i++) {
+                t.w1.send(Frames.udp(H1, R1, "198.18.1.2", "198.18.2.2", 1, 8, i, false));
+                t.net.run(666_667L);
+            }
+            t.net.settle();
+            int sent = t.w1.received.size();
+            // 2 s of 1500 errors/s against icmp_msgs_per_sec 1000: the burst (icmp_msgs_burst 50), a second burst when
+            // the first refill finds the stamp a second old, then 20 credits every 20 ms.
+            assertTrue(sent >= 2000 && sent <= 2000 + 2 * 50, "errors sent " + sent);
+            assertEquals(3000 - sent, t.r.mib().get(Mib.IcmpOutRateLimitGlobal));
+            assertEquals(3000, t.r.drops().get(DropReason.IP_TTL_EXPIRED), "every expired packet is still a drop");
+        }
+    }
+
+    @Test
     void redirectIsSentAndThePacketStillForwarded() {
         try (Router t = new Router()) {
             t.r.neigh().addPermanent(t.w1.dutEnd, Ipv4Addr.parse("198.18.1.3"), 0x0200_0000_aa03L);

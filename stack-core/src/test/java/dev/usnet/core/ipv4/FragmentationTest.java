@@ -137,6 +137,71 @@ class FragmentationTest {
         }
     }
 
+    @Test
+    void aFragmentFloodIsBoundedByIpfragHighThreshUntilTimeoutsFreeTheMemory() {
+        try (TestNet net = new TestNet()) {
+            NetStack b = net.ns("b");
+            TestNet.Wire w = net.wire(b, "eth0", 0x0200_0000_0b01L);
+            TestNet.addr(b, w.dutEnd, "198.18.2.2/24");
+            UdpSocket rx = b.udp().bind(0, 2000);
+            int[] got = {0};
+            rx.setReceiver((s, src, port, buf, off, len) -> got[0]++);
+            long high = 64 * 1024;
+            b.knobs().set("net.ipv4.ipfrag_high_thresh", Long.toString(high));
+            b.knobs().set("net.ipv4.ipfrag_time", "5");
+            // Incomplete datagrams, each its own queue: first fragments only.
+            for (int id = 0; id < 1000; id++) {
+                w.send(split(Frames.udp(0x0200_0000_0a01L, 0x0200_0000_0b01L, "198.18.2.9", "198.18.2.2", 64, 40, id,
+                        false), 24)[0]);
+            }
+            net.settle();
+            long perQueue = IpDefrag.QUEUE_TRUESIZE + 14 + 20 + 24 + IpDefrag.FRAG_TRUESIZE_OVERHEAD;
+            long queues = b.ipDefrag().pending();
+            assertTrue(b.ipDefrag().memory() <= high + perQueue, "memory " + b.ipDefrag().memory());
+            assertEquals(high / perQueue + 1, queues, "queues until the memory went above the ceiling");
+            assertEquals(1000 - queues, b.drops().get(DropReason.IP_REASM_LIMIT));
+            assertEquals(1000 - queues, b.mib().get(Mib.IpReasmFails));
+            // Above the ceiling even a complete datagram is refused (nothing is evicted early).
+            byte[][] whole = split(Frames.udp(0x0200_0000_0a01L, 0x0200_0000_0b01L, "198.18.2.9", "198.18.2.2", 64, 40,
+                    5000, false), 24);
+            w.send(whole[0]);
+            w.send(whole[1]);
+            net.settle();
+            assertEquals(0, got[0]);
+            // ipfrag_time frees it all; each expired queue counts ReasmTimeout and ReasmFails.
+            net.run(6_000_000_000L);
+            assertEquals(0, b.ipDefrag().pending());
+            assertEquals(0, b.ipDefrag().memory());
+            assertEquals(queues, b.mib().get(Mib.IpReasmTimeout));
+            assertEquals(queues, b.drops().get(DropReason.IP_REASM_TIMEOUT));
+            w.send(whole[0]);
+            w.send(whole[1]);
+            net.settle();
+            assertEquals(1, got[0], "reassembly works again");
+        }
+    }
+
+    @Test
+    void anOverlapCountsReasmOverlapsNotReasmFails() {
+        try (TestNet net = new TestNet()) {
+            NetStack b = net.ns("b");
+            TestNet.Wire w = net.wire(b, "eth0", 0x0200_0000_0b01L);
+            TestNet.addr(b, w.dutEnd, "198.18.2.2/24");
+            byte[][] p = split(Frames.udp(0x0200_0000_0a01L, 0x0200_0000_0b01L, "198.18.2.9", "198.18.2.2", 64, 40, 9,
+                    false), 24);
+            byte[] overlap = p[1].clone();
+            overlap[21] = 2;
+            Frames.fixIpChecksum(overlap);
+            w.send(p[0]);
+            w.send(overlap);
+            net.settle();
+            assertEquals(1, b.mib().get(Mib.IpExtReasmOverlaps));
+            assertEquals(0, b.mib().get(Mib.IpReasmFails));
+            assertEquals(0, b.ipDefrag().pending());
+            assertEquals(0, b.ipDefrag().memory());
+        }
+    }
+
     /** Splits an unfragmented UDP frame's IP payload at {@code at} (a multiple of 8) into two fragments. */
     static byte[][] split(byte[] f, int at) {
         int ipLen = Frames.u16(f, 16);

@@ -137,6 +137,8 @@ class NeighTimersTest {
                 byte[] f = out.get(i).data();
                 assertTrue(isArpRequestFor(f, "198.18.2.2"));
                 assertEquals(H2, MacAddr.get(io.netty.buffer.Unpooled.wrappedBuffer(f), 0), "unicast to the known MAC");
+                assertEquals(0L, MacAddr.get(io.netty.buffer.Unpooled.wrappedBuffer(f), 14 + ArpPacket.THA),
+                        "the ARP body's target hardware address is zero, as arp_solicit leaves it");
                 assertEquals(t0 + 5 * SEC + (i - 1) * SEC, out.get(i).at());
             }
             assertEquals(NudState.FAILED, n.state());
