@@ -244,16 +244,22 @@ public final class RtnlSocket implements AutoCloseable {
         return new SysException(op, errno, m);
     }
 
-    /** NLMSGERR_ATTR_MSG of the NLMSG_ERROR / NLMSG_DONE at {@code off}, or null. */
+    /** NLMSGERR_ATTR_MSG of the NLMSG_ERROR or NLMSG_DONE at {@code off}, or null. */
     static String extAckMessage(MemorySegment rx, long off, int len) {
         int flags = NlMsgHdr.flags(rx, off);
-        if ((flags & NLM_F_ACK_TLVS) == 0 || NlMsgHdr.type(rx, off) != NlMsgHdr.NLMSG_ERROR) {
+        int type = NlMsgHdr.type(rx, off);
+        if ((flags & NLM_F_ACK_TLVS) == 0 || type != NlMsgHdr.NLMSG_ERROR && type != NlMsgHdr.NLMSG_DONE) {
             return null;
         }
         long body = off + NlMsgHdr.SIZE;
-        // struct nlmsgerr, then the request's payload unless capped, then the TLVs.
-        long a = body + NlMsgErr.LAYOUT.byteSize();
-        if ((flags & NLM_F_CAPPED) == 0) {
+        long a;
+        if (type == NlMsgHdr.NLMSG_DONE) {
+            // A dump that failed once started: the error int, then the TLVs.
+            a = body + 4;
+        } else if ((flags & NLM_F_CAPPED) != 0) {
+            // struct nlmsgerr with only the request's header, then the TLVs.
+            a = body + NlMsgErr.LAYOUT.byteSize();
+        } else {
             a = body + 4 + NlMsgHdr.align(NlMsgHdr.len(rx, body + 4));
         }
         long end = off + len;
