@@ -6,6 +6,9 @@ import dev.usnet.core.ipv4.IfAddr;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.time.Scheduler;
 import dev.usnet.core.wire.Ipv4Addr;
+import dev.usnet.ns.pid.PidAllocator;
+import dev.usnet.ns.pid.PidNamespace;
+import dev.usnet.ns.pid.PidNsKnobs;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,9 +21,15 @@ import java.util.function.Function;
  * rtnetlink-like dumps of another namespace's links and addresses by nsid without entering it.
  */
 public final class NamespaceRegistry implements AutoCloseable {
+    static {
+        PidNsKnobs.define();
+    }
+
     private final Function<String, Scheduler> schedulers;
     private final long seed;
     private final Map<String, NetNamespace> byName = new LinkedHashMap<>();
+    /** The pid namespaces of the processes every namespace here runs: one initial pid namespace, as on one host. */
+    private final PidAllocator pids = new PidAllocator(PidNamespace.PID_MAX_DEFAULT);
 
     /** @param schedulers gives each new namespace the scheduler it runs on (virtual or real time) */
     public NamespaceRegistry(Function<String, Scheduler> schedulers, long seed) {
@@ -39,9 +48,14 @@ public final class NamespaceRegistry implements AutoCloseable {
         NetStack stack = new NetStack(name, schedulers.apply(name), seed);
         // Every namespace speaks TCP, as every Linux netns does.
         dev.usnet.tcp.Tcp.install(stack);
-        NetNamespace ns = new NetNamespace(name, stack);
+        NetNamespace ns = new NetNamespace(name, stack, pids);
         byName.put(name, ns);
         return ns;
+    }
+
+    /** The initial pid namespace and its init, below which every namespace's processes run. */
+    public PidAllocator pids() {
+        return pids;
     }
 
     public synchronized NetNamespace get(String name) {

@@ -1,6 +1,11 @@
 package dev.usnet.ns;
 
 import dev.usnet.core.stack.NetStack;
+import dev.usnet.ns.pid.PidAllocException;
+import dev.usnet.ns.pid.PidAllocator;
+import dev.usnet.ns.pid.PidModel;
+import dev.usnet.ns.pid.PidNsChain;
+import dev.usnet.ns.pid.PidNsKnobs;
 import java.util.BitSet;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -23,10 +28,14 @@ public final class NetNamespace {
     /** The namespaces that have an nsid for this one: only they need to forget it when it goes. */
     private final Set<NetNamespace> knownBy = Collections.newSetFromMap(new IdentityHashMap<>());
     private volatile boolean alive = true;
+    private final PidAllocator pids;
+    /** The pid namespaces its processes run in, made by the first process ({@link #processes}). */
+    private PidNsChain processes;
 
-    NetNamespace(String name, NetStack stack) {
+    NetNamespace(String name, NetStack stack, PidAllocator pids) {
         this.name = name;
         this.stack = stack;
+        this.pids = pids;
     }
 
     public String name() {
@@ -41,7 +50,34 @@ public final class NetNamespace {
         return alive;
     }
 
+    /**
+     * The pid namespaces this namespace's processes (its apps) run in, created on first use from its knobs then:
+     * {@code usnet.pidns.model}, {@code usnet.pidns.depth}, {@code kernel.pid_max}. Later changes to those knobs do not
+     * rebuild it.
+     */
+    public synchronized PidNsChain processes() throws PidAllocException {
+        if (!alive) {
+            throw new IllegalStateException("namespace " + name + " no longer exists");
+        }
+        if (processes == null) {
+            PidNsKnobs.define();
+            processes = PidNsChain.create(pids, name, PidModel.parse(stack.knobs().get(PidNsKnobs.MODEL)),
+                    (int) stack.knobs().getLong(PidNsKnobs.DEPTH), (int) stack.knobs().getLong(PidNsKnobs.PID_MAX));
+        }
+        return processes;
+    }
+
+    /** Its processes' pid namespaces if a process was ever started, else null. */
+    public synchronized PidNsChain processesIfStarted() {
+        return processes;
+    }
+
     void markDead() {
+        synchronized (this) {
+            if (processes != null) {
+                processes.shutdown();
+            }
+        }
         alive = false;
         synchronized (nsids) {
             nsids.clear();

@@ -59,7 +59,8 @@ public final class Knobs {
     /** Namespace-wide integer knobs with their Linux defaults and ranges. */
     private record GlobalKnob(long def, long min, long max) {}
 
-    private static final Map<String, GlobalKnob> GLOBAL = new TreeMap<>(Map.ofEntries(
+    // Sorted (for known()) and safe to extend while namespaces read it: modules above define their own (defineLong).
+    private static final Map<String, GlobalKnob> GLOBAL = new java.util.concurrent.ConcurrentSkipListMap<>(Map.ofEntries(
             Map.entry("net.ipv4.ip_forward", new GlobalKnob(0, 0, 1)),
             Map.entry("net.ipv4.ip_default_ttl", new GlobalKnob(64, 1, 255)),
             Map.entry("net.ipv4.icmp_ratelimit", new GlobalKnob(1000, 0, Integer.MAX_VALUE)),
@@ -135,6 +136,18 @@ public final class Knobs {
      */
     public static void defineString(String key, String def, java.util.function.UnaryOperator<String> validator) {
         STRINGS.put(key, new StringKnob(validator.apply(def), validator));
+    }
+
+    /**
+     * Defines a namespace-wide integer knob with its default and range (a module above stack-core declares its own,
+     * e.g. the pid-namespace model's {@code usnet.pidns.depth}); read it with {@link #getLong}. Defining a key again
+     * keeps the first definition.
+     */
+    public static void defineLong(String key, long def, long min, long max) {
+        if (def < min || def > max) {
+            throw new IllegalArgumentException(key + ": default " + def + " is outside " + min + ".." + max);
+        }
+        GLOBAL.putIfAbsent(key, new GlobalKnob(def, min, max));
     }
 
     private static String triple(String key, String v) {
