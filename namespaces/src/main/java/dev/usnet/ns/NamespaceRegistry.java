@@ -28,6 +28,8 @@ public final class NamespaceRegistry implements AutoCloseable {
     private final Function<String, Scheduler> schedulers;
     private final long seed;
     private final Map<String, NetNamespace> byName = new LinkedHashMap<>();
+    /** The namespace of each stack, so naming a veth peer's namespace in a dump does not walk every namespace. */
+    private final Map<NetStack, NetNamespace> byStack = new java.util.IdentityHashMap<>();
     /** The pid namespaces of the processes every namespace here runs: one initial pid namespace, as on one host. */
     private final PidAllocator pids = new PidAllocator(PidNamespace.PID_MAX_DEFAULT);
 
@@ -50,6 +52,7 @@ public final class NamespaceRegistry implements AutoCloseable {
         dev.usnet.tcp.Tcp.install(stack);
         NetNamespace ns = new NetNamespace(name, stack, pids);
         byName.put(name, ns);
+        byStack.put(stack, ns);
         return ns;
     }
 
@@ -72,12 +75,7 @@ public final class NamespaceRegistry implements AutoCloseable {
 
     /** The namespace owning {@code stack}, or null. */
     public synchronized NetNamespace of(NetStack stack) {
-        for (NetNamespace ns : byName.values()) {
-            if (ns.stack() == stack) {
-                return ns;
-            }
-        }
-        return null;
+        return byStack.get(stack);
     }
 
     /**
@@ -87,6 +85,7 @@ public final class NamespaceRegistry implements AutoCloseable {
     public synchronized void delete(String name) {
         NetNamespace ns = get(name);
         byName.remove(name);
+        byStack.remove(ns.stack());
         ns.stack().close();
         ns.markDead();
         // Only the namespaces that gave it an id have one to forget (not every namespace: deleting ten thousand

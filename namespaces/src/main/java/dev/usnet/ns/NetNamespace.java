@@ -6,6 +6,7 @@ import dev.usnet.ns.pid.PidAllocator;
 import dev.usnet.ns.pid.PidModel;
 import dev.usnet.ns.pid.PidNsChain;
 import dev.usnet.ns.pid.PidNsKnobs;
+import io.netty.util.collection.IntObjectHashMap;
 import java.util.BitSet;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -25,6 +26,8 @@ public final class NetNamespace {
     private final Map<NetNamespace, Integer> nsids = new IdentityHashMap<>();
     /** The ids in {@link #nsids}, so the lowest free one is found without walking thousands of entries (idr_alloc). */
     private final BitSet usedNsids = new BitSet();
+    /** The namespace behind each id (netns_ids: idr_find), so a query by nsid does not walk every peer. */
+    private final IntObjectHashMap<NetNamespace> byId = new IntObjectHashMap<>();
     /** The namespaces that have an nsid for this one: only they need to forget it when it goes. */
     private final Set<NetNamespace> knownBy = Collections.newSetFromMap(new IdentityHashMap<>());
     private volatile boolean alive = true;
@@ -82,6 +85,7 @@ public final class NetNamespace {
         synchronized (nsids) {
             nsids.clear();
             usedNsids.clear();
+            byId.clear();
         }
     }
 
@@ -95,6 +99,7 @@ public final class NetNamespace {
     private void assign(NetNamespace peer, int id) {
         nsids.put(peer, id);
         usedNsids.set(id);
+        byId.put(id, peer);
         synchronized (peer.knownBy) {
             peer.knownBy.add(this);
         }
@@ -130,10 +135,9 @@ public final class NetNamespace {
             throw new IllegalArgumentException("nsid must be >= 0");
         }
         synchronized (nsids) {
-            for (var e : nsids.entrySet()) {
-                if (e.getValue() == id && e.getKey() != peer) {
-                    throw new IllegalArgumentException("nsid " + id + " is already used in " + name + " for " + e.getKey().name);
-                }
+            NetNamespace holder = byId.get(id);
+            if (holder != null && holder != peer) {
+                throw new IllegalArgumentException("nsid " + id + " is already used in " + name + " for " + holder.name);
             }
             Integer old = nsids.get(peer);
             if (old != null && old != id) {
@@ -146,13 +150,9 @@ public final class NetNamespace {
     /** get_net_ns_by_id: the namespace this one calls {@code nsid}, or null. */
     public NetNamespace byNsid(int nsid) {
         synchronized (nsids) {
-            for (var e : nsids.entrySet()) {
-                if (e.getValue() == nsid) {
-                    return e.getKey().alive ? e.getKey() : null;
-                }
-            }
+            NetNamespace n = byId.get(nsid);
+            return n != null && n.alive ? n : null;
         }
-        return null;
     }
 
     void forget(NetNamespace dead) {
@@ -160,6 +160,7 @@ public final class NetNamespace {
             Integer id = nsids.remove(dead);
             if (id != null) {
                 usedNsids.clear(id);
+                byId.remove(id);
             }
         }
     }

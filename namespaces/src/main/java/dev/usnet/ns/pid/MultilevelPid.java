@@ -22,6 +22,14 @@ public final class MultilevelPid implements Pid {
         return nrs.length - 1;
     }
 
+    int nrAt(int level) {
+        return nrs[level];
+    }
+
+    PidNamespace nsAt(int level) {
+        return nss[level];
+    }
+
     @Override
     public PidNamespace ns() {
         return nss[nss.length - 1];

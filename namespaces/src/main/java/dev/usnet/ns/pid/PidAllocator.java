@@ -106,11 +106,25 @@ public final class PidAllocator {
     /** free_pid: every number of {@code pid} goes back to its namespace. */
     void free(Pid pid) {
         synchronized (lock) {
-            for (Upid u : pid.numbers()) {
-                if (u.ns().idr.remove(u.nr()) != null) {
-                    u.ns().pidAllocated--;
+            switch (pid) {
+                case MultilevelPid m -> {
+                    for (int l = 0; l <= m.level(); l++) {
+                        unpublish(m.nsAt(l), m.nrAt(l));
+                    }
+                }
+                case FlatPid f -> {
+                    unpublish(init, f.globalNr());
+                    if (f.ns() != init) {
+                        unpublish(f.ns(), f.vnr());
+                    }
                 }
             }
+        }
+    }
+
+    private static void unpublish(PidNamespace ns, int nr) {
+        if (ns.idr.remove(nr) != null) {
+            ns.pidAllocated--;
         }
     }
 

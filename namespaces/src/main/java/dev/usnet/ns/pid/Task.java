@@ -119,7 +119,7 @@ public final class Task {
                 for (Task c : new ArrayList<>(children)) {
                     c.killTree();
                 }
-            } else {
+            } else if (!children.isEmpty()) {
                 Task reaper = ns.childReaper;
                 for (Task c : new ArrayList<>(children)) {
                     children.remove(c);
