@@ -30,8 +30,8 @@ public final class KernelNsidQueries {
     /** How a query is made. */
     public enum Mode {
         BY_NSID("RTM_GETADDR by nsid"),
-        BY_NSID_NEW_SOCKET("socket + RTM_GETADDR by nsid + close"),
-        SETNS("setns + socket + RTM_GETADDR + close + setns back");
+        BY_NSID_NEW_SOCKET("new socket + by nsid"),
+        SETNS("setns + new socket + dump + setns back");
 
         private final String label;
 
@@ -82,8 +82,8 @@ public final class KernelNsidQueries {
             }
             long t0 = System.nanoTime();
             try (KernelNamespaces k = KernelNamespaces.create(PREFIX, tags)) {
-                progress.accept(String.format(java.util.Locale.ROOT, "kernel: %d namespaces created in %.1f s; %d queries per mode",
-                        n + 1, (System.nanoTime() - t0) / 1e9, p.iterations()));
+                progress.accept(String.format(java.util.Locale.ROOT, "kernel: %d namespaces and the viewer created in %.2f s; %d"
+                        + " queries per way", n, (System.nanoTime() - t0) / 1e9, p.iterations()));
                 List<String> names = k.names();
                 rows.addAll(Netns.onOwnThread(PREFIX + "-" + n, () -> measure(names.getFirst(), names.subList(1, names.size()),
                         p.iterations())));

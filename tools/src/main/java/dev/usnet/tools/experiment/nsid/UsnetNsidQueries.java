@@ -178,8 +178,8 @@ public final class UsnetNsidQueries implements AutoCloseable {
         for (int n : p.counts()) {
             long t0 = System.nanoTime();
             try (UsnetNsidQueries q = build(n, p.loops())) {
-                progress.accept(String.format(java.util.Locale.ROOT, "usnet: %d namespaces built in %.1f s on %d event loops;"
-                        + " %d queries per dump and mode", n + 1, (System.nanoTime() - t0) / 1e9, p.loops(), p.iterations()));
+                progress.accept(String.format(java.util.Locale.ROOT, "usnet: %d namespaces and host built in %.2f s on %d event"
+                        + " loops; %d queries per dump and way", n, (System.nanoTime() - t0) / 1e9, p.loops(), p.iterations()));
                 rows.addAll(q.measure(p.iterations()));
             }
         }
