@@ -96,7 +96,7 @@ class NamespaceExperimentsTest {
         NsidExperiment.run(new NsidExperiment.Options(List.of(2), 200, 1, true, List.of(2), 200, null), none,
                 new PrintWriter(s, true));
         String out = s.toString();
-        assertTrue(out.contains("usnet, real time, 1 event loops"), out);
+        assertTrue(out.contains("usnet, real time, 1 event loop:"), out);
         assertTrue(out.contains("kernel part skipped: it needs root: CAP_SYS_ADMIN to create kernel namespaces (ip netns add)"
                 + " and to setns() into them"), out);
         StringWriter p = new StringWriter();
@@ -120,8 +120,8 @@ class NamespaceExperimentsTest {
             assertTrue(o.out().contains("\n  " + row + " "), row + " in\n" + o.out());
         }
         // The depth-2 shell is pid 1 of the innermost namespace and 2 in the one above: NSpid "<global> 2 1".
-        assertTrue(Pattern.compile("\n  2 +[0-9.]+ +[+-][0-9.]+ % +[0-9.]+ +[+-][0-9.]+ % +[0-9]+ 2 1\n").matcher(o.out()).find(),
-                o.out());
+        assertTrue(Pattern.compile("\n  2 +[0-9.]+ \\([0-9]+-[0-9]+\\) +[+-][0-9.]+ % +[0-9.]+ \\([0-9]+-[0-9]+\\) +[+-][0-9.]+ %"
+                + " +[0-9]+ 2 1\n").matcher(o.out()).find(), o.out());
         JsonNode doc = new ObjectMapper().readTree(json.toFile());
         assertEquals(5, doc.path("usnet").size());
         assertEquals(0, doc.path("usnet").get(0).path("depth").asInt());

@@ -82,8 +82,8 @@ public final class KernelNsidQueries {
             }
             long t0 = System.nanoTime();
             try (KernelNamespaces k = KernelNamespaces.create(PREFIX, tags)) {
-                progress.accept(String.format(java.util.Locale.ROOT, "kernel: %d namespaces and the viewer created in %.2f s; %d"
-                        + " queries per way", n, (System.nanoTime() - t0) / 1e9, p.iterations()));
+                progress.accept(String.format(java.util.Locale.ROOT, "kernel: %d namespace%s and the viewer created in %.2f s; %d"
+                        + " queries per way", n, n == 1 ? "" : "s", (System.nanoTime() - t0) / 1e9, p.iterations()));
                 List<String> names = k.names();
                 rows.addAll(Netns.onOwnThread(PREFIX + "-" + n, () -> measure(names.getFirst(), names.subList(1, names.size()),
                         p.iterations())));

@@ -127,8 +127,8 @@ public final class NsidExperiment {
     }
 
     static String usnetTable(List<UsnetNsidQueries.Row> rows, int loops) {
-        StringBuilder b = new StringBuilder("usnet, real time, " + loops + " event loops: us per query, median (mean), each"
-                + " query timed\n");
+        StringBuilder b = new StringBuilder("usnet, real time, " + loops + " event loop" + (loops == 1 ? "" : "s")
+                + ": us per query, median (mean), each query timed\n");
         Columns c = new Columns(2, "namespaces", "dump", "by nsid", "entering (task on its loop)", "entering / by nsid");
         for (int i = 0; i + 1 < rows.size(); i += 2) {
             UsnetNsidQueries.Row byNsid = rows.get(i);

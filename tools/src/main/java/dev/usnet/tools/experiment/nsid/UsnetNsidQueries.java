@@ -178,8 +178,9 @@ public final class UsnetNsidQueries implements AutoCloseable {
         for (int n : p.counts()) {
             long t0 = System.nanoTime();
             try (UsnetNsidQueries q = build(n, p.loops())) {
-                progress.accept(String.format(java.util.Locale.ROOT, "usnet: %d namespaces and host built in %.2f s on %d event"
-                        + " loops; %d queries per dump and way", n, (System.nanoTime() - t0) / 1e9, p.loops(), p.iterations()));
+                progress.accept(String.format(java.util.Locale.ROOT, "usnet: %d namespace%s and host built in %.2f s on %d event"
+                        + " loops; %d queries per dump and way", n, n == 1 ? "" : "s", (System.nanoTime() - t0) / 1e9, p.loops(),
+                        p.iterations()));
                 rows.addAll(q.measure(p.iterations()));
             }
         }

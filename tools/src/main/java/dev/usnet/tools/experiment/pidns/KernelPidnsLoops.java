@@ -18,8 +18,12 @@ import java.util.function.Consumer;
  * (/proc/self/status) to prove it is as deep as asked.
  */
 public final class KernelPidnsLoops {
-    /** One depth: median microseconds per spawn and per exec, and the shell's pid at each level, outermost first. */
-    public record Row(int depth, double spawnUs, double execUs, List<Integer> nspid) {}
+    /**
+     * One depth: median microseconds per spawn and per exec over the rounds, with the lowest and highest round (how
+     * noisy the machine was), and the shell's pid at each level, outermost first.
+     */
+    public record Row(int depth, double spawnUs, double spawnMinUs, double spawnMaxUs, double execUs, double execMinUs,
+                      double execMaxUs, List<Integer> nspid) {}
 
     /** Depths (0..32), loop iterations per round, rounds. */
     public record Params(List<Integer> depths, int iterations, int rounds) {
@@ -112,9 +116,18 @@ public final class KernelPidnsLoops {
         }
         List<Row> rows = new ArrayList<>();
         for (int j = 0; j < n; j++) {
-            rows.add(new Row(p.depths().get(j), UsnetPidCosts.median(spawn[j]), UsnetPidCosts.median(exec[j]), nspid.get(j)));
+            rows.add(new Row(p.depths().get(j), UsnetPidCosts.median(spawn[j]), min(spawn[j]), max(spawn[j]),
+                    UsnetPidCosts.median(exec[j]), min(exec[j]), max(exec[j]), nspid.get(j)));
         }
         return rows;
+    }
+
+    private static double min(double[] xs) {
+        return Arrays.stream(xs).min().orElse(Double.NaN);
+    }
+
+    private static double max(double[] xs) {
+        return Arrays.stream(xs).max().orElse(Double.NaN);
     }
 
     static long[] parseTimes(String out) throws IOException {

@@ -75,7 +75,11 @@ public final class PidnsExperiment {
                     Map<String, Object> m = new LinkedHashMap<>();
                     m.put("depth", r.depth());
                     m.put("spawn_us", round(r.spawnUs()));
+                    m.put("spawn_min_us", round(r.spawnMinUs()));
+                    m.put("spawn_max_us", round(r.spawnMaxUs()));
                     m.put("exec_us", round(r.execUs()));
+                    m.put("exec_min_us", round(r.execMinUs()));
+                    m.put("exec_max_us", round(r.execMaxUs()));
                     m.put("nspid", r.nspid());
                     return m;
                 }).toList());
@@ -133,13 +137,16 @@ public final class PidnsExperiment {
     static String kernelTable(List<KernelPidnsLoops.Row> rows) {
         KernelPidnsLoops.Row base = rows.stream().filter(r -> r.depth() == 0).findFirst().orElse(rows.getFirst());
         StringBuilder b = new StringBuilder("kernel " + System.getProperty("os.version") + " (multilevel, its only model),"
-                + " nested unshare --pid --fork: us per operation, median over rounds; against depth " + base.depth() + "\n");
+                + " nested unshare --pid --fork: us per operation, median (lowest-highest round); against depth "
+                + base.depth() + "\n");
         Columns c = new Columns(1, "depth", "spawn (fork+exit+wait)", "vs " + base.depth(), "exec (fork+exec+wait)",
                 "vs " + base.depth(), "shell's NSpid");
         for (KernelPidnsLoops.Row r : rows) {
             boolean isBase = r == base;
-            c.row(r.depth(), String.format(Locale.ROOT, "%.1f", r.spawnUs()), isBase ? "" : pct(r.spawnUs(), base.spawnUs()),
-                    String.format(Locale.ROOT, "%.1f", r.execUs()), isBase ? "" : pct(r.execUs(), base.execUs()),
+            c.row(r.depth(), String.format(Locale.ROOT, "%.1f (%.0f-%.0f)", r.spawnUs(), r.spawnMinUs(), r.spawnMaxUs()),
+                    isBase ? "" : pct(r.spawnUs(), base.spawnUs()),
+                    String.format(Locale.ROOT, "%.1f (%.0f-%.0f)", r.execUs(), r.execMinUs(), r.execMaxUs()),
+                    isBase ? "" : pct(r.execUs(), base.execUs()),
                     String.join(" ", r.nspid().stream().map(String::valueOf).toList()));
         }
         c.lines("  ").forEach(l -> b.append(l).append('\n'));
