@@ -185,7 +185,7 @@ public final class PidAllocator {
                 ns.childReaper = t;
             }
             if (parent != null) {
-                parent.children.add(t);
+                parent.adopt(t);
             }
             return t;
         }

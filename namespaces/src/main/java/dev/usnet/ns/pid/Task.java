@@ -19,7 +19,8 @@ public final class Task {
     private final String comm;
     private final Pid pid;
     private Task parent;
-    final Set<Task> children = new LinkedHashSet<>();
+    /** Made by the first child: most processes (a spawn app's children) never have one. Under the allocator's lock. */
+    private Set<Task> children;
     private volatile State state = State.RUNNING;
     private int exitCode;
 
@@ -60,8 +61,21 @@ public final class Task {
 
     public List<Task> children() {
         synchronized (pids.lock()) {
-            return new ArrayList<>(children);
+            return children == null ? new ArrayList<>() : new ArrayList<>(children);
         }
+    }
+
+    /** Adds a child (under the allocator's lock). */
+    void adopt(Task c) {
+        if (children == null) {
+            children = new LinkedHashSet<>();
+        }
+        children.add(c);
+        c.parent = this;
+    }
+
+    private List<Task> childList() {
+        return children == null || children.isEmpty() ? List.of() : new ArrayList<>(children);
     }
 
     /** getpid(): its number in its own namespace. */
@@ -116,15 +130,14 @@ public final class Task {
             PidNamespace ns = pid.ns();
             if (ns.childReaper == this) {
                 ns.adding = false;
-                for (Task c : new ArrayList<>(children)) {
+                for (Task c : childList()) {
                     c.killTree();
                 }
-            } else if (!children.isEmpty()) {
+            } else {
                 Task reaper = ns.childReaper;
-                for (Task c : new ArrayList<>(children)) {
+                for (Task c : childList()) {
                     children.remove(c);
-                    c.parent = reaper;
-                    reaper.children.add(c);
+                    reaper.adopt(c);
                     if (c.state == State.ZOMBIE) {
                         c.release();
                     }
@@ -152,7 +165,7 @@ public final class Task {
 
     /** SIGKILL to this process and all below it, each reaped: what an exiting init does to its namespace. */
     private void killTree() {
-        for (Task c : new ArrayList<>(children)) {
+        for (Task c : childList()) {
             c.killTree();
         }
         if (pid.ns().childReaper == this) {
@@ -166,7 +179,7 @@ public final class Task {
     /** release_task: DEAD, out of its parent's children, its numbers freed. */
     private void release() {
         state = State.DEAD;
-        if (parent != null) {
+        if (parent != null && parent.children != null) {
             parent.children.remove(this);
         }
         pids.free(pid);
