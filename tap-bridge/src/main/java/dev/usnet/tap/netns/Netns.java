@@ -40,7 +40,7 @@ public final class Netns {
     public static int openCurrent() throws SysException {
         int fd = Libc.open("/proc/thread-self/ns/net", Libc.O_RDONLY | Libc.O_CLOEXEC);
         if (fd < 0) {
-            throw SysException.of("open netns", "of this thread", Libc.errno());
+            throw SysException.of("open /proc/thread-self/ns/net", "this thread", Libc.errno());
         }
         return fd;
     }
