@@ -779,11 +779,17 @@ public final class Apps {
             return client.isDone() && server.isDone();
         }
 
-        /** Listens (on the server namespace's thread), as a process of the server's namespace. */
-        void startServer() {
+        /** The client's process, then the server's in the server's namespace. */
+        @Override
+        void startProcess() {
+            super.startProcess();
             if (serverNetns != null && serverProcess == null) {
                 serverProcess = startProcessIn(serverNetns, spec.kind() + "-server", label() + " (server)");
             }
+        }
+
+        /** Listens (on the server namespace's thread). */
+        void startServer() {
             server.start();
         }
 
@@ -801,7 +807,6 @@ public final class Apps {
         void start() {
             running = true;
             startNanos = stack.now();
-            startProcess();
             client.start();
         }
 
@@ -950,10 +955,14 @@ public final class Apps {
      * end that cannot open (a port in use, no route) is refused with the line of its entry.
      */
     void start() {
+        // Every app's process first, in file order (so its pids follow the file), on this thread: a pid space that
+        // refuses one is a usage error naming the app, before anything runs.
+        for (App a : apps) {
+            a.startProcess();
+        }
         for (App a : apps) {
             if (a instanceof UdpSink) {
                 topology.onLoop(a.ns, () -> {
-                    a.startProcess();
                     a.start();
                     return null;
                 });
@@ -966,7 +975,6 @@ public final class Apps {
                 startTcp(t, t.ns, t::start, "client");
             } else if (!(a instanceof UdpSink)) {
                 topology.onLoop(a.ns, () -> {
-                    a.startProcess();
                     a.start();
                     return null;
                 });

@@ -74,6 +74,25 @@ class SpawnAppTopologyTest {
     }
 
     @Test
+    void aTcpAppsServerRunsAsAProcessOfTheServersNamespace() {
+        VirtualRun.RunResult r = run("""
+                namespaces:
+                  a:
+                    knobs: {usnet.pidns.model: multilevel}
+                    devices:
+                      - {name: eth0, kind: veth, addresses: [198.18.0.1/24], peer: {namespace: b, name: eth0, addresses: [198.18.0.2/24]}}
+                    apps:
+                      - {kind: rr, server: b, count: 5}
+                  b:
+                    knobs: {usnet.pidns.model: multilevel, usnet.pidns.depth: 3}
+                """, 0.5);
+        Map<String, Object> rr = r.results().apps().getFirst();
+        assertEquals(List.of("init", "a/1"), column(pids(rr, "pids"), "ns"));
+        assertEquals(List.of("init", "b/1", "b/2", "b/3"), column(pids(rr, "server_pids"), "ns"));
+        assertEquals(2, column(pids(rr, "server_pids"), "pid").get(3), "the first process of b/3 after its init");
+    }
+
+    @Test
     void theSameFileGivesTheSamePids() {
         assertEquals(run(TWO, 0.3).results().apps(), run(TWO, 0.3).results().apps());
     }
