@@ -121,7 +121,8 @@ public final class PidnsExperiment {
 
     static String usnetTable(List<UsnetPidCosts.Row> rows) {
         UsnetPidCosts.Row none = rows.stream().filter(r -> r.model() == PidModel.NONE).findFirst().orElseThrow();
-        StringBuilder b = new StringBuilder("usnet's model, in process: ns per operation, median over rounds; against none\n");
+        StringBuilder b = new StringBuilder("usnet's model, in process: ns per operation, median over timed slices; against"
+                + " none\n");
         Columns c = new Columns(2, "model", "depth", "spawn+exit", "vs none", "lookup", "vs none", "ps (1 walk)", "vs none");
         for (UsnetPidCosts.Row r : rows) {
             boolean base = r.model() == PidModel.NONE;

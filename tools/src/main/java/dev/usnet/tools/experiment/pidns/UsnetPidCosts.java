@@ -17,11 +17,12 @@ import java.util.function.Consumer;
  * levels deep with {@code tasks} live children; spawn+exit (fork a child, it exits, reap it: alloc_pid and free_pid over
  * every level the model numbers), lookup (find a child by its number in the asker's namespace, read its pid there and
  * in the initial namespace) and ps (walk every process of the container's namespace with its number there). Each round
- * times a batch of each operation for every model and depth in turn, so that drift on a busy machine hits them alike;
- * the figure is the median over rounds of the batch's mean.
+ * runs a batch of each operation for every model and depth in turn, so that drift on a busy machine hits them alike,
+ * and times it in slices short against a scheduler time slice (500 spawns, 5000 lookups, one walk): the figure is the
+ * median over all slices of all rounds, so the slices a preempted thread stretched are outliers, not part of it.
  */
 public final class UsnetPidCosts {
-    /** One model at one depth: median ns per operation over the rounds. */
+    /** One model at one depth: median ns per operation over the timed slices. */
     public record Row(PidModel model, int depth, double spawnExitNs, double lookupNs, double psNs) {}
 
     /** Depths (1..32), rounds, and batch sizes per round: spawns, lookups, ps walks; live processes in each namespace. */
@@ -56,6 +57,9 @@ public final class UsnetPidCosts {
         final double[] ps;
         int next;
         long sink;
+        private int nSpawn;
+        private int nLookup;
+        private int nPs;
 
         Subject(PidModel model, int depth, Params p) throws PidAllocException {
             this.model = model;
@@ -75,36 +79,56 @@ public final class UsnetPidCosts {
                     throw new IllegalStateException(model.knobValue() + " depth " + depth + ": lookup of " + v + " gave " + t);
                 }
             }
-            spawn = new double[p.rounds()];
-            lookup = new double[p.rounds()];
-            ps = new double[p.rounds()];
+            spawn = new double[p.rounds() * slices(p.spawns(), SPAWN_SLICE)];
+            lookup = new double[p.rounds() * slices(p.lookups(), LOOKUP_SLICE)];
+            ps = new double[p.rounds() * p.walks()];
         }
 
-        /** One batch of each operation; round < 0 is warm-up. */
-        void round(int round, Params p) throws PidAllocException {
-            long t0 = System.nanoTime();
-            for (int k = 0; k < p.spawns(); k++) {
-                Task c = spawner.fork("child");
-                c.exit(0);
-                spawner.reap(c);
+        /** One batch of each operation, timed slice by slice; {@code keep} false for warm-up. */
+        void round(boolean keep, Params p) throws PidAllocException {
+            for (int done = 0; done < p.spawns(); done += SPAWN_SLICE) {
+                int n = Math.min(SPAWN_SLICE, p.spawns() - done);
+                long t0 = System.nanoTime();
+                for (int k = 0; k < n; k++) {
+                    Task c = spawner.fork("child");
+                    c.exit(0);
+                    spawner.reap(c);
+                }
+                long t1 = System.nanoTime();
+                if (keep) {
+                    spawn[nSpawn++] = (double) (t1 - t0) / n;
+                }
             }
-            long t1 = System.nanoTime();
-            for (int k = 0; k < p.lookups(); k++) {
-                Task t = spawner.findByVpid(vpids[next]);
-                next = next + 1 == vpids.length ? 0 : next + 1;
-                sink += t.getpid() + t.pidIn(initNs);
+            for (int done = 0; done < p.lookups(); done += LOOKUP_SLICE) {
+                int n = Math.min(LOOKUP_SLICE, p.lookups() - done);
+                long t0 = System.nanoTime();
+                for (int k = 0; k < n; k++) {
+                    Task t = spawner.findByVpid(vpids[next]);
+                    next = next + 1 == vpids.length ? 0 : next + 1;
+                    sink += t.getpid() + t.pidIn(initNs);
+                }
+                long t1 = System.nanoTime();
+                if (keep) {
+                    lookup[nLookup++] = (double) (t1 - t0) / n;
+                }
             }
-            long t2 = System.nanoTime();
             for (int k = 0; k < p.walks(); k++) {
+                long t0 = System.nanoTime();
                 pids.forEachVisible(inner, (t, nr) -> sink += nr);
-            }
-            long t3 = System.nanoTime();
-            if (round >= 0) {
-                spawn[round] = (double) (t1 - t0) / p.spawns();
-                lookup[round] = (double) (t2 - t1) / p.lookups();
-                ps[round] = (double) (t3 - t2) / p.walks();
+                long t1 = System.nanoTime();
+                if (keep) {
+                    ps[nPs++] = t1 - t0;
+                }
             }
         }
+    }
+
+    /** Spawns and lookups timed together: short enough that most slices run without being preempted. */
+    static final int SPAWN_SLICE = 500;
+    static final int LOOKUP_SLICE = 5000;
+
+    private static int slices(int ops, int slice) {
+        return (ops + slice - 1) / slice;
     }
 
     private UsnetPidCosts() {}
@@ -125,7 +149,7 @@ public final class UsnetPidCosts {
             for (int r = -warm; r < p.rounds(); r++) {
                 for (int j = 0; j < subjects.size(); j++) {
                     // Rotate the order each round: no combination always runs first after the others.
-                    subjects.get(Math.floorMod(j + r, subjects.size())).round(r, p);
+                    subjects.get(Math.floorMod(j + r, subjects.size())).round(r >= 0, p);
                 }
             }
         } catch (PidAllocException e) {
