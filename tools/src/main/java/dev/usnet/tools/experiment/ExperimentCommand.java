@@ -147,6 +147,7 @@ public final class ExperimentCommand implements Runnable {
             }
             try {
                 dev.usnet.tcp.Tcp.defineKnobs();
+                dev.usnet.ns.pid.PidNsKnobs.define();
                 var probe = new dev.usnet.core.knob.Knobs();
                 for (var e : knobs.entrySet()) {
                     probe.set(e.getKey(), e.getValue());

@@ -515,7 +515,8 @@ public final class Apps {
         private final java.util.Map<String, Long> forkErrors = new java.util.TreeMap<>();
         private volatile long spawned;
         private volatile long reaped;
-        private volatile List<dev.usnet.ns.pid.Upid> lastChild = List.of();
+        /** The last child forked: its pids stay readable after it was reaped. */
+        private volatile Task lastChild;
         /** Wall-clock time spent in fork, exit and wait, for measured.spawn_ns. */
         private volatile long wallNanos;
         private long attempts;
@@ -551,7 +552,8 @@ public final class Apps {
 
         /** The pids the last child forked had at each level (empty before the first). */
         public List<dev.usnet.ns.pid.Upid> lastChildPids() {
-            return lastChild;
+            Task c = lastChild;
+            return c == null ? List.of() : c.pids();
         }
 
         /** Mean wall-clock nanoseconds of fork + exit + wait per child (0 before the first). */
@@ -587,7 +589,7 @@ public final class Apps {
                 try {
                     Task c = parent.fork("spawn-child");
                     spawned++;
-                    lastChild = c.pids();
+                    lastChild = c;
                     if (lifetimeNanos == 0) {
                         reap(parent, c);
                     } else {
@@ -639,7 +641,7 @@ public final class Apps {
             return ns + ": spawn " + rate + "/s: " + spawned + " spawned, " + reaped + " reaped"
                     + (failed == 0 ? "" : ", " + failed + " forks refused " + errs)
                     + (process() == null ? "" : "; pids " + pidsText(process().pids()))
-                    + (lastChild.isEmpty() ? "" : ", last child " + pidsText(lastChild));
+                    + (lastChild == null ? "" : ", last child " + pidsText(lastChildPids()));
         }
 
         /** Failed when no child could be forked at all. */
