@@ -6,6 +6,8 @@ import dev.usnet.core.ipv4.IfAddr;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.time.Scheduler;
 import dev.usnet.core.wire.Ipv4Addr;
+import dev.usnet.ns.pid.PidAllocator;
+import dev.usnet.ns.pid.PidNamespace;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,9 +20,16 @@ import java.util.function.Function;
  * rtnetlink-like dumps of another namespace's links and addresses by nsid without entering it.
  */
 public final class NamespaceRegistry implements AutoCloseable {
+    static {
+    }
+
     private final Function<String, Scheduler> schedulers;
     private final long seed;
     private final Map<String, NetNamespace> byName = new LinkedHashMap<>();
+    /** The namespace of each stack, so naming a veth peer's namespace in a dump does not walk every namespace. */
+    private final Map<NetStack, NetNamespace> byStack = new java.util.IdentityHashMap<>();
+    /** The pid namespaces of the processes every namespace here runs: one initial pid namespace, as on one host. */
+    private final PidAllocator pids = new PidAllocator(PidNamespace.PID_MAX_DEFAULT);
 
     /** @param schedulers gives each new namespace the scheduler it runs on (virtual or real time) */
     public NamespaceRegistry(Function<String, Scheduler> schedulers, long seed) {
@@ -39,9 +48,15 @@ public final class NamespaceRegistry implements AutoCloseable {
         NetStack stack = new NetStack(name, schedulers.apply(name), seed);
         // Every namespace speaks TCP, as every Linux netns does.
         dev.usnet.tcp.Tcp.install(stack);
-        NetNamespace ns = new NetNamespace(name, stack);
+        NetNamespace ns = new NetNamespace(name, stack, pids);
         byName.put(name, ns);
+        byStack.put(stack, ns);
         return ns;
+    }
+
+    /** The initial pid namespace and its init, below which every namespace's processes run. */
+    public PidAllocator pids() {
+        return pids;
     }
 
     public synchronized NetNamespace get(String name) {
@@ -58,12 +73,7 @@ public final class NamespaceRegistry implements AutoCloseable {
 
     /** The namespace owning {@code stack}, or null. */
     public synchronized NetNamespace of(NetStack stack) {
-        for (NetNamespace ns : byName.values()) {
-            if (ns.stack() == stack) {
-                return ns;
-            }
-        }
-        return null;
+        return byStack.get(stack);
     }
 
     /**
@@ -73,6 +83,7 @@ public final class NamespaceRegistry implements AutoCloseable {
     public synchronized void delete(String name) {
         NetNamespace ns = get(name);
         byName.remove(name);
+        byStack.remove(ns.stack());
         ns.stack().close();
         ns.markDead();
         // Only the namespaces that gave it an id have one to forget (not every namespace: deleting ten thousand

@@ -1,6 +1,12 @@
 package dev.usnet.ns;
 
 import dev.usnet.core.stack.NetStack;
+import dev.usnet.ns.pid.PidAllocException;
+import dev.usnet.ns.pid.PidAllocator;
+import dev.usnet.ns.pid.PidModel;
+import dev.usnet.ns.pid.PidNsChain;
+import dev.usnet.ns.pid.PidNsKnobs;
+import io.netty.util.collection.IntObjectHashMap;
 import java.util.BitSet;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -20,13 +26,19 @@ public final class NetNamespace {
     private final Map<NetNamespace, Integer> nsids = new IdentityHashMap<>();
     /** The ids in {@link #nsids}, so the lowest free one is found without walking thousands of entries (idr_alloc). */
     private final BitSet usedNsids = new BitSet();
+    /** The namespace behind each id (netns_ids: idr_find), so a query by nsid does not walk every peer. */
+    private final IntObjectHashMap<NetNamespace> byId = new IntObjectHashMap<>();
     /** The namespaces that have an nsid for this one: only they need to forget it when it goes. */
     private final Set<NetNamespace> knownBy = Collections.newSetFromMap(new IdentityHashMap<>());
     private volatile boolean alive = true;
+    private final PidAllocator pids;
+    /** The pid namespaces its processes run in, made by the first process ({@link #processes}). */
+    private PidNsChain processes;
 
-    NetNamespace(String name, NetStack stack) {
+    NetNamespace(String name, NetStack stack, PidAllocator pids) {
         this.name = name;
         this.stack = stack;
+        this.pids = pids;
     }
 
     public String name() {
@@ -41,11 +53,38 @@ public final class NetNamespace {
         return alive;
     }
 
+    /**
+     * The pid namespaces this namespace's processes (its apps) run in, created on first use from its knobs then:
+     * {@code usnet.pidns.model}, {@code usnet.pidns.depth}, {@code kernel.pid_max}. Later changes to those knobs do not
+     * rebuild it.
+     */
+    public synchronized PidNsChain processes() throws PidAllocException {
+        if (!alive) {
+            throw new IllegalStateException("namespace " + name + " no longer exists");
+        }
+        if (processes == null) {
+            processes = PidNsChain.create(pids, name, stack.knobs().get(PidNsKnobs.MODEL),
+                    (int) stack.knobs().get(PidNsKnobs.DEPTH), (int) stack.knobs().get(PidNsKnobs.PID_MAX));
+        }
+        return processes;
+    }
+
+    /** Its processes' pid namespaces if a process was ever started, else null. */
+    public synchronized PidNsChain processesIfStarted() {
+        return processes;
+    }
+
     void markDead() {
+        synchronized (this) {
+            if (processes != null) {
+                processes.shutdown();
+            }
+        }
         alive = false;
         synchronized (nsids) {
             nsids.clear();
             usedNsids.clear();
+            byId.clear();
         }
     }
 
@@ -59,6 +98,7 @@ public final class NetNamespace {
     private void assign(NetNamespace peer, int id) {
         nsids.put(peer, id);
         usedNsids.set(id);
+        byId.put(id, peer);
         synchronized (peer.knownBy) {
             peer.knownBy.add(this);
         }
@@ -94,10 +134,9 @@ public final class NetNamespace {
             throw new IllegalArgumentException("nsid must be >= 0");
         }
         synchronized (nsids) {
-            for (var e : nsids.entrySet()) {
-                if (e.getValue() == id && e.getKey() != peer) {
-                    throw new IllegalArgumentException("nsid " + id + " is already used in " + name + " for " + e.getKey().name);
-                }
+            NetNamespace holder = byId.get(id);
+            if (holder != null && holder != peer) {
+                throw new IllegalArgumentException("nsid " + id + " is already used in " + name + " for " + holder.name);
             }
             Integer old = nsids.get(peer);
             if (old != null && old != id) {
@@ -110,13 +149,9 @@ public final class NetNamespace {
     /** get_net_ns_by_id: the namespace this one calls {@code nsid}, or null. */
     public NetNamespace byNsid(int nsid) {
         synchronized (nsids) {
-            for (var e : nsids.entrySet()) {
-                if (e.getValue() == nsid) {
-                    return e.getKey().alive ? e.getKey() : null;
-                }
-            }
+            NetNamespace n = byId.get(nsid);
+            return n != null && n.alive ? n : null;
         }
-        return null;
     }
 
     void forget(NetNamespace dead) {
@@ -124,6 +159,7 @@ public final class NetNamespace {
             Integer id = nsids.remove(dead);
             if (id != null) {
                 usedNsids.clear(id);
+                byId.remove(id);
             }
         }
     }

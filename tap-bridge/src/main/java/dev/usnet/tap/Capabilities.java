@@ -1,5 +1,8 @@
 package dev.usnet.tap;
 
+import dev.usnet.tap.sys.Errno;
+import dev.usnet.tap.sys.Libc;
+
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import java.io.IOException;
@@ -45,24 +48,24 @@ public final class Capabilities {
         long have = effective();
         if ((have >>> CAP_SETPCAP & 1) != 0) {
             for (int c = 0; c <= CAP_LAST; c++) {
-                if ((keep >>> c & 1) == 0 && Tun.Native.prctl(PR_CAPBSET_DROP, c) < 0 && Tun.Native.lastErrno() != Errno.EINVAL) {
+                if ((keep >>> c & 1) == 0 && Libc.prctl(PR_CAPBSET_DROP, c) < 0 && Libc.errno() != Errno.EINVAL) {
                     throw fail("prctl(PR_CAPBSET_DROP)");
                 }
             }
-            if (Tun.Native.prctl(PR_SET_SECUREBITS, SECURE_BITS) < 0) {
+            if (Libc.prctl(PR_SET_SECUREBITS, SECURE_BITS) < 0) {
                 throw fail("prctl(PR_SET_SECUREBITS)");
             }
         }
-        Tun.Native.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL);
+        Libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL);
         long kept = keep & have;
         set(kept, kept, kept);
         // What is kept passes to the programs this thread runs (ambient), so an `ip` it starts can use it.
         for (int c = 0; c <= CAP_LAST; c++) {
-            if ((kept >>> c & 1) != 0 && Tun.Native.prctl4(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, c) < 0) {
+            if ((kept >>> c & 1) != 0 && Libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, c) < 0) {
                 throw fail("prctl(PR_CAP_AMBIENT_RAISE)");
             }
         }
-        if (keep == 0 && Tun.Native.prctl(PR_SET_NO_NEW_PRIVS, 1) < 0) {
+        if (keep == 0 && Libc.prctl(PR_SET_NO_NEW_PRIVS, 1) < 0) {
             throw fail("prctl(PR_SET_NO_NEW_PRIVS)");
         }
     }
@@ -73,13 +76,13 @@ public final class Capabilities {
      * permitted and effective, as the kernel clears them when all user ids leave 0. Irreversible.
      */
     public static void becomeUser(int uid, int gid) throws TunException {
-        if (Tun.Native.setgroupsNone() < 0) {
+        if (Libc.setgroupsNone() < 0) {
             throw fail("setgroups");
         }
-        if (Tun.Native.setresgid(gid) < 0) {
+        if (Libc.setresgid(gid) < 0) {
             throw fail("setresgid");
         }
-        if (Tun.Native.setresuid(uid) < 0) {
+        if (Libc.setresuid(uid) < 0) {
             throw fail("setresuid");
         }
     }
@@ -91,7 +94,7 @@ public final class Capabilities {
             hdr.set(JAVA_INT, 0, LINUX_CAPABILITY_VERSION_3);
             hdr.set(JAVA_INT, 4, 0);
             MemorySegment data = a.allocate(24);
-            if (Tun.Native.syscall(SYS_CAPGET, hdr, data) < 0) {
+            if (Libc.syscall(SYS_CAPGET, hdr, data) < 0) {
                 throw fail("capget");
             }
             return (data.get(JAVA_INT, 0) & 0xffffffffL) | (data.get(JAVA_INT, 12) & 0xffffffffL) << 32;
@@ -110,7 +113,7 @@ public final class Capabilities {
             data.set(JAVA_INT, 12, (int) (eff >>> 32));
             data.set(JAVA_INT, 16, (int) (perm >>> 32));
             data.set(JAVA_INT, 20, (int) (inh >>> 32));
-            if (Tun.Native.syscall(SYS_CAPSET, hdr, data) < 0) {
+            if (Libc.syscall(SYS_CAPSET, hdr, data) < 0) {
                 throw fail("capset");
             }
         }
@@ -140,7 +143,7 @@ public final class Capabilities {
     }
 
     private static TunException fail(String op) {
-        int e = Tun.Native.lastErrno();
+        int e = Libc.errno();
         return new TunException(op, e, op + ": " + Errno.name(e));
     }
 }

@@ -5,6 +5,7 @@ import dev.usnet.core.buf.Packet;
 import dev.usnet.core.device.Device;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.DropReason;
+import dev.usnet.tap.sys.Errno;
 import dev.usnet.core.wire.EthernetFrame;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.IoEvent;

@@ -7,6 +7,7 @@ import dev.usnet.core.wire.Checksum;
 import dev.usnet.core.wire.EthernetFrame;
 import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.core.wire.MacAddr;
+import dev.usnet.tap.sys.Libc;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.IoEventLoop;
@@ -105,7 +106,7 @@ public final class TapWarmUp {
                 });
             } finally {
                 for (int fd : peers) {
-                    Tun.Native.close(fd);
+                    Libc.close(fd);
                 }
             }
         }
@@ -146,7 +147,7 @@ public final class TapWarmUp {
                     }
                     Thread.onSpinWait();
                 }
-                if (Tun.Native.send(dir == 0 ? fdX : fdY, f, f.byteSize()) > 0) {
+                if (Libc.send(dir == 0 ? fdX : fdY, f, f.byteSize(), 0) > 0) {
                     sent++;
                 }
             }
@@ -161,7 +162,7 @@ public final class TapWarmUp {
 
     private static long drain(int fd, MemorySegment rx) {
         long n = 0;
-        while (Tun.Native.recv(fd, rx, rx.byteSize()) > 0) {
+        while (Libc.recv(fd, rx, rx.byteSize(), 0) > 0) {
             n++;
         }
         return n;

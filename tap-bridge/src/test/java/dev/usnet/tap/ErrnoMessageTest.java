@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.usnet.tap.sys.Errno;
 import org.junit.jupiter.api.Test;
 
 /** The messages users see when creating a TAP device fails, without needing to lack any privilege. */

@@ -13,10 +13,11 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code usnet experiment ...}: reproducible experiments in virtual time. */
+/** {@code usnet experiment ...}: reproducible experiments in virtual time, and measurements of namespace costs. */
 @Command(name = "experiment", mixinStandardHelpOptions = true,
-        description = "Reproducible experiments in virtual time.",
-        subcommands = {ExperimentCommand.CreditBug.class})
+        description = "Reproducible experiments in virtual time (credit-bug), and measurements of what namespaces cost in"
+                + " usnet and on the kernel here (nsid, pidns).",
+        subcommands = {ExperimentCommand.CreditBug.class, ExperimentCommand.Nsid.class, ExperimentCommand.Pidns.class})
 public final class ExperimentCommand implements Runnable {
     @Spec
     CommandSpec spec;
@@ -170,6 +171,143 @@ public final class ExperimentCommand implements Runnable {
             o.print(CreditBugExperiment.table(results));
             o.println("wrote traces, bursts, plots and summary.txt to " + out.toAbsolutePath());
             return 0;
+        }
+    }
+
+    /** A list option's values, each checked to lie in min..max; a UsageException naming the option otherwise. */
+    static List<Integer> within(String option, List<Integer> values, int min, int max) {
+        if (values.isEmpty()) {
+            throw new UsageException(option + ": give at least one value");
+        }
+        for (int v : values) {
+            if (v < min || v > max) {
+                throw new UsageException(option + ": " + v + " is out of range " + min + ".." + max);
+            }
+        }
+        return values;
+    }
+
+    static int atLeast(String option, int v, int min) {
+        if (v < min) {
+            throw new UsageException(option + " must be at least " + min + ", got " + v);
+        }
+        return v;
+    }
+
+    /** {@code usnet experiment nsid}. */
+    @Command(name = "nsid", mixinStandardHelpOptions = true,
+            description = {"Another namespace's addresses asked for by nsid, without entering it, against entering it: in usnet"
+                    + " (NamespaceRegistry's dump by nsid on the asking thread against the same dump run as a task on the"
+                    + " namespace's own event loop, real time) and on the kernel here (RTM_GETADDR with IFA_TARGET_NETNSID"
+                    + " against setns + RTM_GETADDR + setns back, over kernel namespaces usnet-nsq-PID-* it creates and deletes;"
+                    + " needs root), beside the historical 81 us against 162 us.",
+                "Prints per namespace count the median and mean of each way, each query timed; docs/namespace-queries.md."})
+    public static final class Nsid implements java.util.concurrent.Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = "--namespaces", split = ",", paramLabel = "N", description = "usnet namespace counts (default: 1,100,10000)")
+        List<Integer> namespaces = new ArrayList<>(List.of(1, 100, 10_000));
+
+        @Option(names = "--queries", paramLabel = "N", description = "usnet queries per dump, way and count (default: 100000)")
+        int queries = 100_000;
+
+        @Option(names = "--loops", paramLabel = "L", description = "event loops the usnet namespaces run on (default: 2)")
+        int loops = 2;
+
+        @Option(names = "--kernel-namespaces", split = ",", paramLabel = "N",
+                description = "kernel namespace counts (default: 1,100,1000)")
+        List<Integer> kernelNamespaces = new ArrayList<>(List.of(1, 100, 1000));
+
+        @Option(names = "--kernel-queries", paramLabel = "N", description = "kernel queries per way and count (default: 100000)")
+        int kernelQueries = 100_000;
+
+        @Option(names = "--no-kernel", description = "only the usnet part")
+        boolean noKernel;
+
+        @Option(names = "--no-usnet", description = "only the kernel part")
+        boolean noUsnet;
+
+        @Option(names = "--json", paramLabel = "FILE", description = "also write the tables as JSON")
+        Path json;
+
+        @Override
+        public Integer call() throws Exception {
+            within("--namespaces", namespaces, 1, 1_000_000);
+            within("--kernel-namespaces", kernelNamespaces, 1, 100_000);
+            atLeast("--queries", queries, 1);
+            atLeast("--kernel-queries", kernelQueries, 1);
+            atLeast("--loops", loops, 1);
+            if (noKernel && noUsnet) {
+                throw new UsageException("--no-kernel and --no-usnet leave nothing to run");
+            }
+            return dev.usnet.tools.experiment.nsid.NsidExperiment.run(new dev.usnet.tools.experiment.nsid.NsidExperiment.Options(
+                    noUsnet ? List.of() : namespaces, queries, loops, !noKernel, kernelNamespaces, kernelQueries, json),
+                    dev.usnet.tools.topology.Privileges.ofThisProcess(), spec.commandLine().getOut());
+        }
+    }
+
+    /** {@code usnet experiment pidns}. */
+    @Command(name = "pidns", mixinStandardHelpOptions = true,
+            description = {"What pid namespaces cost, by model and nesting depth: usnet's models (none, flat, multilevel) in"
+                    + " process (spawn+exit, lookup by pid in the process's own namespace, a ps walk) at each depth, and the"
+                    + " kernel here (its multilevel model) with nested unshare --pid --fork running spawn and exec loops at"
+                    + " each depth (needs root), beside the 2007 unixbench figures of the flat and multilevel patches.",
+                "Medians over interleaved rounds; docs/pid-namespaces.md."})
+    public static final class Pidns implements java.util.concurrent.Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = "--depths", split = ",", paramLabel = "D", description = "usnet nesting depths (default: 1,2,3,4)")
+        List<Integer> depths = new ArrayList<>(List.of(1, 2, 3, 4));
+
+        @Option(names = "--rounds", paramLabel = "R", description = "usnet rounds (default: 15)")
+        int rounds = 15;
+
+        @Option(names = "--spawns", paramLabel = "N", description = "spawn+exit per round and combination (default: 20000)")
+        int spawns = 20_000;
+
+        @Option(names = "--lookups", paramLabel = "N", description = "lookups per round and combination (default: 100000)")
+        int lookups = 100_000;
+
+        @Option(names = "--walks", paramLabel = "N", description = "ps walks per round and combination (default: 100)")
+        int walks = 100;
+
+        @Option(names = "--tasks", paramLabel = "N", description = "live processes in each namespace (default: 1000)")
+        int tasks = 1000;
+
+        @Option(names = "--kernel-depths", split = ",", paramLabel = "D", description = "kernel depths (default: 0,1,2,3,4)")
+        List<Integer> kernelDepths = new ArrayList<>(List.of(0, 1, 2, 3, 4));
+
+        @Option(names = "--kernel-iterations", paramLabel = "N", description = "spawns and execs per kernel round (default: 1000)")
+        int kernelIterations = 1000;
+
+        @Option(names = "--kernel-rounds", paramLabel = "R", description = "kernel rounds (default: 7)")
+        int kernelRounds = 7;
+
+        @Option(names = "--no-kernel", description = "only the usnet part")
+        boolean noKernel;
+
+        @Option(names = "--json", paramLabel = "FILE", description = "also write the tables as JSON")
+        Path json;
+
+        @Override
+        public Integer call() throws Exception {
+            within("--depths", depths, 1, dev.usnet.ns.pid.PidNamespace.MAX_PID_NS_LEVEL);
+            within("--kernel-depths", kernelDepths, 0, 32);
+            atLeast("--rounds", rounds, 1);
+            atLeast("--spawns", spawns, 1);
+            atLeast("--lookups", lookups, 1);
+            atLeast("--walks", walks, 1);
+            within("--tasks", List.of(tasks), 1, 20_000);
+            atLeast("--kernel-iterations", kernelIterations, 1);
+            atLeast("--kernel-rounds", kernelRounds, 1);
+            var o = new dev.usnet.tools.experiment.pidns.PidnsExperiment.Options(
+                    new dev.usnet.tools.experiment.pidns.UsnetPidCosts.Params(depths, rounds, spawns, lookups, walks, tasks),
+                    !noKernel, new dev.usnet.tools.experiment.pidns.KernelPidnsLoops.Params(kernelDepths, kernelIterations,
+                            kernelRounds), json);
+            return dev.usnet.tools.experiment.pidns.PidnsExperiment.run(o, dev.usnet.tools.topology.Privileges.ofThisProcess(),
+                    spec.commandLine().getOut());
         }
     }
 }

@@ -8,19 +8,19 @@ import java.util.List;
  * name columns left-aligned, the count columns after them right-aligned, as {@code ip -s link} and {@code nstat}
  * line their numbers up.
  */
-final class Columns {
+public final class Columns {
     private final List<String[]> rows = new ArrayList<>();
     private final int n;
     private final int names;
 
     /** {@code names}: how many leading columns hold names (left-aligned); the rest hold counts. */
-    Columns(int names, String... header) {
+    public Columns(int names, String... header) {
         this.n = header.length;
         this.names = names;
         rows.add(header);
     }
 
-    Columns row(Object... cells) {
+    public Columns row(Object... cells) {
         if (cells.length != n) {
             throw new IllegalArgumentException("expected " + n + " cells, got " + cells.length);
         }
@@ -33,7 +33,7 @@ final class Columns {
     }
 
     /** The header, then every row; each line indented by {@code indent}. */
-    List<String> lines(String indent) {
+    public List<String> lines(String indent) {
         int[] w = new int[n];
         for (String[] r : rows) {
             for (int i = 0; i < n; i++) {

@@ -184,13 +184,7 @@ public record Results(String topology, String clock, long seed, double durationS
     }
 
     private static Map<String, Object> app(Apps.App a, Map<String, Integer> index) {
-        String kind = switch (a) {
-            case Apps.Pinger p -> "ping";
-            case Apps.UdpSender u -> "udp-send";
-            case Apps.UdpSink u -> "udp-sink";
-            case Apps.TcpApp t -> t.kind();
-            default -> a.getClass().getSimpleName();
-        };
+        String kind = a.kind();
         int i = index.merge(a.namespace() + "." + kind, 1, Integer::sum) - 1;
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("name", a.namespace() + "." + kind + "-" + i);
@@ -220,6 +214,7 @@ public record Results(String topology, String clock, long seed, double durationS
                 ops = u.received();
                 bytes = u.bytes();
             }
+            case Apps.Spawner sp -> ops = sp.spawned();
             case Apps.TcpApp t -> {
                 to = t.to();
                 AppResult r = t.client().result();
@@ -245,7 +240,33 @@ public record Results(String topology, String clock, long seed, double durationS
         putPercentiles(m, lat);
         m.put("retrans", retrans);
         m.put("rtos", rtos);
+        m.put("pids", pids(a.process()));
+        if (a instanceof Apps.TcpApp t) {
+            m.put("server_pids", pids(t.serverProcess()));
+        }
+        if (a instanceof Apps.Spawner sp) {
+            m.put("reaped", sp.reaped());
+            m.put("fork_errors", sp.forkErrors());
+            m.put("last_child_pids", pids(sp.lastChildPids()));
+        }
         return m;
+    }
+
+    /** A process's numbers, one object per level from the initial pid namespace down; empty when it never ran. */
+    private static List<Map<String, Object>> pids(dev.usnet.ns.pid.Task t) {
+        return t == null ? List.of() : pids(t.pids());
+    }
+
+    private static List<Map<String, Object>> pids(List<dev.usnet.ns.pid.Upid> numbers) {
+        List<Map<String, Object>> l = new ArrayList<>();
+        for (dev.usnet.ns.pid.Upid u : numbers) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("level", u.ns().level());
+            m.put("ns", u.ns().name());
+            m.put("pid", u.nr());
+            l.add(m);
+        }
+        return l;
     }
 
     private static void putPercentiles(Map<String, Object> m, Percentiles p) {

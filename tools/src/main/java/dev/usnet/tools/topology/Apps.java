@@ -4,6 +4,9 @@ import dev.usnet.core.ipv4.UdpSocket;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.time.Timeout;
 import dev.usnet.core.wire.Ipv4Addr;
+import dev.usnet.ns.NetNamespace;
+import dev.usnet.ns.pid.PidAllocException;
+import dev.usnet.ns.pid.Task;
 import dev.usnet.tcp.TcpTrace;
 import dev.usnet.tcp.app.AppConfig;
 import dev.usnet.tcp.app.AppResult;
@@ -34,6 +37,10 @@ public final class Apps {
         final String ns;
         final NetStack stack;
         volatile boolean running;
+        /** The namespace, for the process the app runs as; null for an app built outside a topology. */
+        NetNamespace netns;
+        /** The process the app runs as, in its namespace's pid namespaces (usnet.pidns.*); null before it starts. */
+        private volatile Task process;
 
         App(String ns, NetStack stack) {
             this.ns = ns;
@@ -42,6 +49,41 @@ public final class Apps {
 
         public String namespace() {
             return ns;
+        }
+
+        /**
+         * The process the app ran (or runs) as: its pids at every level stay readable after it exited. Null before
+         * the app started.
+         */
+        public Task process() {
+            return process;
+        }
+
+        /** The app's kind as the topology file names it ({@code ping}, {@code spawn}, ...). */
+        public abstract String kind();
+
+        /** Starts the app's process in its namespace's pid namespaces; refused with the app's label when no pid is left. */
+        void startProcess() {
+            if (netns == null || process != null) {
+                return;
+            }
+            process = startProcessIn(netns, kind(), label());
+        }
+
+        static Task startProcessIn(NetNamespace netns, String comm, String label) {
+            try {
+                return netns.processes().spawn(comm);
+            } catch (PidAllocException e) {
+                throw new UsageException(label + ": cannot start its process: " + e.getMessage(), e);
+            }
+        }
+
+        /** The app's process exits (its namespace's init reaps it). */
+        void endProcess() {
+            Task p = process;
+            if (p != null) {
+                p.exit(0);
+            }
         }
 
         /** Starts on the namespace thread. */
@@ -114,6 +156,11 @@ public final class Apps {
 
         public long received() {
             return received;
+        }
+
+        @Override
+        public String kind() {
+            return "ping";
         }
 
         /** The address pinged, dotted. */
@@ -274,6 +321,11 @@ public final class Apps {
             this.pacer = u.maxBurstNanos() > 0 ? new Pacer(u.rate(), u.maxBurstNanos()) : null;
         }
 
+        @Override
+        public String kind() {
+            return "udp-send";
+        }
+
         /** Datagrams not sent because a tick ran later than {@code max_burst:} (0 without it). */
         public long skipped() {
             return skipped;
@@ -401,6 +453,11 @@ public final class Apps {
             return s == null ? 0 : s.rxDatagrams();
         }
 
+        @Override
+        public String kind() {
+            return "udp-sink";
+        }
+
         /** Payload bytes received. */
         public long bytes() {
             UdpSocket s = sock;
@@ -444,6 +501,171 @@ public final class Apps {
     }
 
     /**
+     * {@code kind: spawn}: a process that forks short-lived children at a steady rate, lets each live its lifetime,
+     * then reaps it (exit, wait): the churn of a process-spawning workload, each child taking a pid at every level of
+     * its namespace's pid namespaces and giving it back. Forks the pid space refuses (EAGAIN, ENOMEM) are counted.
+     */
+    public static final class Spawner extends App {
+        private record Child(Task task, long exitAt) {}
+
+        private final int rate;
+        private final long lifetimeNanos;
+        private final long count;
+        private final java.util.ArrayDeque<Child> alive = new java.util.ArrayDeque<>();
+        private final java.util.Map<String, Long> forkErrors = new java.util.TreeMap<>();
+        private volatile long spawned;
+        private volatile long reaped;
+        /** The last child forked: its pids stay readable after it was reaped. */
+        private volatile Task lastChild;
+        /** Wall-clock time spent in fork, exit and wait, for measured.spawn_ns. */
+        private volatile long wallNanos;
+        private long attempts;
+        private long startNanos;
+        private Timeout timer;
+
+        Spawner(String ns, NetStack stack, TopologySpec.Spawn s) {
+            super(ns, stack);
+            this.rate = s.rate();
+            this.lifetimeNanos = s.lifetimeNanos();
+            this.count = s.count();
+        }
+
+        @Override
+        public String kind() {
+            return "spawn";
+        }
+
+        /** Children forked. */
+        public long spawned() {
+            return spawned;
+        }
+
+        /** Children that exited and were reaped. */
+        public long reaped() {
+            return reaped;
+        }
+
+        /** Forks refused, by errno. */
+        public synchronized java.util.Map<String, Long> forkErrors() {
+            return new java.util.TreeMap<>(forkErrors);
+        }
+
+        /** The pids the last child forked had at each level (empty before the first). */
+        public List<dev.usnet.ns.pid.Upid> lastChildPids() {
+            Task c = lastChild;
+            return c == null ? List.of() : c.pids();
+        }
+
+        /** Mean wall-clock nanoseconds of fork + exit + wait per child (0 before the first). */
+        public long nanosPerChild() {
+            long n = spawned;
+            return n == 0 ? 0 : wallNanos / n;
+        }
+
+        @Override
+        void start() {
+            running = true;
+            startNanos = stack.now();
+            tick();
+        }
+
+        @SuppressWarnings("NonAtomicOperationOnVolatileField")
+        private void tick() {
+            if (!running) {
+                return;
+            }
+            Task parent = process();
+            long now = stack.now();
+            long t0 = System.nanoTime();
+            while (!alive.isEmpty() && alive.peekFirst().exitAt() <= now) {
+                reap(parent, alive.pollFirst().task());
+            }
+            long due = (now - startNanos) * rate / 1_000_000_000L + 1;
+            if (count > 0) {
+                due = Math.min(due, count);
+            }
+            while (attempts < due && parent != null) {
+                attempts++;
+                try {
+                    Task c = parent.fork("spawn-child");
+                    spawned++;
+                    lastChild = c;
+                    if (lifetimeNanos == 0) {
+                        reap(parent, c);
+                    } else {
+                        alive.addLast(new Child(c, now + lifetimeNanos));
+                    }
+                } catch (dev.usnet.ns.pid.PidAllocException e) {
+                    synchronized (this) {
+                        forkErrors.merge(e.errno(), 1L, Long::sum);
+                    }
+                }
+            }
+            wallNanos += System.nanoTime() - t0;
+            boolean more = count == 0 || attempts < count;
+            if (!more && alive.isEmpty()) {
+                return;
+            }
+            long period = rate >= 1000 ? 1_000_000L : 1_000_000_000L / rate;
+            long next = more ? period : Long.MAX_VALUE;
+            if (!alive.isEmpty()) {
+                next = Math.min(next, Math.max(1, alive.peekFirst().exitAt() - now));
+            }
+            timer = stack.scheduler().schedule(this::tick, next);
+        }
+
+        @SuppressWarnings("NonAtomicOperationOnVolatileField")
+        private void reap(Task parent, Task c) {
+            c.exit(0);
+            parent.reap(c);
+            reaped++;
+        }
+
+        /** Ends the children still alive (each exits and is reaped), then stops. */
+        @Override
+        void stop() {
+            running = false;
+            if (timer != null) {
+                timer.cancel();
+            }
+            Task parent = process();
+            while (!alive.isEmpty()) {
+                reap(parent, alive.pollFirst().task());
+            }
+        }
+
+        @Override
+        public String summary() {
+            java.util.Map<String, Long> errs = forkErrors();
+            long failed = errs.values().stream().mapToLong(Long::longValue).sum();
+            return ns + ": spawn " + rate + "/s: " + spawned + " spawned, " + reaped + " reaped"
+                    + (failed == 0 ? "" : ", " + failed + " forks refused " + errs)
+                    + (process() == null ? "" : "; pids " + pidsText(process().pids()))
+                    + (lastChild == null ? "" : ", last child " + pidsText(lastChildPids()));
+        }
+
+        /** Failed when no child could be forked at all. */
+        @Override
+        public Outcome outcome() {
+            if (spawned > 0) {
+                return Outcome.OK;
+            }
+            java.util.Map<String, Long> errs = forkErrors();
+            return Outcome.failed(errs.isEmpty() ? "spawned no process" : "no fork succeeded: " + errs);
+        }
+
+        @Override
+        public String label() {
+            return ns + ": spawn " + rate + "/s";
+        }
+    }
+
+    /** {@code 1234@init 5@ctr/1}: a process's numbers from the initial pid namespace down. */
+    static String pidsText(List<dev.usnet.ns.pid.Upid> pids) {
+        return String.join(" ", pids.stream().map(u -> u.nr() + "@" + u.ns().name()).toList());
+    }
+
+    /**
      * {@code kind: stream | rr | burst}: a TCP test app from {@code dev.usnet.tcp.app}, its client in this
      * namespace and its server in another (or the same). The server listens before the client connects; at the
      * end each end reports an {@link AppResult}, and the client's latency (rr) or burst completion (burst)
@@ -460,6 +682,9 @@ public final class Apps {
         /** The client's completed bursts ({@code bursts:} of a burst app), or null. */
         private final List<BurstApp.Burst> bursts;
         private volatile long startNanos;
+        /** The server's namespace, for the server's process; null outside a topology. */
+        NetNamespace serverNetns;
+        private volatile Task serverProcess;
 
         TcpApp(String ns, NetStack stack, TopologySpec.TcpApp spec, String serverNs, NetStack serverStack, int to) {
             super(ns, stack);
@@ -522,8 +747,14 @@ public final class Apps {
             return startNanos;
         }
 
+        @Override
         public String kind() {
             return spec.kind();
+        }
+
+        /** The process the server end runs as, in the server's namespace; null before it starts. */
+        public Task serverProcess() {
+            return serverProcess;
         }
 
         public String serverNamespace() {
@@ -550,9 +781,27 @@ public final class Apps {
             return client.isDone() && server.isDone();
         }
 
+        /** The client's process, then the server's in the server's namespace. */
+        @Override
+        void startProcess() {
+            super.startProcess();
+            if (serverNetns != null && serverProcess == null) {
+                serverProcess = startProcessIn(serverNetns, spec.kind() + "-server", label() + " (server)");
+            }
+        }
+
         /** Listens (on the server namespace's thread). */
         void startServer() {
             server.start();
+        }
+
+        @Override
+        void endProcess() {
+            super.endProcess();
+            Task p = serverProcess;
+            if (p != null) {
+                p.exit(0);
+            }
         }
 
         /** Connects (on this namespace's thread). */
@@ -687,9 +936,13 @@ public final class Apps {
                             throw new UsageException(tcp.common().serverWhere().error("namespace " + server
                                     + " has no address for the " + tcp.kind() + " client to connect to"));
                         }
-                        yield new TcpApp(ns.name(), s, tcp, server, t.stack(server), to);
+                        TcpApp app = new TcpApp(ns.name(), s, tcp, server, t.stack(server), to);
+                        app.serverNetns = t.registry().get(server);
+                        yield app;
                     }
+                    case TopologySpec.Spawn sp -> new Spawner(ns.name(), s, sp);
                 });
+                a.apps.getLast().netns = t.registry().get(ns.name());
             }
         }
         return a;
@@ -704,6 +957,11 @@ public final class Apps {
      * end that cannot open (a port in use, no route) is refused with the line of its entry.
      */
     void start() {
+        // Every app's process first, in file order (so its pids follow the file), on this thread: a pid space that
+        // refuses one is a usage error naming the app, before anything runs.
+        for (App a : apps) {
+            a.startProcess();
+        }
         for (App a : apps) {
             if (a instanceof UdpSink) {
                 topology.onLoop(a.ns, () -> {
@@ -856,6 +1114,9 @@ public final class Apps {
                     return null;
                 });
             }
+        }
+        for (App a : apps) {
+            a.endProcess();
         }
     }
 }

@@ -587,6 +587,10 @@ public final class Daemon implements AutoCloseable {
             // As in virtual time: the run from the start of the build to the end of the teardown.
             results.measured().put("wall_s", Results.seconds(System.nanoTime() - startedNanos));
             results.measured().put("app_cpu_ns", RunResults.appCpuNanos(apps, results));
+            Map<String, Object> spawn = RunResults.spawnNanos(apps, results);
+            if (!spawn.isEmpty()) {
+                results.measured().put("spawn_ns", spawn);
+            }
         }
         return summary;
     }

@@ -136,6 +136,7 @@ public record Expectation(String kind, String selector, String field, String op,
                     case TopologySpec.UdpSend u -> "udp-send";
                     case TopologySpec.UdpSink u -> "udp-sink";
                     case TopologySpec.TcpApp t -> t.kind();
+                    case TopologySpec.Spawn sp -> "spawn";
                 };
                 l.add(ns.name() + "." + kind + "-" + (i.merge(kind, 1, Integer::sum) - 1));
             }

@@ -63,4 +63,18 @@ final class RunResults {
         }
         return cpu;
     }
+
+    /**
+     * For {@code measured.spawn_ns}: per spawn app (by its results name), the mean wall-clock time of a child's fork,
+     * exit and wait in the pid-namespace model; empty when the run has no spawn app.
+     */
+    static Map<String, Object> spawnNanos(Apps apps, Results r) {
+        Map<String, Object> ns = new LinkedHashMap<>();
+        for (int i = 0; i < apps.list().size(); i++) {
+            if (apps.list().get(i) instanceof Apps.Spawner sp) {
+                ns.put((String) r.apps().get(i).get("name"), sp.nanosPerChild());
+            }
+        }
+        return ns;
+    }
 }

@@ -71,7 +71,7 @@ public final class TopologyFile {
     static final Map<String, Set<String>> TCP_KIND_KEYS = tcpKindKeys();
     static final Map<String, Set<String>> APP_KEYS = appKeys();
     /** The app kinds, in the order errors list them. */
-    static final String[] APP_KINDS = {"ping", "udp-send", "udp-sink", "stream", "rr", "burst"};
+    static final String[] APP_KINDS = {"ping", "udp-send", "udp-sink", "stream", "rr", "burst", "spawn"};
 
     /** A namespace name; compiled once, since count: can make thousands. */
     private static final java.util.regex.Pattern NS_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_.-]{1,64}");
@@ -92,6 +92,7 @@ public final class TopologyFile {
         m.put("ping", Set.of("kind", "to", "interval", "size"));
         m.put("udp-send", Set.of("kind", "to", "port", "rate", "size", "keep_clones", "max_burst"));
         m.put("udp-sink", Set.of("kind", "port"));
+        m.put("spawn", Set.of("kind", "rate", "lifetime", "count"));
         for (var e : tcpKindKeys().entrySet()) {
             Set<String> keys = new java.util.HashSet<>(TCP_APP_KEYS);
             keys.addAll(e.getValue());
@@ -898,6 +899,16 @@ public final class TopologyFile {
                 return to == null || port == null || pacing == null ? null
                         : new UdpSend(to, port.intValue(), rate == null ? 10 : rate.intValue(), size == null ? 64 : size.intValue(),
                                 m.where(), pacing.keepClones(), pacing.maxBurstNanos());
+            }
+            case "spawn" -> {
+                Long rate = m.integer("rate", 1, 1_000_000);
+                Long lifetime = m.has("lifetime") ? time(m, "lifetime", 0) : Long.valueOf(0);
+                Long count = m.integer("count", 0, Long.MAX_VALUE);
+                if (rate == null && m.has("rate") || lifetime == null || count == null && m.has("count")) {
+                    return null;
+                }
+                return new TopologySpec.Spawn(rate == null ? 100 : rate.intValue(), lifetime, count == null ? 0 : count,
+                        m.where());
             }
             default -> {
                 Long port = m.require("port") ? m.integer("port", 1, 65535) : null;

@@ -311,9 +311,16 @@ public record TopologySpec(String file, String name, long seed, Output output, L
     public record Capture(String device, PcapTap.Direction direction, String file, long maxFrames, Where where) {}
 
     /** A small traffic source or sink running inside a namespace, or the client end of a TCP app. */
-    public sealed interface App permits Ping, UdpSend, UdpSink, TcpApp {
+    public sealed interface App permits Ping, UdpSend, UdpSink, TcpApp, Spawn {
         Where where();
     }
+
+    /**
+     * {@code kind: spawn}: short-lived processes, {@code rate} per second, each living {@code lifetimeNanos} (0: it
+     * exits at once) and then reaped by the app, {@code count} in all (0: no limit); their pids come from the
+     * namespace's pid namespaces ({@code usnet.pidns.*}).
+     */
+    public record Spawn(int rate, long lifetimeNanos, long count, Where where) implements App {}
 
     /** Echo requests to {@code to} every {@code intervalSeconds}, RTTs in a histogram. */
     public record Ping(int to, double intervalSeconds, int size, Where where) implements App {}

@@ -159,6 +159,10 @@ public final class VirtualRun {
         measured.put("wall_s", Results.seconds(wall));
         measured.put("virtual_s", Results.seconds(virtualNanos));
         measured.put("app_cpu_ns", RunResults.appCpuNanos(apps, results));
+        Map<String, Object> spawn = RunResults.spawnNanos(apps, results);
+        if (!spawn.isEmpty()) {
+            measured.put("spawn_ns", spawn);
+        }
         return new RunResult(s, results, virtualNanos, wall, apps.list(), latencies);
     }
 

@@ -1,8 +1,9 @@
-package dev.usnet.tap;
+package dev.usnet.tap.sys;
 
 /**
- * Linux errno values the TAP code meets, their symbolic names, and the messages users see when creating a
- * device fails. Messages say what went wrong and what to do about it.
+ * Linux errno values usnet's platform code meets, their symbolic names, and the messages users see when a step
+ * fails (creating a TAP device, entering a network namespace, an rtnetlink request). Messages say what went wrong
+ * and what to do about it.
  */
 public final class Errno {
     public static final int EPERM = 1;
@@ -103,6 +104,19 @@ public final class Errno {
                 case EPERM, EACCES -> head + "moving a device between namespaces needs CAP_NET_ADMIN";
                 default -> head + "cannot move the device into network namespace " + subject;
             };
+            case "RTM_GETADDR" -> switch (errno) {
+                case EINVAL -> head + "the kernel refused the address dump of " + subject + " (a namespace is asked for"
+                        + " by nsid only when the asker's namespace has given it one: ip netns set NAME auto; and"
+                        + " IFA_TARGET_NETNSID needs Linux 4.20 or later)";
+                case EPERM, EACCES -> head + "reading another namespace's addresses needs CAP_NET_ADMIN in it (run as root)";
+                default -> head + "cannot dump the addresses of " + subject;
+            };
+            case "RTM_NEWNSID" -> denied
+                    ? head + "assigning an nsid needs CAP_NET_ADMIN (run as root)"
+                    : head + "cannot give network namespace " + subject + " an nsid";
+            case "RTM_NEWADDR", "RTM_NEWLINK" -> denied
+                    ? head + "changing links and addresses needs CAP_NET_ADMIN (run as root)"
+                    : head + op + " for " + subject;
             case "TUNSETOFFLOAD" -> errno == EINVAL
                     ? head + "this kernel does not support the requested offloads (TSO needs TUN_F_CSUM too)"
                     : head + "cannot set offloads on " + subject;
