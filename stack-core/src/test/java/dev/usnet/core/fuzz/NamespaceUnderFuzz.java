@@ -176,14 +176,85 @@ public final class NamespaceUnderFuzz implements FrameScript.Sink, AutoCloseable
      * The sum of the counters that mark a frame's end in this namespace: every drop by reason (the tester's too:
      * an oversized frame is refused on its way in and counted by the sender, as veth does), IP local deliveries,
      * forwarded datagrams, fragments taken by reassembly, ARP packets processed, frames the bridge forwarded or
-     * flooded.
+     * flooded; and frames still waiting in the receive backlog (the CPU model can hold them back).
      */
     private long fates() {
         tester = wires[0].end.stack();
         var m = dut.mib();
         return dut.drops().total() + tester.drops().get(DropReason.PKT_TOO_BIG) + m.get(Mib.IpInDelivers)
                 + m.get(Mib.IpForwDatagrams) + m.get(Mib.IpReasmReqds) + m.get(Mib.ArpInRequests)
-                + m.get(Mib.ArpInReplies) + dut.cpu().bridgeForwards();
+                + m.get(Mib.ArpInReplies) + dut.cpu().bridgeForwards() + dut.backlogLength();
+    }
+
+    /**
+     * Knob values: up to four knobs of the router set from the input (a key the stack knows, with a device put in,
+     * or any text; a value from the edges of the ranges, or any text), then the rest of the input as a script. A
+     * knob either takes the value or refuses it with an IllegalArgumentException that names the key; a value it
+     * took reads back as text that sets the same value again. The traffic after it must keep the per-frame and
+     * link checks and leak nothing; the probe and the end-of-input queue checks are left out, as knobs may turn
+     * forwarding off or stretch timers past any bound.
+     */
+    public static void fuzzKnobs(byte[] data) {
+        FuzzBytes in = new FuzzBytes(data);
+        try (NamespaceUnderFuzz n = new NamespaceUnderFuzz(Kind.ROUTER, in.u8() & 0x3f)) {
+            int k = 1 + in.u8() % 4;
+            for (int i = 0; i < k; i++) {
+                n.setKnob(knobKey(in), knobValue(in));
+            }
+            FrameScript.run(in, n.context, n);
+            n.net.run(120_000_000_000L);
+            n.checkLinkAccounting();
+        }
+    }
+
+    private static final List<String> KNOWN = dev.usnet.core.knob.Knobs.known();
+    private static final String[] DEVS = {"r1", "r2", "r3", "all", "default", "lo", "eth9", ""};
+    private static final String[] VALUES = {"0", "1", "2", "-1", "3", "64", "255", "65535", "65536", "2147483647",
+        "2147483648", "-2147483648", "9223372036854775807", "9223372036854775808", "-9223372036854775808", "0x10",
+        " 7 ", "", "1e3", "1.5", "on", "none", "rate 1kbit", "delay 10ms 5ms", "loss 100%", "limit 1", "4096 87380 6291456",
+        "head-copy", "skip-ttl", "reno", "cubic", "3.19"};
+
+    private static String knobKey(FuzzBytes in) {
+        int s = in.u8();
+        if (s == 255) {
+            return new String(in.bytes(in.u8() % 64), java.nio.charset.StandardCharsets.ISO_8859_1);
+        }
+        String k = KNOWN.get(s % KNOWN.size());
+        return k.replace("<dev>", DEVS[in.u8() % DEVS.length]);
+    }
+
+    private static String knobValue(FuzzBytes in) {
+        int s = in.u8();
+        if (s < VALUES.length) {
+            return VALUES[s];
+        }
+        if (s < 200) {
+            return Long.toString((long) in.u32() << (in.u8() % 33));
+        }
+        return new String(in.bytes(in.u8() % 48), java.nio.charset.StandardCharsets.ISO_8859_1);
+    }
+
+    private void setKnob(String key, String value) {
+        var knobs = dut.knobs();
+        try {
+            knobs.set(key, value);
+        } catch (IllegalArgumentException e) {
+            String m = e.getMessage();
+            if (m == null || !m.contains(key.trim())) {
+                throw new AssertionError("refusing '" + value + "' for '" + key + "' must name the key: " + m, e);
+            }
+            return;
+        }
+        String k = key.trim();
+        String shown = knobs.get(k);
+        try {
+            knobs.set(k, shown);
+        } catch (IllegalArgumentException e) {
+            throw new AssertionError(k + " took '" + value + "' and shows it as '" + shown + "', which it refuses", e);
+        }
+        if (!knobs.get(k).equals(shown)) {
+            throw new AssertionError(k + ": '" + value + "' shows as '" + shown + "', set again as '" + knobs.get(k) + "'");
+        }
     }
 
     /** The end-of-input checks, see the class comment. */
