@@ -50,6 +50,7 @@ final class TcpUnderFuzz implements AutoCloseable {
     private final Peer[] peers = new Peer[PORTS];
     private final Map<Integer, Peer> byPort = new HashMap<>();
     private final Map<TcpSock, Long> rcvNxtSeen = new HashMap<>();
+    private final Map<TcpSock, Long> streamRead = new HashMap<>();
     private boolean reading = true;
     private int seen;
     private int step;
@@ -63,7 +64,6 @@ final class TcpUnderFuzz implements AutoCloseable {
         long dutNxt;
         long dutTsVal;
         TcpSock sock;
-        long streamRead;
 
         Peer(int port, long isn) {
             this.port = port;
@@ -366,20 +366,27 @@ final class TcpUnderFuzz implements AutoCloseable {
         }
     };
 
-    /** Reads everything waiting and checks each byte against the peer's stream. */
+    /**
+     * Reads everything waiting and checks each byte against the peer's stream: the byte at offset k of a
+     * connection's stream has sequence number irs + 1 + k, and the peer wrote pattern(seq - its ISN) there (a SYN
+     * the fuzzer placed elsewhere than the ISN moves the stream, not the pattern).
+     */
     private void drain(TcpSock s) {
         Peer p = byPort.get(s.remotePort());
+        long read = streamRead.getOrDefault(s, 0L);
         int n;
         while ((n = s.read(readBuf.clear(), readBuf.capacity())) > 0) {
             for (int i = 0; i < n; i++) {
-                long off = p.streamRead + i;
-                if ((readBuf.getByte(i) & 0xff) != pattern(off + 1)) {
-                    throw new AssertionError("port " + p.port + ": the application read byte " + off + " of the stream as "
-                            + (readBuf.getByte(i) & 0xff) + ", the peer sent " + pattern(off + 1));
+                long k = read + i;
+                int sent = pattern(Seq.sub(Seq.add(s.irs, 1 + k), p.isn));
+                if ((readBuf.getByte(i) & 0xff) != sent) {
+                    throw new AssertionError("port " + p.port + ": the application read byte " + k + " of the stream as "
+                            + (readBuf.getByte(i) & 0xff) + ", the peer sent " + sent);
                 }
             }
-            p.streamRead += n;
+            read += n;
         }
+        streamRead.put(s, read);
     }
 
     private void checkSockets() {
@@ -425,9 +432,10 @@ final class TcpUnderFuzz implements AutoCloseable {
         }
         segment(p, TcpSegment.ACK_FLAG | TcpSegment.PSH, p.nxt, Seq.add(p.dutIss, 1), 65535, new byte[0], 100);
         collect();
-        if (p.sock == null || p.streamRead != 100) {
+        long read = p.sock == null ? 0 : streamRead.getOrDefault(p.sock, 0L);
+        if (p.sock == null || read != 100) {
             throw new AssertionError("a new connection after the input did not deliver its 100 bytes: "
-                    + (p.sock == null ? "not accepted" : p.streamRead + " read, " + p.sock.state()));
+                    + (p.sock == null ? "not accepted" : read + " read, " + p.sock.state()));
         }
     }
 
