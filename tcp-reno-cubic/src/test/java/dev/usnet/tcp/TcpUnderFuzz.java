@@ -52,6 +52,8 @@ final class TcpUnderFuzz implements AutoCloseable {
     private final Map<TcpSock, Long> rcvNxtSeen = new HashMap<>();
     private final Map<TcpSock, Long> streamRead = new HashMap<>();
     private boolean reading = true;
+    /** {@code -Dusnet.fuzz.trace=true}: every segment each way on stderr, to read a finding. */
+    private static final boolean TRACE = Boolean.getBoolean("usnet.fuzz.trace");
     private int seen;
     private int step;
 
@@ -249,6 +251,20 @@ final class TcpUnderFuzz implements AutoCloseable {
             tcpBytes[2] = (byte) (DUT_PORT >>> 8);
             tcpBytes[3] = (byte) DUT_PORT;
         }
+        if (tcpBytes.length >= 20) {
+            // Whatever the header says, its payload is the peer's stream at that sequence number, so what the
+            // application reads can still be checked.
+            ByteBuf t = Unpooled.wrappedBuffer(tcpBytes);
+            int hl = (t.getUnsignedByte(12) >>> 4) * 4;
+            long first = Seq.sub(Seq.add(t.getUnsignedInt(4), (t.getUnsignedByte(13) & TcpSegment.SYN) != 0 ? 1 : 0),
+                    p.isn);
+            for (int i = Math.max(hl, 20); i < tcpBytes.length; i++) {
+                tcpBytes[i] = (byte) pattern(first + i - Math.max(hl, 20));
+            }
+        }
+        if (TRACE) {
+            System.err.printf("step %d: peer %d -> raw %d bytes%n", step, p.port, tcpBytes.length);
+        }
         send(frame(tcpBytes, (fix & 1) == 0));
         collect();
     }
@@ -264,6 +280,10 @@ final class TcpUnderFuzz implements AutoCloseable {
         long first = Seq.sub(Seq.add(seq, (flags & TcpSegment.SYN) != 0 ? 1 : 0), p.isn);
         for (int i = 0; i < payload; i++) {
             b.writeByte(pattern(first + i));
+        }
+        if (TRACE) {
+            System.err.printf("step %d: peer %d -> flags %02x seq %d ack %d win %d opts %d len %d%n", step, p.port, flags,
+                    Seq.sub(seq, p.isn), p.dutIss < 0 ? ack : Seq.sub(ack, p.dutIss), window, options.length, payload);
         }
         send(frame(t, true));
     }
@@ -332,6 +352,11 @@ final class TcpUnderFuzz implements AutoCloseable {
                 continue;
             }
             int flags = seg.flags();
+            if (TRACE) {
+                System.err.printf("        dut -> %d flags %02x seq %d ack %d win %d len %d%n", p.port, flags,
+                        p.dutIss < 0 ? 0 : Seq.sub(seg.seq(), p.dutIss), Seq.sub(seg.ack(), p.isn), seg.window(),
+                        seg.payloadLength());
+            }
             if ((flags & TcpSegment.SYN) != 0) {
                 p.dutIss = seg.seq();
                 p.dutNxt = Seq.add(seg.seq(), 1);
