@@ -129,4 +129,51 @@ class PcapKernelTest {
             h.close();
         }
     }
+
+    /**
+     * A pcap NIC that disappears (its kernel interface deleted under usnet): the capture loop ends, the device goes
+     * down and takes no more frames, and the rest of the namespace goes on: a kernel behind a TAP on the same
+     * bridge still pings usnet.
+     */
+    @Test
+    void aPcapNicThatDisappearsGoesDownAndTheRestGoesOn() throws Exception {
+        KernelNetns.require(KernelNetns.has("ping"), "ping is not installed (apt-get install iputils-ping)");
+        String p = kns.create("pd");
+        String q = kns.create("qd");
+        kns.exec(p, "ip", "link", "add", "pd0", "type", "veth", "peer", "name", "pd1");
+        kns.exec(p, "ip", "link", "set", "pd0", "up");
+        kns.exec(p, "ip", "link", "set", "pd1", "up");
+        IoEventLoop loop = group.next();
+        stack = new NetStack("usnet-pd", new RealTimeScheduler(loop), 3);
+        PcapDevice nic = PcapDevice.open(stack, "nic0", p, "pd0", 0);
+        TapDevice tap = TapDevice.open(stack, Tun.Options.inNetns(q, "utapqd"), loop, 0x02_00_5e_00_02_0bL);
+        Bridge br = new Bridge("br0", 0x02_00_5e_00_02_0cL);
+        onLoop(() -> {
+            stack.register(br);
+            br.addPort(nic);
+            br.addPort(tap);
+            nic.setUp(true);
+            tap.setUp(true);
+            br.setUp(true);
+            stack.devinet().add(br, dev.usnet.core.wire.Ipv4Addr.parse("198.18.8.1"), 24);
+            return null;
+        });
+        kns.exec(q, "ip", "addr", "add", "198.18.8.2/24", "dev", "utapqd");
+        kns.exec(q, "ip", "link", "set", "utapqd", "up");
+        KernelNetns.Result before = kns.tryExec(20, q, "ping", "-n", "-c", "2", "-i", "0.2", "-W", "1", "198.18.8.1");
+        assertTrue(before.ok() && before.output().contains("2 received"), before.output());
+
+        kns.exec(p, "ip", "link", "del", "pd0");
+        long end = System.nanoTime() + 5_000_000_000L;
+        while (nic.isUp() && System.nanoTime() < end) {
+            Thread.sleep(20);
+        }
+        assertTrue(!nic.isUp(), "the NIC whose interface was deleted went down");
+        long captured = nic.captured();
+        KernelNetns.Result after = kns.tryExec(20, q, "ping", "-n", "-c", "3", "-i", "0.2", "-W", "1", "198.18.8.1");
+        assertTrue(after.ok() && after.output().contains("3 received"), "the rest goes on: " + after.output());
+        assertEquals(captured, nic.captured(), "nothing more is taken from the gone NIC");
+        assertTrue(tap.isUp() && br.isUp());
+    }
+
 }

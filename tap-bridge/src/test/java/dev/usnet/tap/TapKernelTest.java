@@ -12,6 +12,7 @@ import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.time.RealTimeScheduler;
 import dev.usnet.core.wire.Ipv4Addr;
+import dev.usnet.tap.sys.Errno;
 import io.netty.channel.IoEventLoop;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.epoll.EpollIoHandler;
@@ -127,6 +128,50 @@ class TapKernelTest {
         onLoop(s, sendOne);
         assertEquals(1, st.txFrames, "written once the kernel side is up: " + st);
         assertEquals(1, st.txKernelDown);
+    }
+
+    /**
+     * The TAP fd returning errors: tun refuses a frame shorter than an Ethernet header with EINVAL. Each refusal
+     * is counted as a write error with its errno (logged once), the frame is freed, and the device stays up and
+     * writes the next good frame; the kernel side sees it.
+     */
+    @Test
+    void writesTheKernelRefusesAreCountedWithTheirErrnoAndTheDeviceGoesOn() throws Exception {
+        String k = kns.create("ke");
+        IoEventLoop loop = group.next();
+        NetStack s = stack("usnet-ke", loop);
+        TapDevice tap = TapDevice.open(s, Tun.Options.inNetns(k, "utape"), loop, MAC_A);
+        kns.exec(k, "ip", "link", "set", "utape", "up");
+        onLoop(s, () -> {
+            tap.setUp(true);
+            return null;
+        });
+        Callable<Void> sendRunt = () -> {
+            Packet p = Packet.allocate(Buffers.HEADROOM, 10);
+            p.buf().writeZero(10);
+            tap.transmit(p);
+            return null;
+        };
+        Callable<Void> sendGood = () -> {
+            Packet p = Packet.allocate(Buffers.HEADROOM, 60);
+            p.buf().writeZero(60);
+            p.buf().setBytes(p.start(), new byte[] {-1, -1, -1, -1, -1, -1, 2, 0, 0x5e, 0, 0, 0x0a, 0x08, 0x06});
+            tap.transmit(p);
+            return null;
+        };
+        for (int i = 0; i < 3; i++) {
+            onLoop(s, sendRunt);
+        }
+        TapStats st = tap.tapStats();
+        assertEquals(3, st.writeErrors, st.toString());
+        assertEquals(Errno.EINVAL, st.lastWriteErrno, st.toString());
+        assertEquals(0, st.txFrames, st.toString());
+        assertTrue(tap.isUp() && tap.goneReason() == null, "a refused write does not take the device down");
+        long kernelRx = Long.parseLong(kns.exec(k, "cat", "/sys/class/net/utape/statistics/rx_packets").trim());
+        onLoop(s, sendGood);
+        assertEquals(1, st.txFrames, "the next good frame is written: " + st);
+        await("the kernel side to receive the good frame", 5000, () -> Long.parseLong(
+                kns.exec(k, "cat", "/sys/class/net/utape/statistics/rx_packets").trim()) == kernelRx + 1);
     }
 
     /** (a) The kernel in namespace K pings usnet's address on a TAP born in K: usnet answers ARP and echo. */

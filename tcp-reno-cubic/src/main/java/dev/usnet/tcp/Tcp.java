@@ -29,6 +29,9 @@ import java.util.List;
 public final class Tcp implements L4Protocol, AutoCloseable {
     private final NetStack stack;
     private final LongObjectHashMap<TcpSock> established = new LongObjectHashMap<>();
+    // Connections that ended (reset by the peer, say) while their application still holds them: out of the lookup
+    // table, but holding what they received until the application's close(), or until the namespace goes.
+    private final java.util.Set<TcpSock> endedUnread = new java.util.HashSet<>();
     private final IntObjectHashMap<TcpListener> listeners = new IntObjectHashMap<>();
     private final TcpSegment seg = new TcpSegment();
     private final TcpOptions opts = new TcpOptions();
@@ -198,6 +201,15 @@ public final class Tcp implements L4Protocol, AutoCloseable {
         }
     }
 
+    /** {@code s} ended while its application holds it: its buffers go with its close() or with {@link #close}. */
+    void holdUnread(TcpSock s, boolean holds) {
+        if (holds) {
+            endedUnread.add(s);
+        } else {
+            endedUnread.remove(s);
+        }
+    }
+
     // ------------------------------------------------------------------------------------------------------
     // Per-namespace settings
 
@@ -335,6 +347,10 @@ public final class Tcp implements L4Protocol, AutoCloseable {
         for (TcpSock s : new ArrayList<>(established.values())) {
             s.destroy();
         }
+        for (TcpSock s : new ArrayList<>(endedUnread)) {
+            s.destroy();
+        }
+        endedUnread.clear();
         for (TcpListener l : new ArrayList<>(listeners.values())) {
             l.close();
         }

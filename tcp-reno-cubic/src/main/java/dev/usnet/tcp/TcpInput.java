@@ -120,11 +120,20 @@ final class TcpInput {
         boolean fin = (flags & TcpSegment.FIN) != 0;
         if (payload > 0 || fin) {
             TcpState st = sk.state;
-            if (st.receivesData() || fin && (st == TcpState.CLOSE_WAIT || st == TcpState.CLOSING
-                    || st == TcpState.LAST_ACK)) {
+            boolean afterPeerFin = st == TcpState.CLOSE_WAIT || st == TcpState.CLOSING || st == TcpState.LAST_ACK;
+            if (st.receivesData()) {
+                dataQueue(p, seg, seq, payload, fin, now);
+            } else if (afterPeerFin && Seq.before(seq, sk.rcvNxt)) {
+                // As tcp_rcv_state_process: after the peer's FIN only what starts before rcv_nxt goes on to the data
+                // queue, a retransmission answered as old data. Bytes past the FIN never join the stream.
+                long finSeq = Seq.add(sk.rcvNxt, -1);
+                if (Seq.after(Seq.add(seq, payload), finSeq)) {
+                    payload = (int) Math.max(0, Seq.sub(finSeq, seq));
+                    fin = false;
+                }
                 dataQueue(p, seg, seq, payload, fin, now);
             } else {
-                // Data after our side saw the peer's FIN: nothing sensible to do with it.
+                // New data (or a FIN) after the peer's FIN: the stream has ended.
                 sk.stack.drop(p, DropReason.TCP_OUT_OF_WINDOW);
             }
         } else {

@@ -394,6 +394,7 @@ public final class TcpSock {
         if (state == TcpState.CLOSED) {
             // Reset by the peer with data unread: nobody will read it now.
             rq.release();
+            tcp.holdUnread(this, false);
             return;
         }
         if (rq.queuedBytes() > 0 && state != TcpState.TIME_WAIT) {
@@ -751,6 +752,10 @@ public final class TcpSock {
         cb.closed(this, why);
         if (orphan) {
             rq.release();
+        } else {
+            // What it received stays readable until its application closes it; the namespace's close releases it
+            // if the application never does.
+            tcp.holdUnread(this, true);
         }
     }
 
@@ -767,5 +772,6 @@ public final class TcpSock {
             finish(TcpError.ECONNABORTED);
         }
         rq.release();
+        tcp.holdUnread(this, false);
     }
 }

@@ -154,4 +154,42 @@ class TcpInputValidationTest {
             assertEquals(2000, h.bytesRead);
         }
     }
+
+    /** After the peer's FIN (CLOSE-WAIT) new data is dropped, not read past the end of the stream. */
+    @Test
+    void dataAfterThePeersFinIsDroppedNotRead() {
+        try (SegmentHarness h = new SegmentHarness()) {
+            TcpSock s = h.accept(PeerSyn.linux());
+            h.seg().seq(1).ack(1).payload(100).flags(TcpSegment.ACK_FLAG | TcpSegment.FIN).inject();
+            assertEquals(TcpState.CLOSE_WAIT, s.state());
+            assertEquals(100, h.bytesRead);
+            long dropped = h.drops(DropReason.TCP_OUT_OF_WINDOW);
+            h.seg().seq(102).ack(1).payload(50).flags(TcpSegment.ACK_FLAG | TcpSegment.FIN).inject();
+            h.seg().seq(102).ack(1).payload(50).inject();
+            assertEquals(100, h.bytesRead, "nothing past the FIN reaches the application");
+            assertEquals(dropped + 2, h.drops(DropReason.TCP_OUT_OF_WINDOW));
+            // A retransmission of the last data and the FIN is old data: D-SACKed, not read again.
+            h.sent();
+            h.seg().seq(51).ack(1).payload(50).flags(TcpSegment.ACK_FLAG | TcpSegment.FIN).inject();
+            assertEquals(100, h.bytesRead);
+            Sent dup = h.sentOne();
+            assertEquals(1, dup.sackBlocks(), dup::toString);
+        }
+    }
+
+    /** A connection reset with unread data its application never closes is released with the namespace. */
+    @Test
+    void aResetConnectionsUnreadDataIsReleasedWhenTheNamespaceCloses() {
+        long live = dev.usnet.core.testing.LeakGuard.liveBuffers();
+        try (SegmentHarness h = new SegmentHarness()) {
+            h.readOnData = false;
+            TcpSock s = h.accept(PeerSyn.linux());
+            h.seg().seq(1).ack(1).payload(500).inject();
+            h.seg().seq(501).ack(1).flags(TcpSegment.RST).inject();
+            assertEquals(TcpState.CLOSED, s.state());
+            assertEquals(TcpError.ECONNRESET, s.error());
+        }
+        assertEquals(live, dev.usnet.core.testing.LeakGuard.liveBuffers(), "no buffer left after the namespace closed");
+    }
+
 }

@@ -17,6 +17,31 @@ import java.nio.file.Path;
 public final class IoErrors {
     private IoErrors() {}
 
+    /**
+     * The errno name behind a reason that is one of the C library's strerror texts (Java keeps only the text):
+     * {@code ENOSPC} for {@code No space left on device}; null when the reason is not one of those.
+     */
+    public static String errno(IOException e) {
+        return switch (reason(e)) {
+            case "No space left on device" -> "ENOSPC";
+            case "Disk quota exceeded" -> "EDQUOT";
+            case "Input/output error" -> "EIO";
+            case "File too large" -> "EFBIG";
+            case "Read-only file system" -> "EROFS";
+            case "Permission denied" -> "EACCES";
+            case "No such file or directory" -> "ENOENT";
+            case "Stale file handle" -> "ESTALE";
+            case "Bad file descriptor" -> "EBADF";
+            default -> null;
+        };
+    }
+
+    /** {@link #describe} with the errno name when there is one: {@code out/a.pcap: No space left on device (ENOSPC)}. */
+    public static String describeWithErrno(Path file, IOException e) {
+        String errno = errno(e);
+        return describe(file, e) + (errno == null ? "" : " (" + errno + ")");
+    }
+
     /** The reason alone: {@code Permission denied}, {@code No such file or directory}, … */
     public static String reason(IOException e) {
         if (e instanceof FileSystemException fse && fse.getReason() != null) {

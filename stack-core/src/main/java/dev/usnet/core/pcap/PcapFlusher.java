@@ -1,6 +1,5 @@
 package dev.usnet.core.pcap;
 
-import java.io.IOException;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -40,9 +39,9 @@ final class PcapFlusher {
         long now = System.nanoTime();
         for (PcapWriter w : OPEN) {
             try {
+                // A failed flush stops the writer and reports to its listener.
                 w.flushIfStale(now);
-            } catch (IOException | RuntimeException e) {
-                // The writer's next write or close reports it to its owner; a flusher has no one to tell.
+            } catch (RuntimeException e) {
                 OPEN.remove(w);
             }
         }

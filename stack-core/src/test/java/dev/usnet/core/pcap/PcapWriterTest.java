@@ -112,4 +112,34 @@ class PcapWriterTest {
             Thread.sleep(60_000);
         }
     }
+
+    @Test
+    void aWriteThatFailsStopsTheCaptureOnceWithoutThrowingIntoThePacketPath() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger room = new java.util.concurrent.atomic.AtomicInteger(24 + 3 * (16 + 100));
+        java.io.OutputStream disk = new java.io.OutputStream() {
+            @Override
+            public void write(int b) throws java.io.IOException {
+                write(new byte[] {(byte) b}, 0, 1);
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) throws java.io.IOException {
+                if (room.addAndGet(-len) < 0) {
+                    throw new java.io.IOException("No space left on device");
+                }
+            }
+        };
+        java.util.List<java.io.IOException> told = new java.util.ArrayList<>();
+        PcapWriter w = new PcapWriter(disk);
+        w.onFailure(told::add);
+        for (int i = 0; i < 2000; i++) {
+            w.write(i * 1000L, new byte[100], 0, 100, 100);
+        }
+        w.flush();
+        org.junit.jupiter.api.Assertions.assertEquals(1, told.size(), "the failure is reported once");
+        org.junit.jupiter.api.Assertions.assertSame(told.get(0), w.failure());
+        org.junit.jupiter.api.Assertions.assertTrue(w.framesLost() > 1000, w.framesLost() + " frames not written");
+        w.close();
+    }
+
 }

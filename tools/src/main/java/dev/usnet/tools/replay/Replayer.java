@@ -6,7 +6,6 @@ import dev.usnet.core.pcap.PcapWriter;
 import dev.usnet.tools.IoErrors;
 import dev.usnet.tools.UsageException;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -111,9 +110,11 @@ public final class Replayer {
                 for (PcapRecord r : e.getValue()) {
                     w.write(r.timestampNanos(), r.data(), 0, r.data().length, r.data().length);
                 }
-            } catch (IOException | UncheckedIOException ex) {
-                IOException io = ex instanceof UncheckedIOException u ? u.getCause() : (IOException) ex;
-                throw new UsageException("cannot write " + IoErrors.describe(f, io), ex);
+                if (w.failure() != null) {
+                    throw w.failure();
+                }
+            } catch (IOException ex) {
+                throw new UsageException("cannot write " + IoErrors.describe(f, ex), ex);
             }
         }
     }

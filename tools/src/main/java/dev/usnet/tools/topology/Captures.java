@@ -38,6 +38,10 @@ final class Captures {
                 } catch (IOException e) {
                     throw new UsageException(c.where().error("cannot write capture " + IoErrors.describe(f, e)), e);
                 }
+                // A capture whose file stops taking writes (disk full, quota) stops alone, saying so; the run and
+                // the other captures go on.
+                w.onFailure(e -> System.err.println("usnet: capture stopped: " + IoErrors.describeWithErrno(f, e)
+                        + "; the run and the other captures go on"));
                 files.put(f, w);
                 Device dev = topology.device(ns.name(), c.device());
                 PcapTap tap = new PcapTap(w, c.direction(), epochNanos, c.maxFrames());
@@ -73,6 +77,10 @@ final class Captures {
         for (var e : files.entrySet()) {
             try {
                 e.getValue().close();
+                if (e.getValue().failure() != null) {
+                    // Said when it stopped; its file holds the frames written before.
+                    continue;
+                }
                 frames.put(e.getKey(), e.getValue().frames());
             } catch (IOException ex) {
                 errors.add("closing capture " + IoErrors.describe(e.getKey(), ex));

@@ -406,6 +406,10 @@ public final class TopologyBuilder {
             NetStack s = new NetStack("kernel:" + e.getKey(), vs, 1);
             try {
                 for (Tap t : e.getValue()) {
+                    if (s.device(t.kernel().ifname()) != null) {
+                        // A TAP interface name used twice, already reported by TopologyChecks.
+                        continue;
+                    }
                     Device dev = new Placeholder("tap", t.kernel().ifname(), 2);
                     s.register(dev);
                     dev.setUp(true);

@@ -236,4 +236,27 @@ class CheckInOnePassTest {
         // A default route reaches it: the tables are judged as they would be built.
         assertEquals(List.of(), errors(file.replace("  b: {}", "    routes: [default via 198.18.0.2]\n  b: {}")));
     }
+
+    /** Two TAPs with one kernel name in one kernel namespace: an error on the second, not a crash of the check. */
+    @Test
+    void aTapKernelNameUsedTwiceInOneKernelNamespaceIsAnErrorNotACrash() {
+        String yaml = """
+                kernel:
+                  namespaces: [usnet-x]
+                namespaces:
+                  r:
+                    devices:
+                      - name: t1
+                        kind: tap
+                        kernel: {namespace: usnet-x, name: kx0}
+                      - name: t2
+                        kind: tap
+                        kernel: {namespace: usnet-x, name: kx0}
+                """;
+        List<String> errors = errors(yaml);
+        assertEquals(1, errors.size(), errors.toString());
+        assertTrue(errors.get(0).contains(":11: namespaces.r.devices[1].kernel: TAP interface name kx0 is used twice"),
+                errors.toString());
+    }
+
 }

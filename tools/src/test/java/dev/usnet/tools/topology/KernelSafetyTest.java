@@ -196,6 +196,42 @@ class KernelSafetyTest {
         assertEquals(List.of(), ourLinks());
     }
 
+    /**
+     * A build the kernel refuses half-way: two kernel namespaces and a TAP into the first are made, then the
+     * kernel refuses a route of the second TAP's kernel side (its gateway is on no link). The run fails naming
+     * the route and the kernel's reason, and removes everything it had created: no namespace, no link left.
+     */
+    @Test
+    void aBuildTheKernelRefusesHalfWayRemovesEverythingItHadCreated(@TempDir Path tmp) throws IOException {
+        String k1 = NS + "h1";
+        String k2 = NS + "h2";
+        Path f = tmp.resolve("halfway.yaml");
+        Files.writeString(f, """
+                kernel:
+                  namespaces: [%s, %s]
+                namespaces:
+                  sw:
+                    devices:
+                      - name: t0
+                        kind: tap
+                        addresses: [198.18.74.1/24]
+                        kernel: {namespace: %s, name: %sa, addresses: [198.18.74.2/24]}
+                      - name: t1
+                        kind: tap
+                        addresses: [198.18.75.1/24]
+                        kernel:
+                          namespace: %s
+                          name: %sb
+                          addresses: [198.18.75.2/24]
+                          routes: [198.18.76.0/24 via 198.18.77.9]
+                """.formatted(k1, k2, k1, IF, k2, IF));
+        RunCommandTest.Result r = RunCommandTest.run("run", "--duration", "1", "--warm-up-frames", "0", f.toString());
+        assertTrue(r.code() != 0, "the run must fail: " + r.out() + r.err());
+        assertTrue(r.err().contains("198.18.76.0/24"), "the error names the route: " + r.err());
+        assertEquals(List.of(), ourNamespaces(), r.err());
+        assertEquals(List.of(), ourLinks(), r.err());
+    }
+
     @Test
     void sigtermDuringTheWarmUpEndsTheRunWithinASecondWithNothingLeft(@TempDir Path tmp) throws Exception {
         Path f = tmp.resolve("warm.yaml");
