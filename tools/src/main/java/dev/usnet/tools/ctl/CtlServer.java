@@ -252,41 +252,16 @@ public final class CtlServer implements AutoCloseable {
             if (line.isEmpty() || !ch.isOpen()) {
                 return;
             }
-            JsonNode req;
+            CtlRequest req;
             try {
-                req = JSON.readTree(line);
-            } catch (IOException e) {
-                write(error(null, "not a JSON request line: " + (e instanceof com.fasterxml.jackson.core.JsonProcessingException j ? j.getOriginalMessage() : e.getMessage())));
+                req = CtlRequest.parse(line);
+            } catch (CtlRequest.Refused r) {
+                write(error(r.id(), r.getMessage()));
                 return;
             }
-            JsonNode id = req.get("id");
-            if (!req.isObject()) {
-                write(error(id, "a request is a JSON object (docs/ctl.md)"));
-                return;
-            }
-            JsonNode v = req.get("usnet_ctl");
-            if (v == null || !v.canConvertToInt()) {
-                write(error(id, "not a usnet ctl request: missing \"usnet_ctl\": " + ControlPlane.PROTOCOL));
-                return;
-            }
-            if (v.asInt() != ControlPlane.PROTOCOL) {
-                write(error(id, "protocol version " + v.asText() + " is not served: this daemon speaks " + ControlPlane.PROTOCOL));
-                return;
-            }
-            JsonNode a = req.get("args");
-            if (a == null || !a.isArray() || a.isEmpty()) {
-                write(error(id, "missing \"args\": the verb and its words, e.g. [\"link\", \"show\"]"));
-                return;
-            }
-            List<String> args = new ArrayList<>();
-            for (JsonNode w : a) {
-                if (!w.isTextual()) {
-                    write(error(id, "\"args\" must hold strings, not " + w));
-                    return;
-                }
-                args.add(w.asText());
-            }
-            String ns = req.hasNonNull("ns") ? req.get("ns").asText() : null;
+            JsonNode id = req.id();
+            String ns = req.ns();
+            List<String> args = req.args();
             if (args.getFirst().equals("events")) {
                 startEvents(id, args);
                 return;
