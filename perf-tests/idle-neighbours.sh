@@ -35,6 +35,8 @@ java_bin="${JAVA_HOME:+$JAVA_HOME/bin/}java"
 if [[ -z "${SKIP_BUILD:-}" ]]; then
     # Everything: the runs use the usnet launcher (tools), the driver is in the benchmarks jar.
     mvn -q -B -DskipTests install
+    # The launcher rebuilds when a source is newer than its jar, which Maven leaves alone when tools did not change.
+    touch tools/target/usnet-tools.jar
 fi
 jar="${BENCH_JAR:-perf-tests/target/benchmarks.jar}"
 [[ -f "$jar" ]] || { echo "idle-neighbours.sh: $jar not found (build failed?)" >&2; exit 1; }

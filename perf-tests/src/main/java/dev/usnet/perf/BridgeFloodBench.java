@@ -160,9 +160,11 @@ public class BridgeFloodBench extends UsnetBench {
         if (group == null) {
             virtual = new VirtualScheduler(1_000_000_000L);
         }
+        // One scheduler per loop, namespaces round-robin over the loops: as usnet run places them.
+        List<RealTimeScheduler> perLoop = group == null ? List.of()
+                : executors.stream().map(RealTimeScheduler::new).toList();
         int[] next = {0};
-        reg = new NamespaceRegistry(name -> group == null ? virtual
-                : new RealTimeScheduler(executors.get(next[0]++ % executors.size())), 1);
+        reg = new NamespaceRegistry(name -> group == null ? virtual : perLoop.get(next[0]++ % perLoop.size()), 1);
         NetNamespace h = reg.create("host");
         host = h.stack();
         Bridge br = new Bridge("br0", NamespaceRegistry.macFor("host/br0"));

@@ -34,9 +34,11 @@ import java.util.regex.Pattern;
  *   <li>{@code ping}: the ping alone (the bridge's own latency, nothing queued in front of it).
  * </ul>
  *
- * Per run it takes the stream's Mbit/s, retransmissions and RTOs, the ping's p50/p99/p99.9/max RTT and replies
- * from the run's {@code --results} JSON, and the seconds until {@code usnet: ready} (JVM start, parse, build) from
- * its output. It prints medians and min–max per mode and {@code n}, and the change of each median against the
+ * Per run it takes, from the run's {@code --results} JSON, the stream's Mbit/s (measured from its handshake on),
+ * retransmissions and RTOs, the ping's p50/p99/p99.9/max RTT and replies, and host's forwarding latency (receive
+ * to transmit, p50/p99) on the stream's path {@code hsa0->hsb0} and the ping's {@code hpa->hpb}; and the seconds
+ * until {@code usnet: ready} (JVM start, parse, build) from its output. The ping's first echoes wait for ARP, whose
+ * first request br0 floods to every port: its max (and with many ports its p99) is that wait. It prints medians and min–max per mode and {@code n}, and the change of each median against the
  * smallest {@code n}, and writes every run and the summary to a JSON file.
  *
  * <p>With {@code --clock virtual} the same file runs in virtual time, the stream's link limited by a netem rate
@@ -61,9 +63,10 @@ public final class IdleNeighbours {
     private record Run(String mode, int n, int round, Map<String, Double> metrics, String error) {}
 
     /** The metrics taken from each run, in report order; the stream's only in mode {@code stream}. */
-    private static final List<String> STREAM_METRICS = List.of("stream_mbit_s", "stream_retrans", "stream_rtos");
+    private static final List<String> STREAM_METRICS = List.of("stream_mbit_s", "stream_retrans", "stream_rtos",
+            "bridge_stream_p50_us", "bridge_stream_p99_us", "bridge_stream_p999_us");
     private static final List<String> PING_METRICS = List.of("ping_p50_us", "ping_p99_us", "ping_p999_us", "ping_max_us",
-            "ping_sent", "ping_received");
+            "ping_sent", "ping_received", "bridge_ping_p50_us", "bridge_ping_p99_us");
     private static final List<String> RUN_METRICS = List.of("ready_s", "wall_s");
 
     private IdleNeighbours() {}
@@ -235,6 +238,10 @@ public final class IdleNeighbours {
             m.put("stream_mbit_s", d(stream.get("mbit_s")));
             m.put("stream_retrans", d(stream.get("retrans")));
             m.put("stream_rtos", d(stream.get("rtos")));
+            Map<?, ?> fwd = path(doc, "host", "hsa0->hsb0");
+            m.put("bridge_stream_p50_us", fwd == null ? Double.NaN : d(fwd.get("p50_us")));
+            m.put("bridge_stream_p99_us", fwd == null ? Double.NaN : d(fwd.get("p99_us")));
+            m.put("bridge_stream_p999_us", fwd == null ? Double.NaN : d(fwd.get("p999_us")));
         }
         if (ping == null) {
             return new Run(mode, n, round, Map.of(), "no pa.ping-0 in " + results);
@@ -245,6 +252,9 @@ public final class IdleNeighbours {
         m.put("ping_max_us", d(ping.get("max_us")));
         m.put("ping_sent", (double) sent);
         m.put("ping_received", d(ping.get("ops")));
+        Map<?, ?> fwd = path(doc, "host", "hpa->hpb");
+        m.put("bridge_ping_p50_us", fwd == null ? Double.NaN : d(fwd.get("p50_us")));
+        m.put("bridge_ping_p99_us", fwd == null ? Double.NaN : d(fwd.get("p99_us")));
         m.put("ready_s", ready);
         m.put("wall_s", wall);
         return new Run(mode, n, round, m, null);
@@ -252,6 +262,17 @@ public final class IdleNeighbours {
 
     private static double d(Object v) {
         return v instanceof Number x ? x.doubleValue() : Double.NaN;
+    }
+
+    private static Map<?, ?> path(Object doc, String ns, String name) {
+        if (MiniJson.at(doc, "paths") instanceof List<?> paths) {
+            for (Object a : paths) {
+                if (a instanceof Map<?, ?> m && ns.equals(m.get("ns")) && name.equals(m.get("name"))) {
+                    return m;
+                }
+            }
+        }
+        return null;
     }
 
     private static Map<?, ?> app(Object doc, String name) {

@@ -12,7 +12,11 @@ import java.util.Set;
  * place (a {@code --set} applied to every namespace) is kept once.
  */
 final class Problems {
-    private record Entry(Where where, String text, boolean warning) {}
+    private record Entry(Where where, String text, boolean warning, boolean virtualClock) {
+        Entry(Where where, String text, boolean warning) {
+            this(where, text, warning, false);
+        }
+    }
 
     private final List<Entry> list = new ArrayList<>();
     private final Set<String> texts = new LinkedHashSet<>();
@@ -26,6 +30,14 @@ final class Problems {
     /** A problem that does not stop the build: printed as {@code file:line: key.path: warning: message}. */
     void warn(Where w, String message) {
         put(new Entry(w, w.error("warning: " + message), true));
+    }
+
+    /**
+     * A warning that matters only in virtual time ({@code --clock virtual}): listed apart, so a real-time run does
+     * not print it.
+     */
+    void warnVirtualClock(Where w, String message) {
+        put(new Entry(w, w.error("warning: " + message), true, true));
     }
 
     /** An error already formatted as {@code file:line: message} (the YAML parser's own). */
@@ -94,8 +106,18 @@ final class Problems {
         return sorted(false);
     }
 
+    /** The warnings but those about virtual time only. */
     List<String> warnings() {
-        return sorted(true);
+        return list.stream().filter(e -> e.warning && !e.virtualClock)
+                .sorted(Comparator.comparingInt(e -> e.where.line() == 0 ? Integer.MAX_VALUE : e.where.line()))
+                .map(Entry::text).toList();
+    }
+
+    /** The warnings about virtual time only ({@link #warnVirtualClock}). */
+    List<String> virtualClockWarnings() {
+        return list.stream().filter(e -> e.virtualClock)
+                .sorted(Comparator.comparingInt(e -> e.where.line() == 0 ? Integer.MAX_VALUE : e.where.line()))
+                .map(Entry::text).toList();
     }
 
     private List<String> sorted(boolean warnings) {
