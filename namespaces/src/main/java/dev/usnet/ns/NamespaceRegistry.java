@@ -18,6 +18,7 @@ import java.util.function.Function;
  * rtnetlink-like dumps of another namespace's links and addresses by nsid without entering it.
  */
 public final class NamespaceRegistry implements AutoCloseable {
+    private static final java.util.regex.Pattern NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_.-]{1,64}");
     private final Function<String, Scheduler> schedulers;
     private final long seed;
     private final Map<String, NetNamespace> byName = new LinkedHashMap<>();
@@ -30,7 +31,7 @@ public final class NamespaceRegistry implements AutoCloseable {
 
     /** {@code ip netns add NAME}. */
     public synchronized NetNamespace create(String name) {
-        if (!name.matches("[A-Za-z0-9_.-]{1,64}")) {
+        if (!NAME.matcher(name).matches()) {
             throw new IllegalArgumentException("invalid namespace name '" + name + "'");
         }
         if (byName.containsKey(name)) {

@@ -28,8 +28,11 @@ import java.util.List;
  */
 public final class Tcp implements L4Protocol, AutoCloseable {
     private final NetStack stack;
-    private final LongObjectHashMap<TcpSock> established = new LongObjectHashMap<>();
-    private final IntObjectHashMap<TcpListener> listeners = new IntObjectHashMap<>();
+    // Shared empty tables until the first connection and the first listener (never changed: those replace them).
+    private static final LongObjectHashMap<TcpSock> NO_SOCKS = new LongObjectHashMap<>(1);
+    private static final IntObjectHashMap<TcpListener> NO_LISTENERS = new IntObjectHashMap<>(1);
+    private LongObjectHashMap<TcpSock> established = NO_SOCKS;
+    private IntObjectHashMap<TcpListener> listeners = NO_LISTENERS;
     private final TcpSegment seg = new TcpSegment();
     private final TcpOptions opts = new TcpOptions();
     private final Ipv4Packet ip = new Ipv4Packet();
@@ -128,6 +131,9 @@ public final class Tcp implements L4Protocol, AutoCloseable {
         }
         int cap = (int) Math.min(backlog, stack.knobs().get(TcpSysctl.SOMAXCONN));
         TcpListener l = new TcpListener(this, addr, port, Math.max(cap, 0), acceptor);
+        if (listeners == NO_LISTENERS) {
+            listeners = new IntObjectHashMap<>(4);
+        }
         listeners.put(port, l);
         return l;
     }
@@ -182,6 +188,9 @@ public final class Tcp implements L4Protocol, AutoCloseable {
 
     void hash(TcpSock s) {
         s.key = key(s.raddr, s.rport, s.lport);
+        if (established == NO_SOCKS) {
+            established = new LongObjectHashMap<>();
+        }
         established.put(s.key, s);
     }
 

@@ -25,7 +25,9 @@ public final class NeighTable {
     static final int TRUESIZE_OVERHEAD = 256;
 
     private final NetStack stack;
-    private final LongObjectHashMap<Neighbour> entries = new LongObjectHashMap<>();
+    // The shared empty table until the first entry (never changed: the first create replaces it). Guarded by this.
+    private static final LongObjectHashMap<Neighbour> NONE = new LongObjectHashMap<>(1);
+    private LongObjectHashMap<Neighbour> entries = NONE;
 
     public NeighTable(NetStack stack) {
         this.stack = stack;
@@ -36,13 +38,13 @@ public final class NeighTable {
     }
 
     public Neighbour lookup(Device dev, int ip) {
-        synchronized (entries) {
+        synchronized (this) {
             return entries.get(key(dev, ip));
         }
     }
 
     private Neighbour create(Device dev, int ip) {
-        synchronized (entries) {
+        synchronized (this) {
             Neighbour n = entries.get(key(dev, ip));
             if (n != null) {
                 return n;
@@ -56,6 +58,9 @@ public final class NeighTable {
                 }
             }
             n = new Neighbour(dev, ip);
+            if (entries == NONE) {
+                entries = new LongObjectHashMap<>();
+            }
             entries.put(key(dev, ip), n);
             return n;
         }
@@ -103,7 +108,7 @@ public final class NeighTable {
 
     /** {@code ip neigh del}. */
     public boolean delete(Device dev, int ip) {
-        synchronized (entries) {
+        synchronized (this) {
             Neighbour n = entries.get(key(dev, ip));
             if (n == null) {
                 return false;
@@ -115,7 +120,7 @@ public final class NeighTable {
     }
 
     public List<Neighbour> list() {
-        synchronized (entries) {
+        synchronized (this) {
             List<Neighbour> l = new ArrayList<>(entries.values());
             l.sort((a, b) -> a.dev.ifindex() != b.dev.ifindex() ? Integer.compare(a.dev.ifindex(), b.dev.ifindex())
                     : Integer.compareUnsigned(a.ip, b.ip));
@@ -124,7 +129,7 @@ public final class NeighTable {
     }
 
     public void flushDevice(Device dev) {
-        synchronized (entries) {
+        synchronized (this) {
             for (Neighbour n : new ArrayList<>(entries.values())) {
                 if (n.dev == dev) {
                     remove(n);
@@ -135,7 +140,7 @@ public final class NeighTable {
     }
 
     public void close() {
-        synchronized (entries) {
+        synchronized (this) {
             for (Neighbour n : new ArrayList<>(entries.values())) {
                 remove(n);
                 dropQueue(n, DropReason.NEIGH_DEAD);

@@ -75,6 +75,8 @@ public final class NetStack {
     private int nextIfindex = 1;
     private final EthernetFrame eth = new EthernetFrame();
 
+    private static final int LOOPBACK_ADDRESS = Ipv4Addr.parse("127.0.0.1");
+
     /** The largest receive backlog net.core.netdev_max_backlog may set. */
     public static final int BACKLOG_CAPACITY = 65_536;
 
@@ -137,7 +139,7 @@ public final class NetStack {
         this.loopback = new Loopback();
         register(loopback);
         loopback.setUp(true);
-        devinet.add(loopback, Ipv4Addr.parse("127.0.0.1"), 8);
+        devinet.add(loopback, LOOPBACK_ADDRESS, 8);
     }
 
     public String name() {

@@ -329,8 +329,11 @@ public final class LatencyPaths {
         }
     }
 
-    private final LongObjectHashMap<Path> paths = new LongObjectHashMap<>();
-    private final List<Path> ordered = new ArrayList<>();
+    // The shared empty table until the first path (never changed: the first path replaces it). Written and read by
+    // the namespace thread; the list in first-use order is what others read, under this.
+    private static final LongObjectHashMap<Path> NONE = new LongObjectHashMap<>(1);
+    private LongObjectHashMap<Path> paths = NONE;
+    private List<Path> ordered = List.of();
 
     /** The path from {@code inIfindex} to {@code outIfindex}, created on first use with a readable name. */
     public Path path(int inIfindex, int outIfindex, String inName, String outName) {
@@ -341,7 +344,11 @@ public final class LatencyPaths {
         Path p = paths.get(key);
         if (p == null) {
             p = new Path(inIfindex, inName, outName);
-            synchronized (ordered) {
+            synchronized (this) {
+                if (paths == NONE) {
+                    paths = new LongObjectHashMap<>();
+                    ordered = new ArrayList<>();
+                }
                 paths.put(key, p);
                 ordered.add(p);
             }
@@ -359,9 +366,7 @@ public final class LatencyPaths {
         return k;
     }
 
-    public List<Path> all() {
-        synchronized (ordered) {
-            return List.copyOf(ordered);
-        }
+    public synchronized List<Path> all() {
+        return List.copyOf(ordered);
     }
 }
