@@ -48,7 +48,8 @@ public final class NamespaceRegistry implements AutoCloseable {
     public synchronized NetNamespace get(String name) {
         NetNamespace ns = byName.get(name);
         if (ns == null) {
-            throw new IllegalArgumentException("no namespace '" + name + "' (have: " + String.join(", ", byName.keySet()) + ")");
+            throw new IllegalArgumentException("no namespace '" + name + "' (have: "
+                    + dev.usnet.core.knob.NearestNames.listing(name, byName.keySet()) + ")");
         }
         return ns;
     }

@@ -196,7 +196,10 @@ public final class IdleNeighbours {
                 "--param", "n=" + n, "--param", "streams=" + (mode.equals("stream") ? 1 : 0),
                 "--results", results.toString(), "--out", work.resolve("out-" + k).toString()));
         if (o.clock.equals("virtual")) {
-            cmd.addAll(List.of("--clock", "virtual", "--set", "sa0:usnet.netem.eth0.rate=" + o.rate));
+            cmd.addAll(List.of("--clock", "virtual"));
+            if (mode.equals("stream")) {
+                cmd.addAll(List.of("--set", "sa0:usnet.netem.eth0.rate=" + o.rate));
+            }
         }
         cmd.add(o.file.toString());
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);

@@ -318,7 +318,7 @@ public final class NetStack {
         Device d = byName.get(devName);
         if (d == null) {
             throw new IllegalArgumentException("no device '" + devName + "' in namespace " + name + " (have: "
-                    + String.join(", ", byName.keySet()) + ")");
+                    + dev.usnet.core.knob.NearestNames.listing(devName, byName.keySet()) + ")");
         }
         return d;
     }
