@@ -3,6 +3,7 @@ package dev.usnet.ns;
 import dev.usnet.core.device.Device;
 import dev.usnet.core.device.VethEnd;
 import dev.usnet.core.ipv4.IfAddr;
+import dev.usnet.core.knob.NearestNames;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.time.Scheduler;
 import dev.usnet.core.wire.Ipv4Addr;
@@ -11,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.regex.Pattern;
 
 /**
  * The namespaces of one usnet process, by name (what {@code ip netns} lists), with the operations that span
@@ -18,7 +20,7 @@ import java.util.function.Function;
  * rtnetlink-like dumps of another namespace's links and addresses by nsid without entering it.
  */
 public final class NamespaceRegistry implements AutoCloseable {
-    private static final java.util.regex.Pattern NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_.-]{1,64}");
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
     private final Function<String, Scheduler> schedulers;
     private final long seed;
     private final Map<String, NetNamespace> byName = new LinkedHashMap<>();
@@ -49,7 +51,7 @@ public final class NamespaceRegistry implements AutoCloseable {
         NetNamespace ns = byName.get(name);
         if (ns == null) {
             throw new IllegalArgumentException("no namespace '" + name + "' (have: "
-                    + dev.usnet.core.knob.NearestNames.listing(name, byName.keySet()) + ")");
+                    + NearestNames.listing(name, byName.keySet()) + ")");
         }
         return ns;
     }

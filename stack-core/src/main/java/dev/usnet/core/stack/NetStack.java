@@ -13,6 +13,7 @@ import dev.usnet.core.ipv4.IpOutput;
 import dev.usnet.core.ipv4.Udp;
 import dev.usnet.core.knob.DevConf;
 import dev.usnet.core.knob.Knobs;
+import dev.usnet.core.knob.NearestNames;
 import dev.usnet.core.neigh.Arp;
 import dev.usnet.core.neigh.NeighTable;
 import dev.usnet.core.route.RouteTable;
@@ -27,14 +28,14 @@ import dev.usnet.core.time.Scheduler;
 import dev.usnet.core.wire.EthernetFrame;
 import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.core.wire.MacAddr;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 
 /**
  * The network stack of one namespace (struct net): its devices, addresses, routes, neighbours, sockets,
@@ -318,7 +319,7 @@ public final class NetStack {
         Device d = byName.get(devName);
         if (d == null) {
             throw new IllegalArgumentException("no device '" + devName + "' in namespace " + name + " (have: "
-                    + dev.usnet.core.knob.NearestNames.listing(devName, byName.keySet()) + ")");
+                    + NearestNames.listing(devName, byName.keySet()) + ")");
         }
         return d;
     }

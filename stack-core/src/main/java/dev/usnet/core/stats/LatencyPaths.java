@@ -4,7 +4,6 @@ import io.netty.util.collection.LongObjectHashMap;
 import java.util.ArrayList;
 import java.util.List;
 import org.HdrHistogram.Histogram;
-import org.HdrHistogram.PackedHistogram;
 import org.HdrHistogram.SingleWriterRecorder;
 
 /**
@@ -16,17 +15,17 @@ public final class LatencyPaths {
      * One path's histogram and counters: recorded by the namespace thread, read by anyone. Its storage grows with
      * use, since a bridge of N ports has a path from a flooding port to each of the others, most of which carry a
      * frame now and then: a path starts sparse, a count per histogram bucket seen in a small hash table (about
-     * a hundred bytes for the first few values). A path that carries {@value #DENSE_PACKETS} packets within
-     * {@value #DENSE_WINDOW_NANOS} ns of its clock is busy and gets a flat histogram (16 KB and more, the fastest to
-     * record into) for what follows; one that is not busy but has seen more than {@value #SPARSE_MAX_BUCKETS}
-     * different buckets goes on in a packed histogram (memory by the buckets used, slower to record into).
-     * Percentiles are the same whatever the storage: each counts by the same buckets (3 significant digits).
+     * a hundred bytes for the first few values, 32 bytes a bucket at most). A path that carries
+     * {@value #DENSE_PACKETS} packets within {@value #DENSE_WINDOW_NANOS} ns of its clock is busy, or one that has
+     * seen {@value #SPARSE_MAX_BUCKETS} different buckets (its table as large as a flat histogram of a narrow
+     * range), gets a flat histogram (16 KB and more, the fastest to record into) for what follows. Percentiles are
+     * the same whatever the storage: both count by the same buckets (3 significant digits).
      */
     public static final class Path {
         static final int DENSE_PACKETS = 1024;
         static final long DENSE_WINDOW_NANOS = 1_000_000_000L;
-        /** Buckets the sparse table holds at most: 512 × (key + count) is about what an empty flat histogram takes. */
-        static final int SPARSE_MAX_BUCKETS = 512;
+        /** Buckets the sparse table holds at most: a table of 1024 (at most half full) takes 32 KB. */
+        static final int SPARSE_MAX_BUCKETS = 1024;
         private static final int DIGITS = 3;
         /** Only for the bucket arithmetic (immutable once built): never recorded into. */
         private static final Histogram SHAPE = new Histogram(DIGITS);
@@ -38,11 +37,8 @@ public final class LatencyPaths {
         private long[] keys = new long[4];
         private long[] counts = new long[4];
         private int buckets;
-        // Each published once. The writer records into the dense one once there is one; until then into the table,
-        // and what the full table has no bucket for into the packed one.
-        private volatile SingleWriterRecorder packed;
+        // Published once; from then on the writer records there and the sparse table no longer changes.
         private volatile SingleWriterRecorder dense;
-        private Histogram packedTotal;
         private Histogram denseTotal;
         private long windowStart;
         private int windowPackets;
@@ -97,19 +93,10 @@ public final class LatencyPaths {
                 busy = now - windowStart < DENSE_WINDOW_NANOS;
                 windowPackets = 0;
             }
-            if (!busy) {
-                synchronized (this) {
-                    if (count(SHAPE.lowestEquivalentValue(v) + 1)) {
-                        return;
-                    }
+            synchronized (this) {
+                if (!busy && count(SHAPE.lowestEquivalentValue(v) + 1)) {
+                    return;
                 }
-                SingleWriterRecorder p = packed;
-                if (p == null) {
-                    p = new SingleWriterRecorder(DIGITS, true);
-                    packed = p;
-                }
-                p.recordValue(v);
-                return;
             }
             SingleWriterRecorder d = new SingleWriterRecorder(DIGITS);
             d.recordValue(v);
@@ -186,7 +173,7 @@ public final class LatencyPaths {
          * from {@link #snapshot()}.
          */
         public synchronized Summary summary() {
-            if (dense != null || packed != null) {
+            if (dense != null) {
                 return new Summary(snapshot());
             }
             long[] values = new long[buckets];
@@ -220,14 +207,6 @@ public final class LatencyPaths {
                 if (keys[i] != 0) {
                     out.recordValueWithCount(keys[i] - 1, counts[i]);
                 }
-            }
-            SingleWriterRecorder p = packed;
-            if (p != null) {
-                if (packedTotal == null) {
-                    packedTotal = new PackedHistogram(DIGITS);
-                }
-                packedTotal.add(p.getIntervalHistogram());
-                out.add(packedTotal);
             }
             SingleWriterRecorder d = dense;
             if (d != null) {

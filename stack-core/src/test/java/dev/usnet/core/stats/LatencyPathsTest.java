@@ -11,8 +11,8 @@ import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 
 /**
- * A path's latencies read the same whatever its storage: sparse (a count per bucket), flat once busy, packed once
- * the sparse table of a quiet path is full. Each is checked against a plain histogram fed the same values, down to the text of
+ * A path's latencies read the same whatever its storage: sparse (a count per bucket), flat once busy or once the
+ * sparse table is full. Each is checked against a plain histogram fed the same values, down to the text of
  * the percentile distribution an {@code .hgrm} file holds.
  */
 class LatencyPathsTest {
@@ -55,7 +55,7 @@ class LatencyPathsTest {
     }
 
     @Test
-    void aQuietPathWithTooManyBucketsGoesOnPacked() {
+    void aQuietPathWithTooManyBucketsTurnsFlat() {
         LatencyPaths.Path p = new LatencyPaths().path(1, 2, "a", "b");
         Histogram ref = new Histogram(3);
         long now = 0;
@@ -66,7 +66,7 @@ class LatencyPathsTest {
             ref.recordValue(v);
         }
         assertSameDistribution(ref, p.snapshot());
-        // Then it gets busy: the rest goes flat, and the table's, the packed and the flat counts add up.
+        // Then it gets busy: the table's and the flat histogram's counts add up.
         for (int i = 0; i < 5000; i++) {
             long v = 777 + i % 300;
             now += 100_000;
