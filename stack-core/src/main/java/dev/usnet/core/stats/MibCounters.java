@@ -6,58 +6,45 @@ import java.util.EnumMap;
 import java.util.Map;
 
 /**
- * One namespace's {@link Mib} counters, in groups of {@value #GROUP} made by the first count in them: an idle
- * namespace holds none, and one that only ever heard a broadcast ARP holds the ARP group, not every counter the
- * stack has. Counted from any thread (atomically).
+ * One namespace's {@link Mib} counters. The array behind them is made by the first count: an idle namespace
+ * holds none. Counted from any thread (atomically).
  */
 public final class MibCounters {
     private static final Mib[] ALL = Mib.values();
-    static final int GROUP = 16;
     private static final VarHandle ELEMENT = MethodHandles.arrayElementVarHandle(long[].class);
-    private static final VarHandle GROUPS_ELEMENT = MethodHandles.arrayElementVarHandle(long[][].class);
-    private static final VarHandle GROUPS;
+    private static final VarHandle COUNTS;
 
     static {
         try {
-            GROUPS = MethodHandles.lookup().findVarHandle(MibCounters.class, "groups", long[][].class);
+            COUNTS = MethodHandles.lookup().findVarHandle(MibCounters.class, "counts", long[].class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
     @SuppressWarnings("unused")
-    private volatile long[][] groups;
+    private volatile long[] counts;
 
     public void inc(Mib m) {
-        int i = m.ordinal();
-        ELEMENT.getAndAdd(group(i), i % GROUP, 1L);
+        ELEMENT.getAndAdd(array(), m.ordinal(), 1L);
     }
 
     public void add(Mib m, long n) {
-        int i = m.ordinal();
-        ELEMENT.getAndAdd(group(i), i % GROUP, n);
+        ELEMENT.getAndAdd(array(), m.ordinal(), n);
     }
 
     public long get(Mib m) {
-        long[][] gs = groups;
-        int i = m.ordinal();
-        long[] g = gs == null ? null : (long[]) GROUPS_ELEMENT.getVolatile(gs, i / GROUP);
-        return g == null ? 0 : (long) ELEMENT.getVolatile(g, i % GROUP);
+        long[] c = counts;
+        return c == null ? 0 : (long) ELEMENT.getVolatile(c, m.ordinal());
     }
 
-    /** The group of counter {@code i}, made now if this is its first count. */
-    private long[] group(int i) {
-        long[][] gs = groups;
-        if (gs == null) {
-            GROUPS.compareAndSet(this, (long[][]) null, new long[(ALL.length + GROUP - 1) / GROUP][]);
-            gs = groups;
+    private long[] array() {
+        long[] c = counts;
+        if (c == null) {
+            COUNTS.compareAndSet(this, (long[]) null, new long[ALL.length]);
+            c = counts;
         }
-        long[] g = (long[]) GROUPS_ELEMENT.getVolatile(gs, i / GROUP);
-        if (g == null) {
-            GROUPS_ELEMENT.compareAndSet(gs, i / GROUP, (long[]) null, new long[GROUP]);
-            g = (long[]) GROUPS_ELEMENT.getVolatile(gs, i / GROUP);
-        }
-        return g;
+        return c;
     }
 
     /** Non-zero counters, as {@code nstat} shows them. */
