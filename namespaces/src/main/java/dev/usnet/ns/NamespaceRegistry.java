@@ -3,6 +3,7 @@ package dev.usnet.ns;
 import dev.usnet.core.device.Device;
 import dev.usnet.core.device.VethEnd;
 import dev.usnet.core.ipv4.IfAddr;
+import dev.usnet.core.knob.NearestNames;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.time.Scheduler;
 import dev.usnet.core.wire.Ipv4Addr;
@@ -13,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
+import java.util.regex.Pattern;
 
 /**
  * The namespaces of one usnet process, by name (what {@code ip netns} lists), with the operations that span
@@ -20,9 +22,7 @@ import java.util.function.Function;
  * rtnetlink-like dumps of another namespace's links and addresses by nsid without entering it.
  */
 public final class NamespaceRegistry implements AutoCloseable {
-    static {
-    }
-
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
     private final Function<String, Scheduler> schedulers;
     private final long seed;
     private final Map<String, NetNamespace> byName = new LinkedHashMap<>();
@@ -39,7 +39,7 @@ public final class NamespaceRegistry implements AutoCloseable {
 
     /** {@code ip netns add NAME}. */
     public synchronized NetNamespace create(String name) {
-        if (!name.matches("[A-Za-z0-9_.-]{1,64}")) {
+        if (!NAME.matcher(name).matches()) {
             throw new IllegalArgumentException("invalid namespace name '" + name + "'");
         }
         if (byName.containsKey(name)) {
@@ -62,7 +62,8 @@ public final class NamespaceRegistry implements AutoCloseable {
     public synchronized NetNamespace get(String name) {
         NetNamespace ns = byName.get(name);
         if (ns == null) {
-            throw new IllegalArgumentException("no namespace '" + name + "' (have: " + String.join(", ", byName.keySet()) + ")");
+            throw new IllegalArgumentException("no namespace '" + name + "' (have: "
+                    + NearestNames.listing(name, byName.keySet()) + ")");
         }
         return ns;
     }

@@ -23,13 +23,13 @@ import java.util.Set;
 public final class NetNamespace {
     private final String name;
     private final NetStack stack;
-    private final Map<NetNamespace, Integer> nsids = new IdentityHashMap<>();
+    private final Map<NetNamespace, Integer> nsids = new IdentityHashMap<>(2);
     /** The ids in {@link #nsids}, so the lowest free one is found without walking thousands of entries (idr_alloc). */
     private final BitSet usedNsids = new BitSet();
     /** The namespace behind each id (netns_ids: idr_find), so a query by nsid does not walk every peer. */
     private final IntObjectHashMap<NetNamespace> byId = new IntObjectHashMap<>();
     /** The namespaces that have an nsid for this one: only they need to forget it when it goes. */
-    private final Set<NetNamespace> knownBy = Collections.newSetFromMap(new IdentityHashMap<>());
+    private final Set<NetNamespace> knownBy = Collections.newSetFromMap(new IdentityHashMap<>(2));
     private volatile boolean alive = true;
     private final PidAllocator pids;
     /** The pid namespaces its processes run in, made by the first process ({@link #processes}). */

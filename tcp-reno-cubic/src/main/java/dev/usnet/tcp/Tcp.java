@@ -28,11 +28,15 @@ import java.util.List;
  */
 public final class Tcp implements L4Protocol, AutoCloseable {
     private final NetStack stack;
-    private final LongObjectHashMap<TcpSock> established = new LongObjectHashMap<>();
+    // Shared empty tables until the first connection and the first listener (never changed: those replace them).
+    private static final LongObjectHashMap<TcpSock> NO_SOCKS = new LongObjectHashMap<>(1);
+    private static final IntObjectHashMap<TcpListener> NO_LISTENERS = new IntObjectHashMap<>(1);
+    private LongObjectHashMap<TcpSock> established = NO_SOCKS;
+    private IntObjectHashMap<TcpListener> listeners = NO_LISTENERS;
     // Connections that ended (reset by the peer, say) while their application still holds them: out of the lookup
-    // table, but holding what they received until the application's close(), or until the namespace goes.
-    private final java.util.Set<TcpSock> endedUnread = new java.util.HashSet<>();
-    private final IntObjectHashMap<TcpListener> listeners = new IntObjectHashMap<>();
+    // table, but holding what they received until the application's close(), or until the namespace goes. Made by
+    // the first.
+    private java.util.Set<TcpSock> endedUnread;
     private final TcpSegment seg = new TcpSegment();
     private final TcpOptions opts = new TcpOptions();
     private final Ipv4Packet ip = new Ipv4Packet();
@@ -138,6 +142,9 @@ public final class Tcp implements L4Protocol, AutoCloseable {
         }
         int cap = (int) Math.min(backlog, stack.knobs().get(TcpSysctl.SOMAXCONN));
         TcpListener l = new TcpListener(this, addr, port, Math.max(cap, 0), acceptor);
+        if (listeners == NO_LISTENERS) {
+            listeners = new IntObjectHashMap<>(4);
+        }
         listeners.put(port, l);
         return l;
     }
@@ -192,6 +199,9 @@ public final class Tcp implements L4Protocol, AutoCloseable {
 
     void hash(TcpSock s) {
         s.key = key(s.raddr, s.rport, s.lport);
+        if (established == NO_SOCKS) {
+            established = new LongObjectHashMap<>();
+        }
         established.put(s.key, s);
     }
 
@@ -204,8 +214,11 @@ public final class Tcp implements L4Protocol, AutoCloseable {
     /** {@code s} ended while its application holds it: its buffers go with its close() or with {@link #close}. */
     void holdUnread(TcpSock s, boolean holds) {
         if (holds) {
+            if (endedUnread == null) {
+                endedUnread = new java.util.HashSet<>();
+            }
             endedUnread.add(s);
-        } else {
+        } else if (endedUnread != null) {
             endedUnread.remove(s);
         }
     }
@@ -347,10 +360,12 @@ public final class Tcp implements L4Protocol, AutoCloseable {
         for (TcpSock s : new ArrayList<>(established.values())) {
             s.destroy();
         }
-        for (TcpSock s : new ArrayList<>(endedUnread)) {
-            s.destroy();
+        if (endedUnread != null) {
+            for (TcpSock s : new ArrayList<>(endedUnread)) {
+                s.destroy();
+            }
+            endedUnread = null;
         }
-        endedUnread.clear();
         for (TcpListener l : new ArrayList<>(listeners.values())) {
             l.close();
         }

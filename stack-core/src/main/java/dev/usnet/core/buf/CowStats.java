@@ -1,23 +1,25 @@
 package dev.usnet.core.buf;
 
-import java.util.concurrent.atomic.LongAdder;
-
-/** How often copy-on-write copied, and how many bytes: the cost the forwarding COW policy is about. */
+/**
+ * How often copy-on-write copied, and how many bytes: the cost the forwarding COW policy is about. Counted on
+ * the namespace's thread only (its forwarding and input path), read from any.
+ */
+@SuppressWarnings("NonAtomicOperationOnVolatileField")
 public final class CowStats {
-    private final LongAdder copies = new LongAdder();
-    private final LongAdder bytesCopied = new LongAdder();
-    private final LongAdder ttlSkipped = new LongAdder();
-    private final LongAdder shared = new LongAdder();
-    private final LongAdder headroomCopies = new LongAdder();
+    private volatile long copies;
+    private volatile long bytesCopied;
+    private volatile long ttlSkipped;
+    private volatile long shared;
+    private volatile long headroomCopies;
 
     public void copied(int bytes) {
-        copies.increment();
-        bytesCopied.add(bytes);
+        copies++;
+        bytesCopied += bytes;
     }
 
     /** A shared packet forwarded without TTL decrement (skip-ttl). */
     public void skipped() {
-        ttlSkipped.increment();
+        ttlSkipped++;
     }
 
     /**
@@ -25,7 +27,7 @@ public final class CowStats {
      * it: for a TCP sender's segments, proof that its retransmission queue still held them.
      */
     public void sawShared() {
-        shared.increment();
+        shared++;
     }
 
     /**
@@ -33,26 +35,26 @@ public final class CowStats {
      * headroom test); the copy itself is counted by {@link #copied} as well.
      */
     public void headroomCopy() {
-        headroomCopies.increment();
+        headroomCopies++;
     }
 
     public long shared() {
-        return shared.sum();
+        return shared;
     }
 
     public long headroomCopies() {
-        return headroomCopies.sum();
+        return headroomCopies;
     }
 
     public long copies() {
-        return copies.sum();
+        return copies;
     }
 
     public long bytesCopied() {
-        return bytesCopied.sum();
+        return bytesCopied;
     }
 
     public long ttlSkipped() {
-        return ttlSkipped.sum();
+        return ttlSkipped;
     }
 }

@@ -8,10 +8,10 @@ import dev.usnet.core.netem.NetemParams;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.DeviceStats;
 import dev.usnet.core.stats.DropReason;
+import dev.usnet.core.stats.LatencyPaths;
 import dev.usnet.core.wire.Checksum;
 import dev.usnet.core.wire.EthernetFrame;
 import dev.usnet.core.wire.MacAddr;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A network device (struct net_device): receives frames from its driver side, transmits frames the stack
@@ -35,9 +35,15 @@ public abstract class Device {
     private volatile Device master;
     private volatile DevConf conf;
     private final DeviceStats stats = new DeviceStats();
-    private final CopyOnWriteArrayList<PacketTap> taps = new CopyOnWriteArrayList<>();
+    // Copied on change (rare), read per frame without allocating; one shared empty array until a tap is added.
+    private volatile PacketTap[] taps = NO_TAPS;
+    private static final PacketTap[] NO_TAPS = new PacketTap[0];
     private final Object netemLock = new Object();
     private volatile LinkEmulation netem;
+    // The latency path the last packet leaving here took: a flood or a flow sends most packets the way the one
+    // before went, so the namespace's path table is only searched when the ingress device changes. Namespace
+    // thread only; forgotten when the device changes namespace.
+    private LatencyPaths.Path lastPath;
 
     protected Device(String kind, String name, long mac) {
         this.kind = kind;
@@ -79,6 +85,7 @@ public abstract class Device {
         }
         this.stack = stack;
         this.ifindex = ifindex;
+        this.lastPath = null;
         this.conf = stack == null ? null : stack.knobs().dev(name);
     }
 
@@ -243,12 +250,23 @@ public abstract class Device {
         this.master = master;
     }
 
-    public void addTap(PacketTap tap) {
-        taps.add(tap);
+    public synchronized void addTap(PacketTap tap) {
+        PacketTap[] t = java.util.Arrays.copyOf(taps, taps.length + 1);
+        t[t.length - 1] = tap;
+        taps = t;
     }
 
-    public void removeTap(PacketTap tap) {
-        taps.remove(tap);
+    public synchronized void removeTap(PacketTap tap) {
+        PacketTap[] t = taps;
+        for (int i = 0; i < t.length; i++) {
+            if (t[i] == tap) {
+                PacketTap[] n = new PacketTap[t.length - 1];
+                System.arraycopy(t, 0, n, 0, i);
+                System.arraycopy(t, i + 1, n, i, t.length - i - 1);
+                taps = t.length == 1 ? NO_TAPS : n;
+                return;
+            }
+        }
     }
 
     /**
@@ -268,10 +286,8 @@ public abstract class Device {
         int len = p.length();
         boolean mcast = len >= EthernetFrame.HEADER_LEN && MacAddr.isMulticast(MacAddr.get(p.buf(), p.start()));
         stats.rx(len, mcast);
-        if (!taps.isEmpty()) {
-            for (PacketTap t : taps) {
-                t.tap(this, p, false, now);
-            }
+        for (PacketTap t : taps) {
+            t.tap(this, p, false, now);
         }
         RxHandler h = rxHandler;
         if (h != null && h.handleFrame(this, p)) {
@@ -330,16 +346,19 @@ public abstract class Device {
     protected final void recordPath(Packet p, NetStack s, long now) {
         Device in = p.dev();
         if (in != null && in != this && in.stack == s) {
-            s.latency().path(in.ifindex, ifindex, in.name, name).record(now - p.rxTimeNanos(), p.length(), p.cowBytes());
+            LatencyPaths.Path path = lastPath;
+            if (path == null || path.inIfindex() != in.ifindex) {
+                path = s.latency().path(in.ifindex, ifindex, in.name, name);
+                lastPath = path;
+            }
+            path.record(now, now - p.rxTimeNanos(), p.length(), p.cowBytes());
         }
     }
 
     /** After the qdisc: taps see the frame (dev_queue_xmit_nit), it is counted and handed to the driver. */
     private void send(Packet p, long now) {
-        if (!taps.isEmpty()) {
-            for (PacketTap t : taps) {
-                t.tap(this, p, true, now);
-            }
+        for (PacketTap t : taps) {
+            t.tap(this, p, true, now);
         }
         stats.tx(p.length());
         xmit(p);

@@ -16,9 +16,13 @@ import java.util.List;
 public final class Devinet {
     private final RouteTable main;
     private final List<IfAddr> addrs = new ArrayList<>();
-    private volatile IntObjectHashMap<IfAddr> local = new IntObjectHashMap<>();
-    private volatile IntObjectHashMap<IfAddr> broadcasts = new IntObjectHashMap<>();
-    private volatile IfAddr[] snapshot = new IfAddr[0];
+    /** Up to this many addresses the lookups scan {@link #snapshot} (as fast as a hash, and nothing more to hold). */
+    static final int SCAN_MAX = 8;
+    private static final IfAddr[] NO_ADDRS = new IfAddr[0];
+    // Replaced whole on every change, never changed in place; the maps only for more than SCAN_MAX addresses.
+    private volatile IfAddr[] snapshot = NO_ADDRS;
+    private volatile IntObjectHashMap<IfAddr> local;
+    private volatile IntObjectHashMap<IfAddr> broadcasts;
 
     public Devinet(RouteTable main) {
         this.main = main;
@@ -80,26 +84,43 @@ public final class Devinet {
     }
 
     private void publish() {
-        IntObjectHashMap<IfAddr> l = new IntObjectHashMap<>();
-        IntObjectHashMap<IfAddr> b = new IntObjectHashMap<>();
-        for (IfAddr a : addrs) {
-            l.putIfAbsent(a.address(), a);
-            if (a.broadcast() != 0) {
-                b.putIfAbsent(a.broadcast(), a);
+        IntObjectHashMap<IfAddr> l = null;
+        IntObjectHashMap<IfAddr> b = null;
+        if (addrs.size() > SCAN_MAX) {
+            l = new IntObjectHashMap<>(addrs.size());
+            b = new IntObjectHashMap<>(addrs.size());
+            for (IfAddr a : addrs) {
+                l.putIfAbsent(a.address(), a);
+                if (a.broadcast() != 0) {
+                    b.putIfAbsent(a.broadcast(), a);
+                }
             }
         }
+        // The snapshot last: a reader that sees a short one finds no maps it should have used.
         local = l;
         broadcasts = b;
-        snapshot = addrs.toArray(new IfAddr[0]);
+        snapshot = addrs.isEmpty() ? NO_ADDRS : addrs.toArray(new IfAddr[0]);
     }
 
-    /** The address entry when {@code a} is one of this namespace's own addresses (RTN_LOCAL). */
+    /** The address entry when {@code a} is one of this namespace's own addresses (RTN_LOCAL); the first added wins. */
     public IfAddr local(int a) {
-        return local.get(a);
+        IfAddr[] s = snapshot;
+        if (s.length > SCAN_MAX) {
+            IntObjectHashMap<IfAddr> l = local;
+            if (l != null) {
+                return l.get(a);
+            }
+        }
+        for (IfAddr ifa : s) {
+            if (ifa.address() == a) {
+                return ifa;
+            }
+        }
+        return null;
     }
 
     public boolean isLocal(int a) {
-        return local.containsKey(a);
+        return local(a) != null;
     }
 
     /** True when {@code a} is the broadcast address of a subnet on {@code dev} (a broadcast route there). */
@@ -117,7 +138,22 @@ public final class Devinet {
 
     /** A subnet broadcast address of one of our addresses (RTN_BROADCAST). */
     public boolean isBroadcast(int a) {
-        return a == Ipv4Addr.LIMITED_BROADCAST || broadcasts.containsKey(a);
+        if (a == Ipv4Addr.LIMITED_BROADCAST) {
+            return true;
+        }
+        IfAddr[] s = snapshot;
+        if (s.length > SCAN_MAX) {
+            IntObjectHashMap<IfAddr> b = broadcasts;
+            if (b != null) {
+                return b.containsKey(a);
+            }
+        }
+        for (IfAddr ifa : s) {
+            if (ifa.broadcast() == a && a != 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     public synchronized List<IfAddr> list() {

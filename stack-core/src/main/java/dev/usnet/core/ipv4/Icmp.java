@@ -38,7 +38,8 @@ public final class Icmp {
     private final Ipv4Packet ip = new Ipv4Packet();
     private final Ipv4Packet inner = new Ipv4Packet();
     private final InetPeers peers = new InetPeers();
-    private final IntObjectHashMap<PingListener> pings = new IntObjectHashMap<>();
+    // Made by the first ping socket (guarded by this).
+    private IntObjectHashMap<PingListener> pings;
     private final byte[] echoedOptions = new byte[40];
     private volatile ErrorListener errorListener;
 
@@ -47,11 +48,16 @@ public final class Icmp {
     }
 
     public synchronized void openPing(int id, PingListener l) {
+        if (pings == null) {
+            pings = new IntObjectHashMap<>(4);
+        }
         pings.put(id, l);
     }
 
     public synchronized void closePing(int id) {
-        pings.remove(id);
+        if (pings != null) {
+            pings.remove(id);
+        }
     }
 
     public void setErrorListener(ErrorListener l) {
@@ -87,7 +93,7 @@ public final class Icmp {
                 stack.mib().inc(Mib.IcmpInEchoReps);
                 PingListener l;
                 synchronized (this) {
-                    l = pings.get(icmp.echoId());
+                    l = pings == null ? null : pings.get(icmp.echoId());
                 }
                 if (l != null) {
                     l.echoReply(ip.src(), icmp.echoSeq(), p.buf(), off + IcmpPacket.HEADER_LEN, len - IcmpPacket.HEADER_LEN);

@@ -21,16 +21,20 @@ final class InetPeers {
         int redirects;
     }
 
-    private final Map<Integer, Peer> peers = new LinkedHashMap<>(64, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Integer, Peer> e) {
-            return size() > PEERS;
-        }
-    };
+    // Made by the first peer (most namespaces never send an ICMP error or a redirect).
+    private Map<Integer, Peer> peers;
     private long globalCredit = Long.MIN_VALUE;
     private long globalStamp;
 
     private Peer peer(int addr, long nowJ, int hz) {
+        if (peers == null) {
+            peers = new LinkedHashMap<>(64, 0.75f, true) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<Integer, Peer> e) {
+                    return size() > PEERS;
+                }
+            };
+        }
         return peers.computeIfAbsent(addr, a -> {
             Peer p = new Peer();
             // As inet_getpeer: far enough in the past that the first computation yields a full bucket.

@@ -21,15 +21,21 @@ import dev.usnet.core.wire.Ipv4Packet;
 public final class IpInput {
     private final NetStack stack;
     private final Ipv4Packet ip = new Ipv4Packet();
-    private final L4Protocol[] protocols = new L4Protocol[256];
+    // Indexed by protocol number, only as long as the highest registered (TCP: 7 slots, not 256).
+    private volatile L4Protocol[] protocols = new L4Protocol[0];
 
     public IpInput(NetStack stack) {
         this.stack = stack;
     }
 
     /** Registers the receive hook of transport protocol {@code proto} (inet_add_protocol). */
-    public void registerProtocol(int proto, L4Protocol handler) {
-        protocols[proto] = handler;
+    public synchronized void registerProtocol(int proto, L4Protocol handler) {
+        if (proto < 0 || proto > 255) {
+            throw new IllegalArgumentException("IP protocol " + proto + " out of range 0..255");
+        }
+        L4Protocol[] t = java.util.Arrays.copyOf(protocols, Math.max(protocols.length, proto + 1));
+        t[proto] = handler;
+        protocols = t;
     }
 
     /** ip_rcv. Owns {@code p}; {@code p.network()} is the IP header. */
@@ -227,7 +233,8 @@ public final class IpInput {
             case Ipv4Packet.PROTO_ICMP -> stack.icmp().rcv(p);
             case Ipv4Packet.PROTO_UDP -> stack.udp().rcv(p);
             default -> {
-                L4Protocol h = protocols[proto];
+                L4Protocol[] t = protocols;
+                L4Protocol h = proto < t.length ? t[proto] : null;
                 if (h != null) {
                     h.rcv(p);
                 } else {

@@ -15,7 +15,9 @@ public final class Udp {
     private final NetStack stack;
     private final UdpDatagram udp = new UdpDatagram();
     private final Ipv4Packet ip = new Ipv4Packet();
-    private volatile IntObjectHashMap<UdpSocket> byPort = new IntObjectHashMap<>();
+    // Replaced whole on every bind and unbind, never changed in place: until the first bind, the shared empty one.
+    private static final IntObjectHashMap<UdpSocket> NONE = new IntObjectHashMap<>(1);
+    private volatile IntObjectHashMap<UdpSocket> byPort = NONE;
     private int nextEphemeral = 32768;
 
     public Udp(NetStack stack) {

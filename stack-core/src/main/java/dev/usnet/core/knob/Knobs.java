@@ -162,8 +162,10 @@ public final class Knobs {
     private final ConcurrentHashMap<String, String> explicit = new ConcurrentHashMap<>();
     // Values of declared knobs by slot. Empty until one is set (an idle namespace shares the declared defaults);
     // replaced as a whole on every set, so a reader on another thread sees an old or a new array, never half.
-    private volatile long[] longs = new long[0];
-    private volatile Object[] values = new Object[0];
+    private volatile long[] longs = NO_LONGS;
+    private volatile Object[] values = NO_VALUES;
+    private static final long[] NO_LONGS = new long[0];
+    private static final Object[] NO_VALUES = new Object[0];
 
     /** The value of a declared integer knob in this namespace: an array read, for the packet path. */
     public long get(LongKnob k) {

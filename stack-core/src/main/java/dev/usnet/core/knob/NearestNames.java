@@ -38,6 +38,24 @@ public final class NearestNames {
         return found;
     }
 
+    /** How many names {@link #listing} spells out before it counts the rest. */
+    static final int LISTED = 12;
+
+    /**
+     * What exists, for an error about {@code wanted} that is not there: every name when there are at most
+     * {@value #LISTED}, else the first of them, how many there are and the nearest to {@code wanted} (a topology of
+     * ten thousand containers would otherwise put all their names into every such message).
+     */
+    public static String listing(String wanted, Collection<String> names) {
+        if (names.size() <= LISTED) {
+            return String.join(", ", names);
+        }
+        List<String> first = names.stream().limit(LISTED).toList();
+        List<String> near = nearest(wanted, names, 3);
+        return String.join(", ", first) + ", ... (" + names.size() + " in all"
+                + (near.isEmpty() ? "" : "; nearest to '" + wanted + "': " + String.join(", ", near)) + ")";
+    }
+
     /** The nearest candidate, or null (see {@link #nearest(String, Collection, int)}). */
     public static String nearest(String name, Collection<String> candidates) {
         List<String> l = nearest(name, candidates, 1);

@@ -15,9 +15,7 @@ import dev.usnet.core.wire.EthernetFrame;
 import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.core.wire.MacAddr;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * ARP (RFC 826) as Linux's arp_process: answers requests for our addresses, learns requesters, takes replies
@@ -28,8 +26,8 @@ import java.util.Set;
 public final class Arp {
     private final NetStack stack;
     private final ArpPacket arp = new ArpPacket();
-    private final Set<Timeout> proxyPending = new HashSet<>();
-    private final Map<Timeout, Packet> pendingPackets = new HashMap<>();
+    // Proxied requests waiting out their delay (proxy_queue), by their timer: made by the first one.
+    private Map<Timeout, Packet> proxyPending;
 
     public Arp(NetStack stack) {
         this.stack = stack;
@@ -128,6 +126,9 @@ public final class Arp {
     }
 
     private void enqueueProxy(Packet p, DevConf conf) {
+        if (proxyPending == null) {
+            proxyPending = new HashMap<>();
+        }
         if (proxyPending.size() >= conf.proxyQlen) {
             stack.drop(p, DropReason.ARP_PROXY_QUEUE_FULL);
             return;
@@ -137,23 +138,20 @@ public final class Arp {
         Timeout[] self = new Timeout[1];
         self[0] = stack.schedule(() -> {
             proxyPending.remove(self[0]);
-            pendingPackets.remove(self[0]);
             process(p, true);
         }, delay);
-        proxyPending.add(self[0]);
-        pendingPackets.put(self[0], p);
+        proxyPending.put(self[0], p);
     }
 
     public void close() {
-        for (Timeout t : proxyPending) {
-            t.cancel();
-            Packet p = pendingPackets.get(t);
-            if (p != null) {
-                p.release();
-            }
+        if (proxyPending == null) {
+            return;
+        }
+        for (Map.Entry<Timeout, Packet> e : proxyPending.entrySet()) {
+            e.getKey().cancel();
+            e.getValue().release();
         }
         proxyPending.clear();
-        pendingPackets.clear();
     }
 
     /** Sends a who-has for {@code tip} from {@code sip}; broadcast unless {@code knownMac} is given (a probe). */

@@ -32,7 +32,9 @@ public final class NeighTable {
     static final long FORCED_GC_AGE_NANOS = 5_000_000_000L;
 
     private final NetStack stack;
-    private final LongObjectHashMap<Neighbour> entries = new LongObjectHashMap<>();
+    // The shared empty table until the first entry (never changed: the first create replaces it). Guarded by this.
+    private static final LongObjectHashMap<Neighbour> NONE = new LongObjectHashMap<>(1);
+    private LongObjectHashMap<Neighbour> entries = NONE;
     /** Entries per NUD state, kept at every change so they can be read from any thread without the table's lock. */
     private final java.util.concurrent.atomic.AtomicIntegerArray byState =
             new java.util.concurrent.atomic.AtomicIntegerArray(NudState.values().length);
@@ -54,14 +56,14 @@ public final class NeighTable {
     }
 
     public Neighbour lookup(Device dev, int ip) {
-        synchronized (entries) {
+        synchronized (this) {
             return entries.get(key(dev, ip));
         }
     }
 
     /** Entries in the table (permanent ones included). */
     public int size() {
-        synchronized (entries) {
+        synchronized (this) {
             return entries.size();
         }
     }
@@ -73,7 +75,7 @@ public final class NeighTable {
 
     /** Packets waiting for resolution in every entry, in bytes as unres_qlen_bytes counts them. */
     public long queuedBytes() {
-        synchronized (entries) {
+        synchronized (this) {
             long b = 0;
             for (Neighbour n : entries.values()) {
                 b += n.arpQueueBytes;
@@ -84,7 +86,7 @@ public final class NeighTable {
 
     /** neigh_alloc: a permanent entry is exempt from the GC and its limits; others count against gc_thresh2/3. */
     private Neighbour create(Device dev, int ip, boolean permanent) {
-        synchronized (entries) {
+        synchronized (this) {
             Neighbour n = entries.get(key(dev, ip));
             if (n != null) {
                 return n;
@@ -103,6 +105,9 @@ public final class NeighTable {
             }
             n = new Neighbour(dev, ip);
             n.updated = n.used = stack.now();
+            if (entries == NONE) {
+                entries = new LongObjectHashMap<>();
+            }
             entries.put(key(dev, ip), n);
             n.inTable = true;
             byState.incrementAndGet(NudState.NONE.ordinal());
@@ -192,7 +197,7 @@ public final class NeighTable {
      * nothing holds and that failed or went unused for gc_stale_time. Re-armed while the table is that large.
      */
     private void periodicGc() {
-        synchronized (entries) {
+        synchronized (this) {
             periodicGc = null;
             var knobs = stack.knobs();
             if (entries.size() < knobs.neighGcThresh1()) {
@@ -282,7 +287,7 @@ public final class NeighTable {
 
     /** {@code ip neigh del}. */
     public boolean delete(Device dev, int ip) {
-        synchronized (entries) {
+        synchronized (this) {
             Neighbour n = entries.get(key(dev, ip));
             if (n == null) {
                 return false;
@@ -294,7 +299,7 @@ public final class NeighTable {
     }
 
     public List<Neighbour> list() {
-        synchronized (entries) {
+        synchronized (this) {
             List<Neighbour> l = new ArrayList<>(entries.values());
             l.sort((a, b) -> a.dev.ifindex() != b.dev.ifindex() ? Integer.compare(a.dev.ifindex(), b.dev.ifindex())
                     : Integer.compareUnsigned(a.ip, b.ip));
@@ -307,7 +312,7 @@ public final class NeighTable {
      * PERMANENT nor NOARP, as iproute2 does without {@code nud all}; what they queued is dropped. Returns how many.
      */
     public int flush(Device dev) {
-        synchronized (entries) {
+        synchronized (this) {
             int n = 0;
             for (Neighbour x : new ArrayList<>(entries.values())) {
                 if ((dev == null || x.dev == dev) && x.state != NudState.PERMANENT && x.state != NudState.NOARP) {
@@ -321,7 +326,7 @@ public final class NeighTable {
     }
 
     public void flushDevice(Device dev) {
-        synchronized (entries) {
+        synchronized (this) {
             for (Neighbour n : new ArrayList<>(entries.values())) {
                 if (n.dev == dev) {
                     remove(n);
@@ -332,7 +337,7 @@ public final class NeighTable {
     }
 
     public void close() {
-        synchronized (entries) {
+        synchronized (this) {
             if (periodicGc != null) {
                 periodicGc.cancel();
                 periodicGc = null;

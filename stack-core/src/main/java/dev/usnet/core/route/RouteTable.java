@@ -17,7 +17,8 @@ import java.util.Map;
  * changes and published as an immutable snapshot, so lookups need no lock.
  */
 public final class RouteTable {
-    private final Map<Long, Route> routes = new HashMap<>();
+    // Small to start: a container has two routes (lo's and eth0's connected ones).
+    private final Map<Long, Route> routes = new HashMap<>(4);
     private volatile Snapshot snapshot = Snapshot.EMPTY;
     private volatile boolean dirty;
     // RTM_NEWROUTE/RTM_DELROUTE to whoever monitors the namespace; null when nobody does.

@@ -13,6 +13,7 @@ import dev.usnet.core.ipv4.IpOutput;
 import dev.usnet.core.ipv4.Udp;
 import dev.usnet.core.knob.DevConf;
 import dev.usnet.core.knob.Knobs;
+import dev.usnet.core.knob.NearestNames;
 import dev.usnet.core.neigh.Arp;
 import dev.usnet.core.neigh.NeighTable;
 import dev.usnet.core.route.RouteTable;
@@ -22,19 +23,19 @@ import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.stats.LatencyPaths;
 import dev.usnet.core.stats.Mib;
 import dev.usnet.core.stats.MibCounters;
+import dev.usnet.core.time.Napi;
 import dev.usnet.core.time.Scheduler;
 import dev.usnet.core.wire.EthernetFrame;
 import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.core.wire.MacAddr;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.jctools.queues.MpscGrowableArrayQueue;
 
 /**
  * The network stack of one namespace (struct net): its devices, addresses, routes, neighbours, sockets,
@@ -76,19 +77,48 @@ public final class NetStack {
     private int nextIfindex = 1;
     private final EthernetFrame eth = new EthernetFrame();
 
-    /** Capacity of the receive backlog; net.core.netdev_max_backlog limits it further. */
-    public static final int BACKLOG_CAPACITY = 65_536;
-    /** The ring a namespace's first received frame creates; it doubles as the backlog fills, up to the capacity. */
-    static final int BACKLOG_INITIAL_CAPACITY = 16;
+    private static final int LOOPBACK_ADDRESS = Ipv4Addr.parse("127.0.0.1");
 
-    // Created by the first frame received, then a ring that grows by doubling while the backlog is deeper than it
-    // has been (up to BACKLOG_CAPACITY) and never shrinks, so enqueueing allocates nothing once a busy namespace
-    // has grown it to its working depth. An idle namespace holds none: a preallocated 64 Ki-slot ring was 256 KiB
-    // per namespace, 2.7 GB for 10 000 idle containers.
-    private volatile MpscGrowableArrayQueue<Packet> backlog;
-    private final AtomicInteger backlogLen = new AtomicInteger();
-    private final AtomicBoolean backlogScheduled = new AtomicBoolean();
-    private final Runnable backlogTask = this::processBacklog;
+    /** The largest receive backlog net.core.netdev_max_backlog may set. */
+    public static final int BACKLOG_CAPACITY = 65_536;
+
+    // The receive backlog (the sk_buff_head netif_rx queues onto), linked through the packets themselves, so it
+    // costs nothing while empty and never grows or allocates: any thread pushes onto `incoming` (a lock-free
+    // stack, newest first); the namespace thread takes it whole, turns it into arrival order in `head` and
+    // processes from there. Its length is counted apart for net.core.netdev_max_backlog.
+    @SuppressWarnings("unused")
+    private volatile Packet incoming;
+    private Packet head;
+    @SuppressWarnings("unused")
+    private volatile int backlogLen;
+    // NAPI_STATE_SCHED: a backlog run is scheduled or running.
+    @SuppressWarnings("unused")
+    private volatile boolean backlogScheduled;
+    private final Napi backlogTask = new Napi() {
+        @Override
+        public void run() {
+            processBacklog();
+        }
+
+        @Override
+        public String toString() {
+            return "receive backlog of netns " + name;
+        }
+    };
+    private static final VarHandle INCOMING;
+    private static final VarHandle BACKLOG_LEN;
+    private static final VarHandle BACKLOG_SCHEDULED;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            INCOMING = l.findVarHandle(NetStack.class, "incoming", Packet.class);
+            BACKLOG_LEN = l.findVarHandle(NetStack.class, "backlogLen", int.class);
+            BACKLOG_SCHEDULED = l.findVarHandle(NetStack.class, "backlogScheduled", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
     private final CpuAccount cpu;
     // With the CPU model on in virtual time: the namespace clock until which the last backlog run keeps its
     // cores busy; the next run starts no earlier. Only touched on the namespace thread (virtual time).
@@ -111,7 +141,7 @@ public final class NetStack {
         this.loopback = new Loopback();
         register(loopback);
         loopback.setUp(true);
-        devinet.add(loopback, Ipv4Addr.parse("127.0.0.1"), 8);
+        devinet.add(loopback, LOOPBACK_ADDRESS, 8);
     }
 
     public String name() {
@@ -301,7 +331,7 @@ public final class NetStack {
         Device d = byName.get(devName);
         if (d == null) {
             throw new IllegalArgumentException("no device '" + devName + "' in namespace " + name + " (have: "
-                    + String.join(", ", byName.keySet()) + ")");
+                    + NearestNames.listing(devName, byName.keySet()) + ")");
         }
         return d;
     }
@@ -317,45 +347,51 @@ public final class NetStack {
      * from any thread (a veth peer in another namespace, an I/O thread).
      */
     public void netifRx(Device dev, Packet p) {
-        if (backlogLen.get() >= knobs.backlogMax()) {
+        if (backlogLen >= knobs.backlogMax()) {
             dev.stats().rxDrop();
             drop(p, DropReason.BACKLOG_FULL);
             return;
         }
         p.setDev(dev);
-        MpscGrowableArrayQueue<Packet> q = backlog;
-        if (q == null) {
-            q = createBacklog();
-        }
-        backlogLen.incrementAndGet();
-        if (!q.offer(p)) {
-            backlogLen.decrementAndGet();
-            dev.stats().rxDrop();
-            drop(p, DropReason.BACKLOG_FULL);
-            return;
-        }
-        if (backlogScheduled.compareAndSet(false, true)) {
+        BACKLOG_LEN.getAndAdd(this, 1);
+        Packet top;
+        do {
+            top = (Packet) INCOMING.getVolatile(this);
+            p.setNext(top);
+        } while (!INCOMING.compareAndSet(this, top, p));
+        if (!backlogScheduled && BACKLOG_SCHEDULED.compareAndSet(this, false, true)) {
             scheduleBacklogRun();
         }
     }
 
-    private synchronized MpscGrowableArrayQueue<Packet> createBacklog() {
-        MpscGrowableArrayQueue<Packet> q = backlog;
-        if (q == null) {
-            q = new MpscGrowableArrayQueue<>(BACKLOG_INITIAL_CAPACITY, BACKLOG_CAPACITY);
-            backlog = q;
+    /** The next frame of the receive backlog in arrival order, or null. Namespace thread only. */
+    private Packet pollBacklog() {
+        Packet p = head;
+        if (p == null) {
+            Packet n = (Packet) INCOMING.getAndSet(this, (Packet) null);
+            while (n != null) {
+                Packet next = n.next();
+                n.setNext(p);
+                p = n;
+                n = next;
+            }
+            if (p == null) {
+                return null;
+            }
         }
-        return q;
+        head = p.next();
+        p.setNext(null);
+        BACKLOG_LEN.getAndAdd(this, -1);
+        return p;
     }
 
-    /** Whether this namespace has received a frame, and so holds a receive backlog ring. */
-    public boolean hasBacklogRing() {
-        return backlog != null;
+    private boolean backlogEmpty() {
+        return head == null && incoming == null;
     }
 
     /** Frames waiting in the receive backlog. */
     public int backlogLength() {
-        return backlogLen.get();
+        return backlogLen;
     }
 
     private void scheduleBacklogRun() {
@@ -363,7 +399,7 @@ public final class NetStack {
         if (wait > 0) {
             scheduler.executeAfter(backlogTask, wait);
         } else {
-            scheduler.execute(backlogTask);
+            scheduler.napiSchedule(backlogTask);
         }
     }
 
@@ -384,15 +420,12 @@ public final class NetStack {
             bridge0 = cpu.bridgeForwards();
             csum0 = cpu.bytesChecksummed();
         }
-        // Only scheduled after a frame was queued, so the ring exists.
-        MpscGrowableArrayQueue<Packet> backlog = this.backlog;
         int frames = 0;
         for (; frames < BACKLOG_BUDGET; frames++) {
-            Packet p = backlog.poll();
+            Packet p = pollBacklog();
             if (p == null) {
                 break;
             }
-            backlogLen.decrementAndGet();
             p.dev().receive(p);
         }
         if (model) {
@@ -410,12 +443,14 @@ public final class NetStack {
             }
         }
         cpu.addMeasured(System.nanoTime() - t0);
-        if (!backlog.isEmpty()) {
+        scheduler.ranFrames(frames);
+        if (!backlogEmpty()) {
             scheduleBacklogRun();
             return;
         }
-        backlogScheduled.set(false);
-        if (!backlog.isEmpty() && backlogScheduled.compareAndSet(false, true)) {
+        BACKLOG_SCHEDULED.setVolatile(this, false);
+        // A frame queued between the check and the reset saw the run scheduled and did not schedule one.
+        if (!backlogEmpty() && BACKLOG_SCHEDULED.compareAndSet(this, false, true)) {
             scheduleBacklogRun();
         }
     }
@@ -480,10 +515,8 @@ public final class NetStack {
         neigh.close();
         ipDefrag.close();
         arp.close();
-        MpscGrowableArrayQueue<Packet> q = backlog;
         Packet p;
-        while (q != null && (p = q.poll()) != null) {
-            backlogLen.decrementAndGet();
+        while ((p = pollBacklog()) != null) {
             p.release();
         }
     }

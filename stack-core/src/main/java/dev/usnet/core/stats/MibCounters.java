@@ -1,31 +1,57 @@
 package dev.usnet.core.stats;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.EnumMap;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLongArray;
 
-/** One namespace's {@link Mib} counters. */
+/**
+ * One namespace's {@link Mib} counters. The array behind them is made by the first count: an idle namespace
+ * holds none. Counted from any thread (atomically).
+ */
 public final class MibCounters {
     private static final Mib[] ALL = Mib.values();
-    private final AtomicLongArray v = new AtomicLongArray(ALL.length);
+    private static final VarHandle ELEMENT = MethodHandles.arrayElementVarHandle(long[].class);
+    private static final VarHandle COUNTS;
+
+    static {
+        try {
+            COUNTS = MethodHandles.lookup().findVarHandle(MibCounters.class, "counts", long[].class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    @SuppressWarnings("unused")
+    private volatile long[] counts;
 
     public void inc(Mib m) {
-        v.incrementAndGet(m.ordinal());
+        ELEMENT.getAndAdd(array(), m.ordinal(), 1L);
     }
 
     public void add(Mib m, long n) {
-        v.addAndGet(m.ordinal(), n);
+        ELEMENT.getAndAdd(array(), m.ordinal(), n);
     }
 
     public long get(Mib m) {
-        return v.get(m.ordinal());
+        long[] c = counts;
+        return c == null ? 0 : (long) ELEMENT.getVolatile(c, m.ordinal());
+    }
+
+    private long[] array() {
+        long[] c = counts;
+        if (c == null) {
+            COUNTS.compareAndSet(this, (long[]) null, new long[ALL.length]);
+            c = counts;
+        }
+        return c;
     }
 
     /** Non-zero counters, as {@code nstat} shows them. */
     public Map<Mib, Long> snapshot() {
         Map<Mib, Long> m = new EnumMap<>(Mib.class);
         for (Mib k : ALL) {
-            long x = v.get(k.ordinal());
+            long x = get(k);
             if (x != 0) {
                 m.put(k, x);
             }

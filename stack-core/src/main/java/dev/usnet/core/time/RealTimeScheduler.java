@@ -4,12 +4,18 @@ import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
-/** Wall-clock time on a Netty event executor: the same stack code, real timers, real I/O. */
+/**
+ * Wall-clock time on a Netty event executor: the same stack code, real timers, real I/O. One scheduler per loop
+ * (a CPU), shared by the namespaces it carries, gathers their receive work into one poll list ({@link Softnet});
+ * namespaces given schedulers of their own on one loop work too, with a poll list each.
+ */
 public final class RealTimeScheduler implements Scheduler {
     private final EventExecutor executor;
+    private final Softnet softnet;
 
     public RealTimeScheduler(EventExecutor executor) {
         this.executor = executor;
+        this.softnet = new Softnet(executor);
     }
 
     public EventExecutor executor() {
@@ -24,6 +30,11 @@ public final class RealTimeScheduler implements Scheduler {
     @Override
     public void execute(Runnable task) {
         executor.execute(task);
+    }
+
+    @Override
+    public void napiSchedule(Napi napi) {
+        softnet.schedule(napi);
     }
 
     @Override

@@ -18,6 +18,22 @@ public interface Scheduler {
     Timeout schedule(Runnable task, long delayNanos);
 
     /**
+     * napi_schedule: runs {@code napi} soon on this scheduler's thread, like {@link #execute}; a real-time loop
+     * gathers what is scheduled for all its namespaces into one task ({@link Softnet}). The caller makes sure
+     * {@code napi} is not scheduled already.
+     */
+    default void napiSchedule(Napi napi) {
+        execute(napi);
+    }
+
+    /**
+     * A receive run handled {@code frames} frames: the unit of work virtual time's watchdog counts, beside the
+     * events themselves, to tell a run stuck at one instant ({@link VirtualScheduler#stallLimit()}).
+     */
+    default void ranFrames(int frames) {
+    }
+
+    /**
      * Runs {@code task} after {@code delayNanos}, never cancelled: for the stack's own recurring work (a
      * receive backlog run delayed by the CPU model), which a virtual scheduler runs without allocating.
      */

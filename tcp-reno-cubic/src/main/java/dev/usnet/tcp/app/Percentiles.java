@@ -1,5 +1,6 @@
 package dev.usnet.tcp.app;
 
+import dev.usnet.core.stats.LatencyPaths;
 import java.util.Locale;
 import org.HdrHistogram.Histogram;
 
@@ -18,6 +19,16 @@ public record Percentiles(long count, double minUs, double meanUs, double p50Us,
         return new Percentiles(h.getTotalCount(), us(h.getMinValue()), h.getMean() / 1000.0,
                 us(h.getValueAtPercentile(50)), us(h.getValueAtPercentile(90)), us(h.getValueAtPercentile(99)),
                 us(h.getValueAtPercentile(99.9)), us(h.getMaxValue()));
+    }
+
+    /** The summary of a forwarding path's latencies (nanoseconds), the same numbers as of its histogram. */
+    public static Percentiles of(LatencyPaths.Summary s) {
+        if (s.totalCount() == 0) {
+            return new Percentiles(0, 0, 0, 0, 0, 0, 0, 0);
+        }
+        return new Percentiles(s.totalCount(), us(s.minValue()), s.mean() / 1000.0, us(s.valueAtPercentile(50)),
+                us(s.valueAtPercentile(90)), us(s.valueAtPercentile(99)), us(s.valueAtPercentile(99.9)),
+                us(s.maxValue()));
     }
 
     private static double us(long nanos) {

@@ -164,6 +164,9 @@ public final class CompareCommand implements Callable<Integer> {
                 }
                 loaded.put(v.group(), c);
                 warnings.addAll(c.warnings());
+                if (!real) {
+                    warnings.addAll(c.virtualClockWarnings());
+                }
             } catch (TopologyException ex) {
                 warnings.addAll(ex.warnings());
                 errors.addAll(ex.errors());

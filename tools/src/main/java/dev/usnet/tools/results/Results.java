@@ -168,7 +168,7 @@ public record Results(String topology, String clock, long seed, double durationS
                 m.put("name", p.name());
                 m.put("packets", p.packets());
                 m.put("bytes", p.bytes());
-                putPercentiles(m, Percentiles.of(p.snapshot()));
+                putPercentiles(m, Percentiles.of(p.summary()));
                 paths.add(m);
             }
             for (Device d : s.devices()) {

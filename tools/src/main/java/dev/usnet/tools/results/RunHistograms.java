@@ -19,7 +19,46 @@ import org.HdrHistogram.Histogram;
 public record RunHistograms(Map<String, Histogram> apps, Map<String, Histogram> paths) {
     public RunHistograms {
         apps = Collections.unmodifiableMap(new LinkedHashMap<>(apps));
-        paths = Collections.unmodifiableMap(new LinkedHashMap<>(paths));
+        paths = paths instanceof PathHistograms ? paths : Collections.unmodifiableMap(new LinkedHashMap<>(paths));
+    }
+
+    /**
+     * The paths' histograms, each taken from its path when first asked for: a bridge of many ports has a path per
+     * port its floods reached, each carrying a packet or two, and a histogram each (16 KB and more) would cost
+     * far more than the few that get charted. Read-only.
+     */
+    private static final class PathHistograms extends java.util.AbstractMap<String, Histogram> {
+        private final Map<String, LatencyPaths.Path> paths;
+        private final Map<String, Histogram> taken = new java.util.HashMap<>();
+
+        PathHistograms(Map<String, LatencyPaths.Path> paths) {
+            this.paths = paths;
+        }
+
+        @Override
+        public synchronized Histogram get(Object key) {
+            LatencyPaths.Path p = paths.get(key);
+            return p == null ? null : taken.computeIfAbsent((String) key, k -> p.snapshot());
+        }
+
+        @Override
+        public boolean containsKey(Object key) {
+            return paths.containsKey(key);
+        }
+
+        @Override
+        public int size() {
+            return paths.size();
+        }
+
+        @Override
+        public java.util.Set<Entry<String, Histogram>> entrySet() {
+            java.util.Set<Entry<String, Histogram>> es = new java.util.LinkedHashSet<>();
+            for (String k : paths.keySet()) {
+                es.add(Map.entry(k, get(k)));
+            }
+            return Collections.unmodifiableSet(es);
+        }
     }
 
     /** {@code ns/in->out}: a path is named within its namespace. */
@@ -28,8 +67,8 @@ public record RunHistograms(Map<String, Histogram> apps, Map<String, Histogram> 
     }
 
     /**
-     * Copies of the histograms of {@code apps} (which have stopped) and of every path of {@code stacks},
-     * named as {@code results} (collected from the same apps and stacks) names them.
+     * Copies of the histograms of {@code apps} (which have stopped) and of every path of {@code stacks} (taken
+     * when first read), named as {@code results} (collected from the same apps and stacks) names them.
      */
     public static RunHistograms collect(Results results, List<Apps.App> apps, List<NetStack> stacks) {
         Map<String, Histogram> as = new LinkedHashMap<>();
@@ -46,12 +85,12 @@ public record RunHistograms(Map<String, Histogram> apps, Map<String, Histogram> 
                 as.put((String) results.apps().get(i).get("name"), h.copy());
             }
         }
-        Map<String, Histogram> ps = new LinkedHashMap<>();
+        Map<String, LatencyPaths.Path> ps = new LinkedHashMap<>();
         for (NetStack s : stacks) {
             for (LatencyPaths.Path p : s.latency().all()) {
-                ps.put(pathKey(s.name(), p.name()), p.snapshot());
+                ps.put(pathKey(s.name(), p.name()), p);
             }
         }
-        return new RunHistograms(as, ps);
+        return new RunHistograms(as, new PathHistograms(ps));
     }
 }

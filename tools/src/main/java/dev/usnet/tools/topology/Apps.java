@@ -1081,6 +1081,26 @@ public final class Apps {
         return files;
     }
 
+    /**
+     * Ends every app at once, waiting for nothing (a run that cannot go on: a virtual clock that stalled): TCP ends
+     * are reset (ECONNABORTED), the others stopped. What they leave in flight stays queued until the namespaces
+     * are deleted.
+     */
+    void abort() {
+        for (App a : apps) {
+            if (a instanceof TcpApp t) {
+                t.client.abort();
+                t.server.abort();
+                t.running = false;
+            } else if (a.running) {
+                topology.onLoop(a.ns, () -> {
+                    a.stop();
+                    return null;
+                });
+            }
+        }
+    }
+
     /** How long sinks keep counting after the senders stopped, for what is still on its way. */
     static final long SINK_SETTLE_MILLIS = 50;
 

@@ -333,7 +333,10 @@ public final class Daemon implements AutoCloseable {
             stopIfRequested("after creating kernel namespace " + k.name());
         }
         Map<String, Scheduler> byNs = new HashMap<>();
-        topology = TopologyBuilder.build(spec, n -> byNs.computeIfAbsent(n, x -> new RealTimeScheduler(group.next())),
+        // One scheduler per loop, shared by the namespaces it carries: their receive work joins one poll list.
+        Map<io.netty.util.concurrent.EventExecutor, RealTimeScheduler> byLoop = new HashMap<>();
+        topology = TopologyBuilder.build(spec, n -> byNs.computeIfAbsent(n,
+                        x -> byLoop.computeIfAbsent(group.next(), RealTimeScheduler::new)),
                 new TopologyBuilder.ExternalDevices() {
                     @Override
                     public Device tap(String ns, Tap t, long mac, NetStack stack) {

@@ -141,6 +141,9 @@ public final class RunCommand implements Callable<Integer> {
         try {
             TopologyFile.Checked c = TopologyFile.check(file, paramValues, captures, knobs);
             c.warnings().forEach(w -> e.println("usnet: " + w));
+            if (check || clock.equals("virtual")) {
+                c.virtualClockWarnings().forEach(w -> e.println("usnet: " + w));
+            }
             t = c.spec();
         } catch (TopologyException ex) {
             ex.warnings().forEach(w -> e.println("usnet: " + w));

@@ -110,6 +110,17 @@ public final class TopologyBuilder {
         NamespaceRegistry reg = new NamespaceRegistry(n -> vs, spec.seed());
         try {
             b.build(reg, ExternalDevices.placeholders());
+            if (p.isEmpty()) {
+                for (VirtualClockStalls.Stuck st : VirtualClockStalls.find(spec, n -> {
+                    var ns = b.nss.get(n);
+                    return ns == null ? null : ns.stack();
+                })) {
+                    p.warnVirtualClock(st.where(), "in virtual time (--clock virtual) " + st.describe() + " cannot move"
+                            + " the clock: no link between " + st.client() + " and " + st.server() + " has a netem rate or"
+                            + " delay and the CPU model is off, so every segment and its ACK fall on one instant and the"
+                            + " run stops with an error; " + VirtualClockStalls.FIX);
+                }
+            }
         } finally {
             reg.close();
         }

@@ -1,6 +1,7 @@
 package dev.usnet.tools.topology;
 
 import dev.usnet.core.knob.Knobs;
+import dev.usnet.core.knob.NearestNames;
 import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.tools.topology.TopologySpec.Addr;
 import dev.usnet.tools.topology.TopologySpec.App;
@@ -62,6 +63,9 @@ final class TopologyChecks {
         // spec.namespace() walks the list: with thousands of namespaces (count:) one index keeps this linear.
         Set<String> nsNames = new HashSet<>();
         spec.namespaces().forEach(n -> nsNames.add(n.name()));
+        // What exists, said once per missing name however many entries name it (count: copies all would).
+        Map<String, String> declared = new HashMap<>();
+        List<String> nsOrder = spec.namespaces().stream().map(Ns::name).toList();
         for (Ns ns : spec.namespaces()) {
             Map<String, DeviceSpec> byName = new LinkedHashMap<>();
             for (DeviceSpec d : ns.devices()) {
@@ -85,7 +89,8 @@ final class TopologyChecks {
                     case Veth v when !v.peerSide() -> {
                         if (!nsNames.contains(v.peerNamespace())) {
                             p.add(v.peer().where().child("namespace"), "no usnet namespace " + v.peerNamespace()
-                                    + " (declared: " + String.join(", ", spec.namespaces().stream().map(Ns::name).toList()) + ")");
+                                    + " (declared: " + declared.computeIfAbsent(v.peerNamespace(),
+                                            x -> NearestNames.listing(x, nsOrder)) + ")");
                         }
                     }
                     case BridgeDev b -> checkPorts(ns, b, byName, p);
@@ -289,7 +294,7 @@ final class TopologyChecks {
         Ns server = spec.namespace(c.server());
         if (server == null) {
             p.add(c.serverWhere(), "no usnet namespace " + c.server() + " (declared: "
-                    + String.join(", ", spec.namespaces().stream().map(Ns::name).toList()) + ")");
+                    + NearestNames.listing(c.server(), spec.namespaces().stream().map(Ns::name).toList()) + ")");
             return;
         }
         List<Addr> addrs = spec.addresses(server.name());

@@ -171,8 +171,11 @@ public final class TopologyFile {
         return spec;
     }
 
-    /** A topology that would build, with the warnings found on the way (each {@code file:line: key: warning: ...}). */
-    public record Checked(TopologySpec spec, List<String> warnings) {}
+    /**
+     * A topology that would build, with the warnings found on the way (each {@code file:line: key: warning: ...}),
+     * and apart from them those that matter only in virtual time ({@code --clock virtual}).
+     */
+    public record Checked(TopologySpec spec, List<String> warnings, List<String> virtualClockWarnings) {}
 
     /**
      * What {@code usnet run --check} judges, in one pass: reads {@code path}, checks its references, adds the
@@ -205,7 +208,7 @@ public final class TopologyFile {
         spec = spec.withCaptures(captures, f.problems).withKnobs(knobs, f.problems);
         TopologyBuilder.check(spec, f.problems);
         f.problems.throwIfAny();
-        return new Checked(spec, f.problems.warnings());
+        return new Checked(spec, f.problems.warnings(), f.problems.virtualClockWarnings());
     }
 
     private TopologySpec readSpec(String text, Map<String, String> params) {

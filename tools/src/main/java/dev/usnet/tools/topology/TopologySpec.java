@@ -1,5 +1,6 @@
 package dev.usnet.tools.topology;
 
+import dev.usnet.core.knob.NearestNames;
 import dev.usnet.core.pcap.PcapTap;
 import java.util.List;
 
@@ -143,7 +144,7 @@ public record TopologySpec(String file, String name, long seed, Output output, L
                 key = key.substring(colon + 1);
                 if (namespace(ns) == null) {
                     p.add(w, "no namespace '" + ns + "' in " + file + " (have: "
-                            + String.join(", ", namespaces.stream().map(Ns::name).toList()) + ")");
+                            + NearestNames.listing(ns, namespaces.stream().map(Ns::name).toList()) + ")");
                     continue;
                 }
             }

@@ -21,7 +21,9 @@ final class VirtualCommand {
             r = VirtualRun.run(t, new VirtualRun.Options(Math.round(duration * 1e9), seed, dir)
                     .observed(observed ? control : null, snapshotNanos));
         } catch (UsageException ex) {
-            e.println("usnet: " + ex.getMessage());
+            for (String line : ex.getMessage().split("\n")) {
+                e.println("usnet: " + line);
+            }
             return Usnet.EXIT_USAGE;
         } catch (TopologyException ex) {
             ex.errors().forEach(s -> e.println("usnet: " + s));

@@ -25,16 +25,20 @@ import java.util.Map;
 public final class VirtualRun {
     private VirtualRun() {}
 
-    /** How long the run lasts on the virtual clock, its seed (null: the file's), and where captures go. */
+    /**
+     * How long the run lasts on the virtual clock, its seed (null: the file's), where captures go, whether it ends
+     * with its apps, the control plane it offers, how often it snapshots its counters, and how much work at one
+     * instant counts as a stalled clock ({@link VirtualScheduler#stallLimit()}).
+     */
     public record Options(long durationNanos, Long seed, Path outDir, boolean endWhenAppsDone,
-                          dev.usnet.tools.ctl.DaemonControl.Options control, long snapshotNanos) {
+                          dev.usnet.tools.ctl.DaemonControl.Options control, long snapshotNanos, long stallLimit) {
         /** Runs the whole duration. */
         public Options(long durationNanos, Long seed, Path outDir) {
-            this(durationNanos, seed, outDir, false, null, 0);
+            this(durationNanos, seed, outDir, false, null, 0, VirtualScheduler.DEFAULT_STALL_LIMIT);
         }
 
         public Options(long durationNanos, Long seed, Path outDir, boolean endWhenAppsDone) {
-            this(durationNanos, seed, outDir, endWhenAppsDone, null, 0);
+            this(durationNanos, seed, outDir, endWhenAppsDone, null, 0, VirtualScheduler.DEFAULT_STALL_LIMIT);
         }
 
         /**
@@ -42,7 +46,7 @@ public final class VirtualRun {
          * {@code snapshotNanos} of virtual time (0: never), a snapshot of every counter into the results.
          */
         public Options observed(dev.usnet.tools.ctl.DaemonControl.Options control, long snapshotNanos) {
-            return new Options(durationNanos, seed, outDir, endWhenAppsDone, control, snapshotNanos);
+            return new Options(durationNanos, seed, outDir, endWhenAppsDone, control, snapshotNanos, stallLimit);
         }
 
         /**
@@ -51,7 +55,12 @@ public final class VirtualRun {
          * is its apps' work. Only for topologies whose apps are all TCP apps (a ping or sender never ends).
          */
         public Options endingWhenAppsDone() {
-            return new Options(durationNanos, seed, outDir, true, control, snapshotNanos);
+            return new Options(durationNanos, seed, outDir, true, control, snapshotNanos, stallLimit);
+        }
+
+        /** The same with another stall limit (tests: a stalled clock found after less work). */
+        public Options withStallLimit(long limit) {
+            return new Options(durationNanos, seed, outDir, endWhenAppsDone, control, snapshotNanos, limit);
         }
     }
 
@@ -78,6 +87,7 @@ public final class VirtualRun {
         refuseExternalDevices(spec);
         TopologySpec t = o.seed() == null ? spec : spec.withSeed(o.seed());
         VirtualScheduler vs = new VirtualScheduler();
+        vs.setStallLimit(o.stallLimit());
         long wall0 = System.nanoTime();
         Topology topo = TopologyBuilder.build(t, n -> vs, TopologyBuilder.ExternalDevices.placeholders());
         List<NetStack> stacks = stacks(topo);
@@ -93,6 +103,8 @@ public final class VirtualRun {
         List<Map<String, Object>> snapshots = new ArrayList<>();
         dev.usnet.tools.ctl.DaemonControl control = null;
         dev.usnet.tools.ctl.NsLoops.Virtual inbox = null;
+        UsageException stalled = null;
+        apps = null;
         try {
             captures.open(t, topo, o.outDir(), 0);
             apps = Apps.of(topo);
@@ -138,6 +150,14 @@ public final class VirtualRun {
             results = Results.collect(t.name(), "virtual", t.seed(), o.durationNanos() / 1e9, t.params(), apps.list(), stacks,
                     new LinkedHashMap<>()).withSnapshots(snapshots);
             latencies = RunHistograms.collect(results, apps.list(), stacks);
+        } catch (VirtualScheduler.ClockStalled ex) {
+            stalled = stalled(ex, t, topo);
+            // The run cannot go on: the apps end where they are, and deleting the namespaces takes back what is
+            // still in flight.
+            if (apps != null) {
+                apps.abort();
+            }
+            throw stalled;
         } finally {
             if (inbox != null) {
                 inbox.close();
@@ -146,6 +166,9 @@ public final class VirtualRun {
                 control.close();
             }
             captures.untap();
+            if (stalled != null) {
+                captures.close(new ArrayList<>());
+            }
             topo.close();
         }
         long virtualNanos = vs.nanoTime() - virtual0;
@@ -202,6 +225,37 @@ public final class VirtualRun {
                 nextTick += 1_000_000_000L;
             }
         }
+    }
+
+    /**
+     * The error for a run whose clock stopped: where and how it stalled, and which TCP apps cross only links that
+     * take no time (the usual cause) with what to change.
+     */
+    private static UsageException stalled(VirtualScheduler.ClockStalled ex, TopologySpec t, Topology topo) {
+        List<VirtualClockStalls.Stuck> stuck = VirtualClockStalls.find(t, n -> {
+            try {
+                return topo.stack(n);
+            } catch (IllegalArgumentException e) {
+                return null;
+            }
+        });
+        StringBuilder b = new StringBuilder(ex.getMessage()).append('\n');
+        if (stuck.isEmpty()) {
+            b.append("every event falls on the same instant, so the clock cannot move; the usual cause is TCP between"
+                    + " namespaces whose links take no time (no netem rate or delay) with the CPU model off: ")
+                    .append(VirtualClockStalls.FIX);
+        } else {
+            b.append("every event falls on the same instant, so the clock cannot move: ")
+                    .append(String.join(", ", stuck.stream().map(VirtualClockStalls.Stuck::describe).toList()))
+                    .append(stuck.size() == 1 ? " crosses" : " cross")
+                    .append(" only links with neither a netem rate nor a delay, with the CPU model off, so each"
+                            + " segment and its ACK take no time; ")
+                    .append(VirtualClockStalls.FIX);
+            for (VirtualClockStalls.Stuck st : stuck) {
+                b.append('\n').append(st.where().error(st.describe() + " is declared here"));
+            }
+        }
+        return new UsageException(b.toString(), ex);
     }
 
     /** Runs event by event until every TCP app is done or the clock reaches {@code end}. */
