@@ -15,27 +15,12 @@
 #   SKIP_BUILD=1 perf-tests/floods.sh # skip the Maven build
 set -euo pipefail
 
-for arg in "$@"; do
-    if [[ "$arg" == -h || "$arg" == --help ]]; then
-        sed -n '2,/^set -euo pipefail$/{/^set -euo pipefail$/d; s/^# \{0,1\}//; p;}' "${BASH_SOURCE[0]}"
-        exit 0
-    fi
-done
+# shellcheck source=perf-tests/bench-env.sh
+source "$(dirname "${BASH_SOURCE[0]}")/bench-env.sh"
+bench_help "$@"
 
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/.." && pwd)"
-cd "$root"
-
-if [[ -z "${JAVA_HOME:-}" && -x /usr/lib/jvm/temurin-25-jdk-amd64/bin/java ]]; then
-    export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
-fi
-java_bin="${JAVA_HOME:+$JAVA_HOME/bin/}java"
-
-if [[ -z "${SKIP_BUILD:-}" ]]; then
-    mvn -q -B -DskipTests package -pl perf-tests -am
-fi
-jar="${BENCH_JAR:-perf-tests/target/benchmarks.jar}"
-[[ -f "$jar" ]] || { echo "floods.sh: $jar not found (build failed?)" >&2; exit 1; }
+bench_build
+bench_jar
 
 mkdir -p perf-tests/target
 # shellcheck disable=SC2086

@@ -16,30 +16,13 @@
 # Needs no privileges (everything is in one JVM per run).
 set -euo pipefail
 
-for arg in "$@"; do
-    if [[ "$arg" == -h || "$arg" == --help ]]; then
-        sed -n '2,/^set -euo pipefail$/{/^set -euo pipefail$/d; s/^# \{0,1\}//; p;}' "${BASH_SOURCE[0]}"
-        exit 0
-    fi
-done
+# shellcheck source=perf-tests/bench-env.sh
+source "$(dirname "${BASH_SOURCE[0]}")/bench-env.sh"
+bench_help "$@"
 
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/.." && pwd)"
-cd "$root"
-
-if [[ -z "${JAVA_HOME:-}" && -x /usr/lib/jvm/temurin-25-jdk-amd64/bin/java ]]; then
-    export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
-fi
-java_bin="${JAVA_HOME:+$JAVA_HOME/bin/}java"
-
-if [[ -z "${SKIP_BUILD:-}" ]]; then
-    # Everything: the runs use the usnet launcher (tools), the driver is in the benchmarks jar.
-    mvn -q -B -DskipTests install
-    # The launcher rebuilds when a source is newer than its jar, which Maven leaves alone when tools did not change.
-    touch tools/target/usnet-tools.jar
-fi
-jar="${BENCH_JAR:-perf-tests/target/benchmarks.jar}"
-[[ -f "$jar" ]] || { echo "idle-neighbours.sh: $jar not found (build failed?)" >&2; exit 1; }
+# Everything: the runs use the usnet launcher (tools), the driver is in the benchmarks jar.
+bench_build install
+bench_jar
 
 # shellcheck disable=SC2086
 exec "$java_bin" -Xmx256m ${JAVA_OPTS:-} -cp "$jar" dev.usnet.perf.IdleNeighbours --usnet "$root/usnet" \

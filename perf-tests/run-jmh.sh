@@ -10,25 +10,12 @@
 # Any arguments are passed to JMH unchanged and replace that default entirely.
 set -euo pipefail
 
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/.." && pwd)"
-cd "$root"
+# shellcheck source=perf-tests/bench-env.sh
+source "$(dirname "${BASH_SOURCE[0]}")/bench-env.sh"
 
-if [[ -z "${JAVA_HOME:-}" && -x /usr/lib/jvm/temurin-25-jdk-amd64/bin/java ]]; then
-    # shellcheck disable=SC1091
-    export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
-fi
-java_bin="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+bench_build
 
-if [[ -z "${SKIP_BUILD:-}" ]]; then
-    mvn -q -B -DskipTests package -pl perf-tests -am
-fi
-
-jar="perf-tests/target/benchmarks.jar"
-if [[ ! -f "$jar" ]]; then
-    echo "run-jmh.sh: $jar not found (build failed?)" >&2
-    exit 1
-fi
+bench_jar
 
 if [[ $# -eq 0 ]]; then
     set -- -f 1 -wi 3 -w 1s -i 5 -r 1s -prof gc -rf json -rff perf-tests/target/jmh.json

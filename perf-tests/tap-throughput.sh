@@ -15,22 +15,9 @@
 # Needs root (CAP_NET_ADMIN), /dev/net/tun, iproute2, iperf3, ping (iputils), timeout (coreutils).
 set -euo pipefail
 
-# --help needs neither a build nor root: the usage is the comment at the top of this file.
-for arg in "$@"; do
-    if [[ "$arg" == -h || "$arg" == --help ]]; then
-        sed -n '2,/^set -euo pipefail$/{/^set -euo pipefail$/d; s/^# \{0,1\}//; p;}' "${BASH_SOURCE[0]}"
-        exit 0
-    fi
-done
-
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/.." && pwd)"
-cd "$root"
-
-if [[ -z "${JAVA_HOME:-}" && -x /usr/lib/jvm/temurin-25-jdk-amd64/bin/java ]]; then
-    export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
-fi
-java_bin="${JAVA_HOME:+$JAVA_HOME/bin/}java"
+# shellcheck source=perf-tests/bench-env.sh
+source "$(dirname "${BASH_SOURCE[0]}")/bench-env.sh"
+bench_help "$@"
 
 for tool in ip iperf3 ping timeout; do
     if ! command -v "$tool" >/dev/null 2>&1; then
@@ -39,15 +26,9 @@ for tool in ip iperf3 ping timeout; do
     fi
 done
 
-if [[ -z "${SKIP_BUILD:-}" ]]; then
-    mvn -q -B -DskipTests package -pl perf-tests -am
-fi
+bench_build
 
-jar="perf-tests/target/benchmarks.jar"
-if [[ ! -f "$jar" ]]; then
-    echo "tap-throughput.sh: $jar not found (build failed?)" >&2
-    exit 1
-fi
+bench_jar
 
 # recycler.chunkSize=1024: with Netty 4.2.18's default (32) the Recycler allocates queue chunks in real time (README, TCP).
 exec "$java_bin" --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow \

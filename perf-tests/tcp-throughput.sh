@@ -23,32 +23,13 @@
 # The kernel paths need root (CAP_NET_ADMIN), iproute2, iperf3, timeout (coreutils); the usnet paths need nothing.
 set -euo pipefail
 
-# --help needs neither a build nor root: the usage is the comment at the top of this file.
-for arg in "$@"; do
-    if [[ "$arg" == -h || "$arg" == --help ]]; then
-        sed -n '2,/^set -euo pipefail$/{/^set -euo pipefail$/d; s/^# \{0,1\}//; p;}' "${BASH_SOURCE[0]}"
-        exit 0
-    fi
-done
+# shellcheck source=perf-tests/bench-env.sh
+source "$(dirname "${BASH_SOURCE[0]}")/bench-env.sh"
+bench_help "$@"
 
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$here/.." && pwd)"
-cd "$root"
+bench_build
 
-if [[ -z "${JAVA_HOME:-}" && -x /usr/lib/jvm/temurin-25-jdk-amd64/bin/java ]]; then
-    export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
-fi
-java_bin="${JAVA_HOME:+$JAVA_HOME/bin/}java"
-
-if [[ -z "${SKIP_BUILD:-}" ]]; then
-    mvn -q -B -DskipTests package -pl perf-tests -am
-fi
-
-jar="${BENCH_JAR:-perf-tests/target/benchmarks.jar}"
-if [[ ! -f "$jar" ]]; then
-    echo "tcp-throughput.sh: $jar not found (build failed?)" >&2
-    exit 1
-fi
+bench_jar
 
 # JAVA_OPTS (optional) go to the JVM after these, e.g. JAVA_OPTS=-Dio.netty.recycler.chunkSize=32 (Netty's default) for an A/B.
 # recycler.chunkSize=1024: with Netty 4.2.18's default (32) the Recycler allocates queue chunks in real time (README, TCP).
