@@ -342,6 +342,8 @@ public final class Bridge extends Device implements RxHandler {
      */
     private void flood(Packet p, BridgePort in, Kind kind, boolean local) {
         PortList ps = ports;
+        // The copies inherit it; the original loses it again before it goes up to the bridge's own stack.
+        p.setFlooded(true);
         BridgePort last = null;
         for (int i = 0; i < ps.n; i++) {
             BridgePort bp = ps.slots[i];
@@ -357,6 +359,7 @@ public final class Bridge extends Device implements RxHandler {
             if (last != null) {
                 last.dev().transmit(p.cloneShared());
             }
+            p.setFlooded(false);
             passUp(p);
             return;
         }

@@ -62,6 +62,7 @@ public final class Packet {
     private int pktType;
     private int ipFlags;
     private boolean cloned;
+    private boolean flooded;
     private ChecksumState csumState = ChecksumState.NONE;
     private int csumStart;
     private int csumOffset;
@@ -129,6 +130,18 @@ public final class Packet {
 
     public void setDev(Device dev) {
         this.dev = dev;
+    }
+
+    /**
+     * A copy a bridge floods (to every port, not to the one its FDB names): its forwarding latency goes to the
+     * ingress port's flood path, not to a path per egress port. Cleared when a device receives it.
+     */
+    public boolean isFlooded() {
+        return flooded;
+    }
+
+    public void setFlooded(boolean flooded) {
+        this.flooded = flooded;
     }
 
     public long rxTimeNanos() {
@@ -466,6 +479,7 @@ public final class Packet {
         optRr = o.optRr;
         optTs = o.optTs;
         optFlags = o.optFlags;
+        flooded = o.flooded;
         System.arraycopy(o.cb, 0, cb, 0, CB_WORDS);
     }
 
@@ -481,6 +495,7 @@ public final class Packet {
         pktType = 0;
         ipFlags = 0;
         cloned = false;
+        flooded = false;
         csumState = ChecksumState.NONE;
         csumStart = 0;
         csumOffset = 0;

@@ -282,6 +282,7 @@ public abstract class Device {
         }
         long now = s.now();
         p.setDev(this);
+        p.setFlooded(false);
         p.setRxTimeNanos(now);
         int len = p.length();
         boolean mcast = len >= EthernetFrame.HEADER_LEN && MacAddr.isMulticast(MacAddr.get(p.buf(), p.start()));
@@ -346,9 +347,12 @@ public abstract class Device {
     protected final void recordPath(Packet p, NetStack s, long now) {
         Device in = p.dev();
         if (in != null && in != this && in.stack == s) {
+            boolean flooded = p.isFlooded();
             LatencyPaths.Path path = lastPath;
-            if (path == null || path.inIfindex() != in.ifindex) {
-                path = s.latency().path(in.ifindex, ifindex, in.name, name);
+            if (path == null || path.inIfindex() != in.ifindex || path.isFlood() != flooded) {
+                // A flooded copy goes to its ingress port's flood path: a path per (ingress, egress) pair would make
+                // every broadcast of N ports N paths, and N containers that each ARP once N² of them.
+                path = flooded ? s.latency().floodPath(in.ifindex, in.name) : s.latency().path(in.ifindex, ifindex, in.name, name);
                 lastPath = path;
             }
             path.record(now, now - p.rxTimeNanos(), p.length(), p.cowBytes());

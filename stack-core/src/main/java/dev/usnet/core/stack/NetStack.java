@@ -353,6 +353,7 @@ public final class NetStack {
             return;
         }
         p.setDev(dev);
+        p.setFlooded(false);
         BACKLOG_LEN.getAndAdd(this, 1);
         Packet top;
         do {

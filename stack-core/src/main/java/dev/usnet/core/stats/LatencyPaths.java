@@ -33,6 +33,7 @@ public final class LatencyPaths {
         private final String inName;
         private final String outName;
         private final int inIfindex;
+        private final boolean flood;
         // The sparse table, open addressing: keys are a bucket's lowest value + 1 (0: empty), guarded by this.
         private long[] keys = new long[4];
         private long[] counts = new long[4];
@@ -47,15 +48,21 @@ public final class LatencyPaths {
         private volatile long cowCopies;
         private volatile long cowBytes;
 
-        Path(int inIfindex, String inName, String outName) {
+        Path(int inIfindex, String inName, String outName, boolean flood) {
             this.inIfindex = inIfindex;
             this.inName = inName;
             this.outName = outName;
+            this.flood = flood;
         }
 
         /** {@code in->out}, by the devices' names when the path was first used. */
         public String name() {
             return inName + "->" + outName;
+        }
+
+        /** Whether this is an ingress port's flood path ({@code in->flood}): the copies a bridge flooded from it. */
+        public boolean isFlood() {
+            return flood;
         }
 
         /** The ifindex of the ingress device. */
@@ -316,13 +323,28 @@ public final class LatencyPaths {
 
     /** The path from {@code inIfindex} to {@code outIfindex}, created on first use with a readable name. */
     public Path path(int inIfindex, int outIfindex, String inName, String outName) {
+        return path(inIfindex, outIfindex, inName, outName, false);
+    }
+
+    /**
+     * The flood path of ingress {@code inIfindex} ({@code in->flood}): every copy a bridge flooded from that port,
+     * whichever port it left by. Keyed by egress ifindex 0, which no device has.
+     */
+    public Path floodPath(int inIfindex, String inName) {
+        return path(inIfindex, 0, inName, FLOOD, true);
+    }
+
+    /** The egress name of a flood path. */
+    public static final String FLOOD = "flood";
+
+    private Path path(int inIfindex, int outIfindex, String inName, String outName, boolean flood) {
         // Mixed (a bijection, so no two paths share a key): the map folds a key to (int) (key ^ key >>> 32), and
-        // the paths from two flooding ports to N consecutive ifindexes would fold onto one run of slots, each
-        // insert probing along it (10 000 ports: a second of probing for a flood).
+        // the paths from two ports to N consecutive ifindexes would fold onto one run of slots, each insert
+        // probing along it.
         long key = mix(((long) inIfindex << 32) | (outIfindex & 0xffff_ffffL));
         Path p = paths.get(key);
         if (p == null) {
-            p = new Path(inIfindex, inName, outName);
+            p = new Path(inIfindex, inName, outName, flood);
             synchronized (this) {
                 if (paths == NONE) {
                     paths = new LongObjectHashMap<>();

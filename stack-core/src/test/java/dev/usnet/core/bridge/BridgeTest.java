@@ -239,17 +239,60 @@ class BridgeTest {
             r.send(r.p1, A, r.br.mac(), 80);
             assertEquals(0, r.net.sched.nanoTime());
             var paths = r.ns.latency().all();
-            // In the order they first carried a packet: the flood's copies to p2 and p3, its own copy up to br0.
-            assertEquals(java.util.List.of("p1->p2", "p1->p3", "p1->br0", "p2->p1"),
+            // In the order they first carried a packet: the flood's copies to p2 and p3 (one flood path for the
+            // ingress port), its own copy up to br0, then the known unicast.
+            assertEquals(java.util.List.of("p1->flood", "p1->br0", "p2->p1"),
                     paths.stream().map(dev.usnet.core.stats.LatencyPaths.Path::name).toList());
-            var up = paths.get(2);
+            var flood = paths.get(0);
+            assertTrue(flood.isFlood());
+            assertEquals(2, flood.packets(), "one per flooded copy");
+            assertEquals(r.p2.dutEnd.stats().txBytes + r.p3.dutEnd.stats().txBytes, flood.bytes());
+            var up = paths.get(1);
             assertEquals(2, up.packets(), "the broadcast and the frame to br0's MAC");
             assertEquals(r.br.stats().rxPackets, up.packets());
             assertEquals(r.br.stats().rxBytes, up.bytes());
             assertEquals(2, up.snapshot().getTotalCount());
-            assertEquals(1, paths.get(3).packets());
-            assertEquals(r.p1.dutEnd.stats().txBytes, paths.get(3).bytes());
-            assertEquals(1, paths.get(0).packets());
+            assertEquals(1, paths.get(2).packets());
+            assertFalse(paths.get(2).isFlood());
+            assertEquals(r.p1.dutEnd.stats().txBytes, paths.get(2).bytes());
+        }
+    }
+
+    /**
+     * Every one of N ports broadcasts once (N containers that each ARP): one flood path per ingress port and one up
+     * to the bridge, not a path per (ingress, egress) pair, which at 1 000 containers made a million.
+     */
+    @Test
+    void broadcastsFromEveryPortMakeAPathPerPortNotPerPair() {
+        int n = 64;
+        try (TestNet net = new TestNet()) {
+            NetStack ns = net.ns("br");
+            Bridge br = new Bridge("br0", 0x0200_0000_00feL);
+            ns.register(br);
+            java.util.List<TestNet.Wire> wires = new java.util.ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                TestNet.Wire w = net.wire(ns, "p" + i, 0x0200_0000_1000L + i);
+                br.addPort(w.dutEnd);
+                wires.add(w);
+            }
+            br.setUp(true);
+            for (int i = 0; i < n; i++) {
+                wires.get(i).send(Frames.raw(0x0200_0000_2000L + i, MacAddr.BROADCAST, 0x0806, 60));
+                net.settle();
+            }
+            for (TestNet.Wire w : wires) {
+                assertEquals(n - 1, w.received.size(), "every broadcast but its own reached " + w.dutEnd.name());
+            }
+            var paths = ns.latency().all();
+            assertEquals(2 * n, paths.size(), "p<i>->flood and p<i>->br0 for each port");
+            long flooded = paths.stream().filter(dev.usnet.core.stats.LatencyPaths.Path::isFlood)
+                    .mapToLong(dev.usnet.core.stats.LatencyPaths.Path::packets).sum();
+            assertEquals((long) n * (n - 1), flooded, "every copy counted once, on its ingress port's flood path");
+            // Learned now: unicast between two of them is a path of its own again.
+            wires.get(3).send(Frames.raw(0x0200_0000_2003L, 0x0200_0000_2007L, 0x0800, 100));
+            net.settle();
+            assertEquals(1, wires.get(7).received.size() - (n - 1));
+            assertTrue(ns.latency().all().stream().anyMatch(p -> p.name().equals("p3->p7") && p.packets() == 1));
         }
     }
 }
