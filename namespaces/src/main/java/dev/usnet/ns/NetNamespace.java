@@ -1,5 +1,7 @@
 package dev.usnet.ns;
 
+import static dev.usnet.core.util.SpreadKeys.spread;
+
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.ns.pid.PidAllocException;
 import dev.usnet.ns.pid.PidAllocator;
@@ -98,7 +100,7 @@ public final class NetNamespace {
     private void assign(NetNamespace peer, int id) {
         nsids.put(peer, id);
         usedNsids.set(id);
-        byId.put(slot(id), peer);
+        byId.put(spread(id), peer);
         synchronized (peer.knownBy) {
             peer.knownBy.add(this);
         }
@@ -134,7 +136,7 @@ public final class NetNamespace {
             throw new IllegalArgumentException("nsid must be >= 0");
         }
         synchronized (nsids) {
-            NetNamespace holder = byId.get(slot(id));
+            NetNamespace holder = byId.get(spread(id));
             if (holder != null && holder != peer) {
                 throw new IllegalArgumentException("nsid " + id + " is already used in " + name + " for " + holder.name);
             }
@@ -149,27 +151,18 @@ public final class NetNamespace {
     /** get_net_ns_by_id: the namespace this one calls {@code nsid}, or null. */
     public NetNamespace byNsid(int nsid) {
         synchronized (nsids) {
-            NetNamespace n = byId.get(slot(nsid));
+            NetNamespace n = byId.get(spread(nsid));
             return n != null && n.alive ? n : null;
         }
     }
 
-    /**
-     * An nsid's key in {@link #byId}: mixed (a bijection, so ids stay distinct), because the map places an int key at
-     * its own value and a host's ids 0..N-1 would fill one run of slots; each removal shifts along that run, and
-     * deleting 100 000 containers took 7 s instead of 1.
-     */
-    private static int slot(int id) {
-        int h = id * 0x9E3779B9;
-        return h ^ (h >>> 16);
-    }
 
     void forget(NetNamespace dead) {
         synchronized (nsids) {
             Integer id = nsids.remove(dead);
             if (id != null) {
                 usedNsids.clear(id);
-                byId.remove(slot(id));
+                byId.remove(spread(id));
             }
         }
     }

@@ -49,6 +49,13 @@ public class BridgeForwardBench extends UsnetBench {
     @Param({"0"})
     int cpuModel;
 
+    /**
+     * Idle ports on br0 besides p1 and p2 (each with its MAC as a local FDB entry, as a container's veth end is):
+     * whether a bridge with 10 000 idle neighbours forwards the busy pair's frames more slowly.
+     */
+    @Param({"0"})
+    int idlePorts;
+
     private VirtualScheduler sched;
     private NetStack ns;
     private Bridge br;
@@ -75,6 +82,12 @@ public class BridgeForwardBench extends UsnetBench {
         p2.setUp(true);
         br.addPort(p1);
         br.addPort(p2);
+        for (int i = 0; i < idlePorts; i++) {
+            SinkDevice idle = new SinkDevice("i" + i, 0x02_00_00_10_00_00L + i);
+            ns.register(idle);
+            idle.setUp(true);
+            br.addPort(idle);
+        }
         br.setUp(true);
 
         // Teach the bridge that B lives behind p2 (B sends to A, which floods: A is unknown yet).

@@ -1,5 +1,7 @@
 package dev.usnet.tcp;
 
+import static dev.usnet.core.util.SpreadKeys.spread;
+
 import dev.usnet.core.buf.ChecksumState;
 import dev.usnet.core.buf.Packet;
 import dev.usnet.core.ipv4.IpOutput;
@@ -136,7 +138,7 @@ public final class Tcp implements L4Protocol, AutoCloseable {
         if (port < 1 || port > 65535) {
             throw new IllegalArgumentException("TCP port " + port + " out of range 1..65535");
         }
-        if (listeners.containsKey(port)) {
+        if (listeners.containsKey(spread(port))) {
             throw new IllegalStateException("TCP port " + port + " already has a listener in namespace " + stack.name()
                     + " (EADDRINUSE)");
         }
@@ -145,13 +147,13 @@ public final class Tcp implements L4Protocol, AutoCloseable {
         if (listeners == NO_LISTENERS) {
             listeners = new IntObjectHashMap<>(4);
         }
-        listeners.put(port, l);
+        listeners.put(spread(port), l);
         return l;
     }
 
     void unlisten(TcpListener l) {
-        if (listeners.get(l.port()) == l) {
-            listeners.remove(l.port());
+        if (listeners.get(spread(l.port())) == l) {
+            listeners.remove(spread(l.port()));
         }
     }
 
@@ -185,7 +187,7 @@ public final class Tcp implements L4Protocol, AutoCloseable {
         for (int i = 0; i < 28232; i++) {
             int p = nextEphemeral;
             nextEphemeral = nextEphemeral >= 60999 ? 32768 : nextEphemeral + 1;
-            if (!established.containsKey(key(dst, dstPort, p)) && !listeners.containsKey(p)) {
+            if (!established.containsKey(key(dst, dstPort, p)) && !listeners.containsKey(spread(p))) {
                 return p;
             }
         }
@@ -194,7 +196,7 @@ public final class Tcp implements L4Protocol, AutoCloseable {
     }
 
     static long key(int raddr, int rport, int lport) {
-        return (long) raddr << 32 | (long) rport << 16 | lport;
+        return spread((long) raddr << 32 | (long) rport << 16 | lport);
     }
 
     void hash(TcpSock s) {
@@ -315,7 +317,7 @@ public final class Tcp implements L4Protocol, AutoCloseable {
     }
 
     private TcpListener listenerFor(int dst, int port) {
-        TcpListener l = listeners.get(port);
+        TcpListener l = listeners.get(spread(port));
         if (l != null && (l.addr() == 0 || l.addr() == dst)) {
             return l;
         }

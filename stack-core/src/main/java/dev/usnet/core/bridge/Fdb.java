@@ -1,5 +1,7 @@
 package dev.usnet.core.bridge;
 
+import static dev.usnet.core.util.SpreadKeys.spread;
+
 import io.netty.util.collection.LongObjectHashMap;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,7 +39,7 @@ public final class Fdb {
 
     /** The entry for {@code mac} if it exists and, when learned, has not aged out by {@code now}. */
     FdbEntry find(long mac, long now, long ageingNanos) {
-        FdbEntry e = entries.get(mac);
+        FdbEntry e = entries.get(spread(mac));
         if (e != null && !e.local && !e.isStatic && (ageingNanos == 0 || now - e.updated > ageingNanos)) {
             remove(e);
             aged(e);
@@ -56,7 +58,7 @@ public final class Fdb {
 
     /** The entry for {@code mac} as it is, aged or not ({@code bridge fdb show}), or null. */
     public synchronized FdbEntry entry(long mac) {
-        return entries.get(mac);
+        return entries.get(spread(mac));
     }
 
     /**
@@ -64,7 +66,7 @@ public final class Fdb {
      * moves there. Returns false when the cap stopped a new entry.
      */
     boolean learn(long mac, BridgePort port, long now, int maxLearned) {
-        FdbEntry e = entries.get(mac);
+        FdbEntry e = entries.get(spread(mac));
         if (e != null) {
             if (e.local) {
                 return true;
@@ -114,7 +116,7 @@ public final class Fdb {
      * its ports' own (local) addresses cannot be removed this way.
      */
     public synchronized boolean delete(long mac) {
-        FdbEntry e = entries.get(mac);
+        FdbEntry e = entries.get(spread(mac));
         if (e == null) {
             return false;
         }
@@ -128,7 +130,7 @@ public final class Fdb {
 
     /** Puts {@code e} in place of any entry for its MAC, keeping the ports' entry counts. Holds the lock. */
     private void put(FdbEntry e) {
-        FdbEntry old = entries.put(e.mac, e);
+        FdbEntry old = entries.put(spread(e.mac), e);
         if (old != null) {
             count(old.port, -1);
             kind(old, -1);
@@ -154,8 +156,8 @@ public final class Fdb {
     }
 
     synchronized void remove(FdbEntry e) {
-        if (entries.get(e.mac) == e) {
-            entries.remove(e.mac);
+        if (entries.get(spread(e.mac)) == e) {
+            entries.remove(spread(e.mac));
             count(e.port, -1);
             kind(e, -1);
         }
@@ -166,7 +168,7 @@ public final class Fdb {
         // The port's own local entry is found by its MAC; only ports that learned or hold static entries are
         // searched for (br_fdb_delete_by_port walks the whole table; usnet skips that walk for the
         // thousands of idle ports of a container host, which would make deleting N of them O(N^2)).
-        FdbEntry own = entries.get(port.dev().mac());
+        FdbEntry own = entries.get(spread(port.dev().mac()));
         if (own != null && own.port == port) {
             remove(own);
         }

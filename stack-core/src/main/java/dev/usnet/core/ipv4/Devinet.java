@@ -1,5 +1,7 @@
 package dev.usnet.core.ipv4;
 
+import static dev.usnet.core.util.SpreadKeys.spread;
+
 import dev.usnet.core.device.Device;
 import dev.usnet.core.route.Route;
 import dev.usnet.core.route.RouteTable;
@@ -90,9 +92,9 @@ public final class Devinet {
             l = new IntObjectHashMap<>(addrs.size());
             b = new IntObjectHashMap<>(addrs.size());
             for (IfAddr a : addrs) {
-                l.putIfAbsent(a.address(), a);
+                l.putIfAbsent(spread(a.address()), a);
                 if (a.broadcast() != 0) {
-                    b.putIfAbsent(a.broadcast(), a);
+                    b.putIfAbsent(spread(a.broadcast()), a);
                 }
             }
         }
@@ -108,7 +110,7 @@ public final class Devinet {
         if (s.length > SCAN_MAX) {
             IntObjectHashMap<IfAddr> l = local;
             if (l != null) {
-                return l.get(a);
+                return l.get(spread(a));
             }
         }
         for (IfAddr ifa : s) {
@@ -145,7 +147,7 @@ public final class Devinet {
         if (s.length > SCAN_MAX) {
             IntObjectHashMap<IfAddr> b = broadcasts;
             if (b != null) {
-                return b.containsKey(a);
+                return b.containsKey(spread(a));
             }
         }
         for (IfAddr ifa : s) {

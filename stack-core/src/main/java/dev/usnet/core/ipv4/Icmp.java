@@ -1,5 +1,7 @@
 package dev.usnet.core.ipv4;
 
+import static dev.usnet.core.util.SpreadKeys.spread;
+
 import dev.usnet.core.buf.Packet;
 import dev.usnet.core.device.Loopback;
 import dev.usnet.core.route.Route;
@@ -51,12 +53,12 @@ public final class Icmp {
         if (pings == null) {
             pings = new IntObjectHashMap<>(4);
         }
-        pings.put(id, l);
+        pings.put(spread(id), l);
     }
 
     public synchronized void closePing(int id) {
         if (pings != null) {
-            pings.remove(id);
+            pings.remove(spread(id));
         }
     }
 
@@ -93,7 +95,7 @@ public final class Icmp {
                 stack.mib().inc(Mib.IcmpInEchoReps);
                 PingListener l;
                 synchronized (this) {
-                    l = pings == null ? null : pings.get(icmp.echoId());
+                    l = pings == null ? null : pings.get(spread(icmp.echoId()));
                 }
                 if (l != null) {
                     l.echoReply(ip.src(), icmp.echoSeq(), p.buf(), off + IcmpPacket.HEADER_LEN, len - IcmpPacket.HEADER_LEN);

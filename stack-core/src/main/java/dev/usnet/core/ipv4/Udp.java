@@ -1,5 +1,7 @@
 package dev.usnet.core.ipv4;
 
+import static dev.usnet.core.util.SpreadKeys.spread;
+
 import dev.usnet.core.buf.ChecksumState;
 import dev.usnet.core.buf.Packet;
 import dev.usnet.core.stack.NetStack;
@@ -27,7 +29,7 @@ public final class Udp {
     /** bind(): {@code addr} 0 for any local address, {@code port} 0 for an ephemeral port. */
     public synchronized UdpSocket bind(int addr, int port) {
         if (port == 0) {
-            for (int i = 0; i < 28232 && byPort.containsKey(nextEphemeral); i++) {
+            for (int i = 0; i < 28232 && byPort.containsKey(spread(nextEphemeral)); i++) {
                 nextEphemeral = nextEphemeral >= 60999 ? 32768 : nextEphemeral + 1;
             }
             port = nextEphemeral;
@@ -36,13 +38,13 @@ public final class Udp {
         if (port < 1 || port > 65535) {
             throw new IllegalArgumentException("UDP port " + port + " out of range 1..65535");
         }
-        if (byPort.containsKey(port)) {
+        if (byPort.containsKey(spread(port))) {
             throw new IllegalArgumentException("UDP port " + port + " in use in namespace " + stack.name() + " (EADDRINUSE)");
         }
         UdpSocket s = new UdpSocket(stack, addr, port);
         IntObjectHashMap<UdpSocket> m = new IntObjectHashMap<>();
         m.putAll(byPort);
-        m.put(port, s);
+        m.put(spread(port), s);
         byPort = m;
         return s;
     }
@@ -50,8 +52,8 @@ public final class Udp {
     synchronized void unbind(UdpSocket s) {
         IntObjectHashMap<UdpSocket> m = new IntObjectHashMap<>();
         m.putAll(byPort);
-        if (m.get(s.localPort()) == s) {
-            m.remove(s.localPort());
+        if (m.get(spread(s.localPort())) == s) {
+            m.remove(spread(s.localPort()));
         }
         byPort = m;
     }
@@ -78,7 +80,7 @@ public final class Udp {
             stack.drop(p, bad);
             return;
         }
-        UdpSocket s = byPort.get(udp.dstPort());
+        UdpSocket s = byPort.get(spread(udp.dstPort()));
         if (s == null || (s.localAddr() != 0 && s.localAddr() != dst)) {
             stack.mib().inc(Mib.UdpNoPorts);
             if (p.pktType() == Packet.PACKET_HOST && stack.devinet().isLocal(dst)) {

@@ -1,5 +1,7 @@
 package dev.usnet.core.neigh;
 
+import static dev.usnet.core.util.SpreadKeys.spread;
+
 import dev.usnet.core.buf.Packet;
 import dev.usnet.core.device.Device;
 import dev.usnet.core.device.Loopback;
@@ -52,7 +54,7 @@ public final class NeighTable {
     }
 
     private static long key(Device dev, int ip) {
-        return ((long) dev.ifindex() << 32) | (ip & 0xffff_ffffL);
+        return spread(((long) dev.ifindex() << 32) | (ip & 0xffff_ffffL));
     }
 
     public Neighbour lookup(Device dev, int ip) {

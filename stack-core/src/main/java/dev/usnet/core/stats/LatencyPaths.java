@@ -1,5 +1,7 @@
 package dev.usnet.core.stats;
 
+import static dev.usnet.core.util.SpreadKeys.spread;
+
 import io.netty.util.collection.LongObjectHashMap;
 import java.util.ArrayList;
 import java.util.List;
@@ -338,10 +340,8 @@ public final class LatencyPaths {
     public static final String FLOOD = "flood";
 
     private Path path(int inIfindex, int outIfindex, String inName, String outName, boolean flood) {
-        // Mixed (a bijection, so no two paths share a key): the map folds a key to (int) (key ^ key >>> 32), and
-        // the paths from two ports to N consecutive ifindexes would fold onto one run of slots, each insert
-        // probing along it.
-        long key = mix(((long) inIfindex << 32) | (outIfindex & 0xffff_ffffL));
+        // Spread: the paths from two ports to N consecutive ifindexes would otherwise fill one run of slots.
+        long key = spread(((long) inIfindex << 32) | (outIfindex & 0xffff_ffffL));
         Path p = paths.get(key);
         if (p == null) {
             p = new Path(inIfindex, inName, outName, flood);
@@ -357,15 +357,6 @@ public final class LatencyPaths {
         return p;
     }
 
-    /** MurmurHash3's fmix64: invertible, so distinct keys stay distinct. */
-    private static long mix(long k) {
-        k ^= k >>> 33;
-        k *= 0xff51afd7ed558ccdL;
-        k ^= k >>> 33;
-        k *= 0xc4ceb9fe1a85ec53L;
-        k ^= k >>> 33;
-        return k;
-    }
 
     public synchronized List<Path> all() {
         return List.copyOf(ordered);
