@@ -1,14 +1,14 @@
 package dev.usnet.tools.experiment.nsid;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
+import static dev.usnet.tools.experiment.ExperimentReport.loadavg;
+
+import dev.usnet.tools.experiment.ExperimentReport;
 import dev.usnet.tap.HostCommand;
 import dev.usnet.tcp.app.Percentiles;
 import dev.usnet.tools.report.Columns;
 import dev.usnet.tools.topology.Privileges;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -75,13 +75,9 @@ public final class NsidExperiment {
         if (skipped != null) {
             json.put("kernel_skipped", skipped);
         }
-        out.println(loadLine());
+        out.println("load average after: " + loadavg());
         if (o.json() != null) {
-            if (o.json().toAbsolutePath().getParent() != null) {
-                Files.createDirectories(o.json().toAbsolutePath().getParent());
-            }
-            Files.writeString(o.json(), new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(json) + "\n");
-            out.println("wrote " + o.json().toAbsolutePath());
+            ExperimentReport.writeJson(o.json(), json, out);
         }
         out.flush();
         return 0;
@@ -161,18 +157,5 @@ public final class NsidExperiment {
         }
         c.lines("  ").forEach(l -> b.append(l).append('\n'));
         return b.toString();
-    }
-
-    static String loadavg() {
-        try {
-            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
-            return f[0] + " " + f[1] + " " + f[2];
-        } catch (IOException e) {
-            return "n/a";
-        }
-    }
-
-    static String loadLine() {
-        return "load average after: " + loadavg();
     }
 }

@@ -1,13 +1,13 @@
 package dev.usnet.tools.experiment.pidns;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
+import static dev.usnet.tools.experiment.ExperimentReport.loadavg;
+
+import dev.usnet.tools.experiment.ExperimentReport;
 import dev.usnet.ns.pid.PidModel;
 import dev.usnet.tools.report.Columns;
 import dev.usnet.tools.topology.Privileges;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -90,11 +90,7 @@ public final class PidnsExperiment {
         }
         out.println("load average after: " + loadavg());
         if (o.json() != null) {
-            if (o.json().toAbsolutePath().getParent() != null) {
-                Files.createDirectories(o.json().toAbsolutePath().getParent());
-            }
-            Files.writeString(o.json(), new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(json) + "\n");
-            out.println("wrote " + o.json().toAbsolutePath());
+            ExperimentReport.writeJson(o.json(), json, out);
         }
         out.flush();
         return 0;
@@ -152,14 +148,5 @@ public final class PidnsExperiment {
         }
         c.lines("  ").forEach(l -> b.append(l).append('\n'));
         return b.toString();
-    }
-
-    static String loadavg() {
-        try {
-            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
-            return f[0] + " " + f[1] + " " + f[2];
-        } catch (IOException e) {
-            return "n/a";
-        }
     }
 }
