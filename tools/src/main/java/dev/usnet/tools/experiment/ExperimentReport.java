@@ -21,6 +21,18 @@ public final class ExperimentReport {
         }
     }
 
+    /**
+     * The end of an experiment's report: the load average after it, then {@code json} written to {@code file} when one
+     * was asked for.
+     */
+    public static void finish(Object json, Path file, PrintWriter out) throws IOException {
+        out.println("load average after: " + loadavg());
+        if (file != null) {
+            writeJson(file, json, out);
+        }
+        out.flush();
+    }
+
     /** Writes {@code json} indented to {@code file} (making its directory) and says where on {@code out}. */
     public static void writeJson(Path file, Object json, PrintWriter out) throws IOException {
         Path parent = file.toAbsolutePath().getParent();

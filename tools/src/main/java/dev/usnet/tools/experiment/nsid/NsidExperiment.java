@@ -75,11 +75,7 @@ public final class NsidExperiment {
         if (skipped != null) {
             json.put("kernel_skipped", skipped);
         }
-        out.println("load average after: " + loadavg());
-        if (o.json() != null) {
-            ExperimentReport.writeJson(o.json(), json, out);
-        }
-        out.flush();
+        ExperimentReport.finish(json, o.json(), out);
         return 0;
     }
 

@@ -88,11 +88,7 @@ public final class PidnsExperiment {
                 json.put("kernel_skipped", why);
             }
         }
-        out.println("load average after: " + loadavg());
-        if (o.json() != null) {
-            ExperimentReport.writeJson(o.json(), json, out);
-        }
-        out.flush();
+        ExperimentReport.finish(json, o.json(), out);
         return 0;
     }
 
