@@ -7,11 +7,10 @@ import java.util.List;
  * process's own namespace, each a field read by dereference, whatever the nesting. Namespaces between the two do not
  * number the process and do not see it (nr gives 0 there): what the model saves is exactly that work.
  */
-public final class FlatPid implements Pid {
+public final class FlatPid extends Pid {
     private final int global;
     private final int virtualNr;
     private final PidNamespace ns;
-    private volatile Task task;
 
     /** {@code virtualNr} is ignored when {@code ns} is the initial namespace (the global number is the only one). */
     FlatPid(int global, int virtualNr, PidNamespace ns) {
@@ -50,20 +49,5 @@ public final class FlatPid implements Pid {
             root = root.parent();
         }
         return ns.level() == 0 ? List.of(new Upid(global, ns)) : List.of(new Upid(global, root), new Upid(virtualNr, ns));
-    }
-
-    @Override
-    public Task task() {
-        return task;
-    }
-
-    @Override
-    public void attach(Task t) {
-        task = t;
-    }
-
-    @Override
-    public String toString() {
-        return "pid " + numbers();
     }
 }

@@ -8,10 +8,9 @@ import java.util.List;
  * (index 0) to the process's own (index level). A namespace's view is {@code numbers[ns->level]}, checked to be that
  * namespace (pid_nr_ns), so every ancestor namespace sees the process under a number of its own.
  */
-public final class MultilevelPid implements Pid {
+public final class MultilevelPid extends Pid {
     private final int[] nrs;
     private final PidNamespace[] nss;
-    private volatile Task task;
 
     MultilevelPid(int[] nrs, PidNamespace[] nss) {
         this.nrs = nrs;
@@ -58,20 +57,5 @@ public final class MultilevelPid implements Pid {
             l.add(new Upid(nrs[i], nss[i]));
         }
         return l;
-    }
-
-    @Override
-    public Task task() {
-        return task;
-    }
-
-    @Override
-    public void attach(Task t) {
-        task = t;
-    }
-
-    @Override
-    public String toString() {
-        return "pid " + numbers();
     }
 }
