@@ -73,6 +73,7 @@ public final class Knobs {
             Map.entry("net.ipv4.ipfrag_high_thresh", new GlobalKnob(4 * 1024 * 1024, 0, Integer.MAX_VALUE)),
             Map.entry("net.ipv4.ip_no_pmtu_disc", new GlobalKnob(0, 0, 3)),
             Map.entry("net.core.netdev_max_backlog", new GlobalKnob(1000, 1, 65_536)),
+            Map.entry("net.core.dev_weight", new GlobalKnob(64, 1, 65_536)),
             Map.entry("usnet.hz", new GlobalKnob(1000, 100, 1000)),
             Map.entry("net.bridge.bridge-nf-call-iptables", new GlobalKnob(0, 0, 1)),
             Map.entry("net.bridge.bridge-nf-call-ip6tables", new GlobalKnob(0, 0, 1)),
@@ -231,6 +232,7 @@ public final class Knobs {
     private volatile int icmpMsgsPerSec = 1000;
     private volatile int icmpMsgsBurst = 50;
     private volatile int backlogMax = 1000;
+    private volatile int devWeight = 64;
     private volatile int neighGcThresh1 = 128;
     private volatile int neighGcThresh2 = 512;
     private volatile int neighGcThresh3 = 1024;
@@ -325,6 +327,14 @@ public final class Knobs {
 
     public int backlogMax() {
         return backlogMax;
+    }
+
+    /**
+     * net.core.dev_weight: frames one run of the receive backlog handles before it yields (process_backlog's
+     * quota, the NAPI weight of the per-CPU backlog), 64 as in Linux.
+     */
+    public int devWeight() {
+        return devWeight;
     }
 
     /** net.ipv4.neigh.default.gc_thresh1: below this many entries the periodic neighbour GC removes nothing. */
@@ -487,6 +497,7 @@ public final class Knobs {
             case "net.ipv4.icmp_msgs_per_sec" -> icmpMsgsPerSec = (int) n;
             case "net.ipv4.icmp_msgs_burst" -> icmpMsgsBurst = (int) n;
             case "net.core.netdev_max_backlog" -> backlogMax = (int) n;
+            case "net.core.dev_weight" -> devWeight = (int) n;
             case "net.ipv4.neigh.default.gc_thresh1" -> neighGcThresh1 = (int) n;
             case "net.ipv4.neigh.default.gc_thresh2" -> neighGcThresh2 = (int) n;
             case "net.ipv4.neigh.default.gc_thresh3" -> neighGcThresh3 = (int) n;

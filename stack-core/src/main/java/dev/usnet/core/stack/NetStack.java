@@ -43,9 +43,6 @@ import java.util.SplittableRandom;
  * on its scheduler's thread.
  */
 public final class NetStack {
-    /** NAPI-like budget: frames handled per backlog run before yielding to timers and other namespaces. */
-    private static final int BACKLOG_BUDGET = 64;
-
     private final String name;
     private final long seed;
     private final Scheduler scheduler;
@@ -421,8 +418,10 @@ public final class NetStack {
             bridge0 = cpu.bridgeForwards();
             csum0 = cpu.bytesChecksummed();
         }
+        // process_backlog's quota: net.core.dev_weight frames per run, then timers and other namespaces get a turn.
+        int weight = knobs.devWeight();
         int frames = 0;
-        for (; frames < BACKLOG_BUDGET; frames++) {
+        for (; frames < weight; frames++) {
             Packet p = pollBacklog();
             if (p == null) {
                 break;

@@ -64,6 +64,39 @@ class ReceiveBacklogTest {
         }
     }
 
+    /** Backlog runs it took to drain 640 queued frames with net.core.dev_weight {@code weight} (null: default). */
+    private static long runsToDrain640(String weight) {
+        try (TestNet net = new TestNet()) {
+            NetStack a = net.ns("a");
+            NetStack b = net.ns("b");
+            if (weight != null) {
+                b.knobs().set("net.core.dev_weight", weight);
+            }
+            VethEnd[] pair = net.link(a, "eth0", null, b, "eth0", null);
+            AtomicInteger got = new AtomicInteger();
+            pair[1].setRxHandler((dev, p) -> {
+                got.incrementAndGet();
+                p.release();
+                return true;
+            });
+            for (int i = 0; i < 640; i++) {
+                pair[0].transmit(frame(pair[1], 0, i));
+            }
+            long before = b.cpu().measuredRuns();
+            net.settle();
+            assertEquals(640, got.get());
+            return b.cpu().measuredRuns() - before;
+        }
+    }
+
+    @Test
+    void netCoreDevWeightIsTheNumberOfFramesOneBacklogRunHandles() {
+        assertEquals(10, runsToDrain640(null), "Linux's default dev_weight 64: 640 frames in 10 runs");
+        assertEquals(40, runsToDrain640("16"));
+        assertEquals(1, runsToDrain640("1000"));
+        assertEquals(640, runsToDrain640("1"));
+    }
+
     @Test
     void inRealTimeEverySendersFramesArriveInOrderThroughOnePollListPerLoop() throws Exception {
         EventExecutor l0 = new DefaultEventExecutor();
