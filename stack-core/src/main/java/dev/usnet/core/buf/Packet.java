@@ -68,6 +68,7 @@ public final class Packet {
     private int csumOffset;
     private int gsoType;
     private int gsoSize;
+    private int gsoSegs;
     private int cowBytes;
     private int optRr;
     private int optTs;
@@ -201,6 +202,18 @@ public final class Packet {
 
     public boolean isGso() {
         return gsoType != GSO_NONE && gsoSize > 0;
+    }
+
+    /**
+     * skb_shinfo(skb)->gso_segs: the wire segments a GRO-merged packet was made of (tcp_gro_complete sets it to
+     * NAPI_GRO_CB(skb)->count); 0 when nobody counted them (a sender's own GSO packet).
+     */
+    public int gsoSegs() {
+        return gsoSegs;
+    }
+
+    public void setGsoSegs(int segs) {
+        this.gsoSegs = segs;
     }
 
     /** Bytes copy-on-write copied in this packet's current hop (reset when it crosses a veth). */
@@ -441,6 +454,34 @@ public final class Packet {
         }
     }
 
+    /**
+     * pskb_expand_head(skb, 0, ntail): makes sure {@code tailroom} bytes can be written after the frame into a
+     * buffer only this packet references. When the data is shared, or the buffer is not a plain one with that
+     * much room, the frame is copied once into a pooled buffer with {@link Buffers#HEADROOM} in front and the
+     * room behind it (not counted as a copy-on-write copy: nothing forwarded it). Returns whether it copied.
+     */
+    public boolean ensureTailroom(int tailroom) {
+        ByteBuf b = buf;
+        if (!isShared() && !isHeadFrag(b) && b.capacity() - b.writerIndex() >= tailroom) {
+            return false;
+        }
+        int len = b.readableBytes();
+        ByteBuf copy = Buffers.alloc().directBuffer(Buffers.HEADROOM + len + tailroom);
+        copy.setBytes(Buffers.HEADROOM, b, b.readerIndex(), len);
+        copy.setIndex(Buffers.HEADROOM, Buffers.HEADROOM + len);
+        replaceData(copy, b.readerIndex(), Buffers.HEADROOM);
+        return true;
+    }
+
+    private static boolean isHeadFrag(ByteBuf b) {
+        for (ByteBuf u = b; u != null; u = u.unwrap()) {
+            if (u instanceof HeadFragByteBuf) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Moves the frame start back by {@code n} bytes of headroom (skb_push); returns the new start. */
     public int push(int n) {
         int s = buf.readerIndex() - n;
@@ -476,6 +517,7 @@ public final class Packet {
         csumOffset = o.csumOffset;
         gsoType = o.gsoType;
         gsoSize = o.gsoSize;
+        gsoSegs = o.gsoSegs;
         optRr = o.optRr;
         optTs = o.optTs;
         optFlags = o.optFlags;
@@ -501,6 +543,7 @@ public final class Packet {
         csumOffset = 0;
         gsoType = 0;
         gsoSize = 0;
+        gsoSegs = 0;
         cowBytes = 0;
         optRr = 0;
         optTs = 0;

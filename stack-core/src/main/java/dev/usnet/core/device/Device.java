@@ -29,6 +29,8 @@ public abstract class Device {
     private volatile boolean promisc;
     private volatile boolean txChecksumOffload;
     private volatile boolean gsoOffload;
+    // Generic receive offload (ethtool -K dev gro on): the device's GRO state, null while the feature is off.
+    private volatile Gro gro;
     private volatile int neededHeadroom;
     private volatile RxHandler rxHandler;
     private volatile Object rxHandlerData;
@@ -183,6 +185,31 @@ public abstract class Device {
     }
 
     /**
+     * The generic-receive-offload feature ({@code ethtool -K dev gro on|off}): frames taken off the receive
+     * backlog for this device go through {@link Gro} first. Off by default (docs/data-plane.md, "GRO").
+     */
+    public boolean groEnabled() {
+        return gro != null;
+    }
+
+    /**
+     * Turns GRO on or off. Turning it off while a backlog run holds packets cannot happen (runs and settings share
+     * the namespace thread in virtual time; in real time a flow held during the change is flushed at the run's end).
+     */
+    public void setGro(boolean on) {
+        if (on && gro == null) {
+            gro = new Gro(this);
+        } else if (!on && gro != null && gro.heldFlows() == 0) {
+            gro = null;
+        }
+    }
+
+    /** This device's GRO state and counters, or null while the feature is off. */
+    public Gro gro() {
+        return gro;
+    }
+
+    /**
      * dev->needed_headroom: bytes the device needs in front of the link-layer header beyond it (a tunnel's outer
      * headers, say), so that what it transmits can be prepended to in place.
      */
@@ -274,21 +301,48 @@ public abstract class Device {
      * to the rx_handler (bridge) or the namespace's protocol demux. Runs on the namespace's thread.
      */
     public final void receive(Packet p) {
+        if (rxAccount(p)) {
+            deliver(p);
+        }
+    }
+
+    /**
+     * A frame the receive backlog run took off for this device (the driver's poll, napi_gro_receive): received
+     * and counted as {@link #receive} does, then, with GRO on, possibly held and merged with the frames behind it
+     * until the run ends ({@link Gro#flush}). The device counters count wire frames, as a driver does; taps and
+     * everything above see what GRO delivers.
+     */
+    public final void napiReceive(Packet p) {
+        Gro g = gro;
+        if (g == null) {
+            receive(p);
+        } else if (rxAccount(p)) {
+            g.receive(p);
+        }
+    }
+
+    /** Stamps and counts a frame arriving; false (frame dropped) when the device is down or has no namespace. */
+    private boolean rxAccount(Packet p) {
         NetStack s = stack;
         if (!up || s == null) {
             stats.rxDrop();
             dropDown(p, s);
-            return;
+            return false;
         }
-        long now = s.now();
         p.setDev(this);
         p.setFlooded(false);
-        p.setRxTimeNanos(now);
+        p.setRxTimeNanos(s.now());
         int len = p.length();
         boolean mcast = len >= EthernetFrame.HEADER_LEN && MacAddr.isMulticast(MacAddr.get(p.buf(), p.start()));
         stats.rx(len, mcast);
+        return true;
+    }
+
+    /** netif_receive_skb after the driver: taps see the frame, then the rx_handler (bridge) or the protocols. */
+    final void deliver(Packet p) {
+        NetStack s = stack;
         for (PacketTap t : taps) {
-            t.tap(this, p, false, now);
+            t.tap(this, p, false, p.rxTimeNanos());
         }
         RxHandler h = rxHandler;
         if (h != null && h.handleFrame(this, p)) {

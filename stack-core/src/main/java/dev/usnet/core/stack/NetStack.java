@@ -426,8 +426,10 @@ public final class NetStack {
             if (p == null) {
                 break;
             }
-            p.dev().receive(p);
+            p.dev().napiReceive(p);
         }
+        // napi_gro_flush at the end of the poll: what GRO held in this run is delivered now (and charged to it).
+        flushGro();
         if (model) {
             long picos = 1000L * (frames * knobs.cpuL2RxNs()
                     + (cpu.bridgeForwards() - bridge0) * knobs.cpuBridgeFwdNs()
@@ -452,6 +454,25 @@ public final class NetStack {
         // A frame queued between the check and the reset saw the run scheduled and did not schedule one.
         if (!backlogEmpty() && BACKLOG_SCHEDULED.compareAndSet(this, false, true)) {
             scheduleBacklogRun();
+        }
+    }
+
+    // Devices whose GRO holds packets in the current backlog run (a list through Gro.nextPending), or null.
+    private dev.usnet.core.device.Gro groPending;
+
+    /** GRO of a device here started holding packets in this backlog run: it is flushed at the run's end. */
+    public void groPending(dev.usnet.core.device.Gro g) {
+        g.setNextPending(groPending);
+        groPending = g;
+    }
+
+    private void flushGro() {
+        dev.usnet.core.device.Gro g = groPending;
+        groPending = null;
+        while (g != null) {
+            dev.usnet.core.device.Gro next = g.nextPending();
+            g.flush();
+            g = next;
         }
     }
 

@@ -1,0 +1,315 @@
+package dev.usnet.core.device;
+
+import dev.usnet.core.buf.ChecksumState;
+import dev.usnet.core.buf.Packet;
+import dev.usnet.core.wire.Checksum;
+import dev.usnet.core.wire.EthernetFrame;
+import dev.usnet.core.wire.Ipv4Packet;
+import dev.usnet.core.wire.TcpSegment;
+import io.netty.buffer.ByteBuf;
+
+/**
+ * Generic receive offload of one device ({@code ethtool -K dev gro on}): napi_gro_receive, inet_gro_receive and
+ * tcp_gro_receive for TCP over IPv4 on untagged Ethernet. Consecutive in-order segments of one flow that arrive in
+ * one receive backlog run are merged into one GSO packet (gso_size = the first segment's payload, gso_segs =
+ * segments) of at most {@link #GRO_MAX_SIZE} bytes of IP datagram before the bridge or the stack sees them; what is
+ * held is delivered when a segment does not continue it, and at the end of the run ({@link #flush}, napi_gro_flush).
+ *
+ * <p>The rules, as Linux's (docs/data-plane.md, "GRO"): a flow is the same Ethernet header, IPv4 addresses and
+ * TCP ports. Not GRO'd at all (delivered at once, the flow held stays): non-IPv4, IP options (ihl != 5), a bad
+ * IP header checksum, non-TCP, a bad TCP checksum. A segment of a held flow is not merged, and the held packet is
+ * delivered first, when: the IP header says fragment (MF or an offset) or its length is not the frame's, TTL,
+ * TOS or DF differ, the IP ID does not follow (incrementing; with DF also a fixed ID), it carries CWR, the TCP flag
+ * word other than FIN and PSH differs (that word also holds the data offset and the window), the ACK differs,
+ * any option word differs (timestamps included: TSval and TSecr must be equal, as tcp_gro_receive compares the
+ * options word by word), it is longer than gso_size or carries no payload, its sequence number is not where the
+ * held one ends, or the merged datagram would reach 64 KiB. Such a segment is then held itself unless it is
+ * shorter than a byte of payload or carries URG, PSH, RST, SYN or FIN (then it is delivered right away). A merged
+ * segment shorter than gso_size, or carrying PSH or FIN (which the merged header takes on), delivers the flow.
+ * At most {@link #MAX_GRO_SKBS} flows are held; a new one delivers the oldest.
+ *
+ * <p>Merging copies: the first merge copies the held frame into a pooled 64 KiB buffer (unless its own has room
+ * and is not shared), each later one appends the segment's payload; a segment merged is released at once.
+ * <b>Differs:</b> Linux chains the segments' pages as frags (no copy); the copy here costs about the bytes merged
+ * (usnet.cpu.copy_ps_per_byte would price it; the CPU model charges GRO nothing beyond the frames' l2_rx_ns).
+ * The merged packet leaves as Linux's tcp4_gro_complete leaves it: IP total length and header checksum rewritten,
+ * the TCP checksum field holding the pseudo-header sum with CHECKSUM_PARTIAL, so a non-GSO egress segments it
+ * (skb_gso_segment) with full checksums and local TCP trusts it.
+ *
+ * <p>Runs on the namespace thread only. Allocates nothing per packet: the held packets sit in a fixed array.
+ */
+public final class Gro {
+    /** MAX_GRO_SKBS: flows held at once per NAPI context. */
+    public static final int MAX_GRO_SKBS = 8;
+    /** GRO_MAX_SIZE / gro_max_size: the merged IP datagram stays below 64 KiB. */
+    public static final int GRO_MAX_SIZE = 65_536;
+
+    private static final int ETH = EthernetFrame.HEADER_LEN;
+    private static final int FLUSH_FLAGS = TcpSegment.URG | TcpSegment.PSH | TcpSegment.RST | TcpSegment.SYN
+            | TcpSegment.FIN;
+    private static final int ID_INCREMENTING = 0;
+    private static final int ID_FIXED = 1;
+    private static final int ID_UNDECIDED = 2;
+
+    private final Device dev;
+    // Held flows, oldest first, and per flow: segments in it, payload bytes, gso_size, the IP ID mode.
+    private final Packet[] held = new Packet[MAX_GRO_SKBS];
+    private final int[] count = new int[MAX_GRO_SKBS];
+    private final int[] mss = new int[MAX_GRO_SKBS];
+    private final int[] idMode = new int[MAX_GRO_SKBS];
+    private int n;
+    // The next device of the namespace with held packets (the run's list of what to flush), or null.
+    private Gro nextPending;
+    private boolean pending;
+
+    private long groPackets;
+    private long groSegments;
+
+    Gro(Device dev) {
+        this.dev = dev;
+    }
+
+    /** Merged packets GRO delivered (two or more segments each), like a driver's ethtool -S rx_gro_packets. */
+    public long groPackets() {
+        return groPackets;
+    }
+
+    /** Wire segments those merged packets carried; {@code groSegments - groPackets} deliveries were saved. */
+    public long groSegments() {
+        return groSegments;
+    }
+
+    /** Links this device into its namespace's list of GRO to flush at the end of the run. */
+    public void setNextPending(Gro next) {
+        this.nextPending = next;
+    }
+
+    /** Flows held now (0 after every backlog run). */
+    public int heldFlows() {
+        return n;
+    }
+
+    /** The next device with held packets after this one on the namespace's run list. */
+    public Gro nextPending() {
+        return nextPending;
+    }
+
+    /**
+     * napi_gro_receive: {@code p}, received and counted by the device, is merged into a held flow, held, or
+     * delivered (with whatever it flushes delivered before it).
+     */
+    void receive(Packet p) {
+        ByteBuf b = p.buf();
+        int s = p.start();
+        int len = p.length();
+        if (len < ETH + Ipv4Packet.MIN_HEADER_LEN + TcpSegment.MIN_HEADER_LEN
+                || b.getUnsignedShort(s + 12) != EthernetFrame.ETH_P_IP
+                || b.getUnsignedByte(s + ETH) != 0x45
+                || b.getUnsignedByte(s + ETH + Ipv4Packet.PROTOCOL) != Ipv4Packet.PROTO_TCP
+                || !Checksum.verify(b, s + ETH, Ipv4Packet.MIN_HEADER_LEN)) {
+            dev.deliver(p);
+            return;
+        }
+        int ip = s + ETH;
+        int tot = b.getUnsignedShort(ip + Ipv4Packet.TOTAL_LEN);
+        int tcp = ip + Ipv4Packet.MIN_HEADER_LEN;
+        int thlen = (b.getUnsignedByte(tcp + TcpSegment.DATA_OFF) >>> 4) * 4;
+        if (tot > len - ETH || thlen < TcpSegment.MIN_HEADER_LEN || Ipv4Packet.MIN_HEADER_LEN + thlen > tot
+                || !tcpChecksumOk(p, b, ip, tcp, tot)) {
+            dev.deliver(p);
+            return;
+        }
+        int payload = tot - Ipv4Packet.MIN_HEADER_LEN - thlen;
+        int flags = b.getUnsignedByte(tcp + TcpSegment.FLAGS);
+        int frag = b.getUnsignedShort(ip + Ipv4Packet.FRAG);
+        // inet_gro_receive's own flush: a fragment, or a length that is not the frame's (padding).
+        boolean ipFlush = (frag & ~Ipv4Packet.FLAG_DF) != 0 || tot != len - ETH;
+        int i = find(b, s, ip, tcp);
+        if (i >= 0) {
+            Packet q = held[i];
+            ByteBuf qb = q.buf();
+            int qs = q.start();
+            int qip = qs + ETH;
+            int qtcp = qip + Ipv4Packet.MIN_HEADER_LEN;
+            int qtot = qb.getUnsignedShort(qip + Ipv4Packet.TOTAL_LEN);
+            int qpayload = qtot - Ipv4Packet.MIN_HEADER_LEN - thlen;
+            boolean dontMerge = ipFlush
+                    || b.getByte(ip + Ipv4Packet.TTL) != qb.getByte(qip + Ipv4Packet.TTL)
+                    || b.getByte(ip + Ipv4Packet.TOS) != qb.getByte(qip + Ipv4Packet.TOS)
+                    || ((frag ^ qb.getUnsignedShort(qip + Ipv4Packet.FRAG)) & Ipv4Packet.FLAG_DF) != 0
+                    || !idFollows(i, b.getUnsignedShort(ip + Ipv4Packet.ID), qb.getUnsignedShort(qip + Ipv4Packet.ID),
+                            (frag & Ipv4Packet.FLAG_DF) != 0)
+                    || (flags & TcpSegment.CWR) != 0
+                    || ((b.getInt(tcp + TcpSegment.DATA_OFF) ^ qb.getInt(qtcp + TcpSegment.DATA_OFF))
+                            & ~((TcpSegment.FIN | TcpSegment.PSH) << 16)) != 0
+                    || b.getInt(tcp + TcpSegment.ACK) != qb.getInt(qtcp + TcpSegment.ACK)
+                    || !sameOptions(b, tcp, qb, qtcp, thlen)
+                    || payload - 1 >= mss[i] || payload == 0
+                    || b.getInt(tcp + TcpSegment.SEQ) != qb.getInt(qtcp + TcpSegment.SEQ) + qpayload
+                    || qtot + payload >= GRO_MAX_SIZE;
+            if (dontMerge) {
+                deliverFlow(i);
+                if (ipFlush || payload == 0 || (flags & FLUSH_FLAGS) != 0) {
+                    dev.deliver(p);
+                } else {
+                    hold(p, payload);
+                }
+                return;
+            }
+            merge(i, q, p, tcp + thlen, payload, flags);
+            if (payload < mss[i] || (flags & FLUSH_FLAGS) != 0) {
+                deliverFlow(i);
+            }
+            return;
+        }
+        if (ipFlush || payload == 0 || (flags & FLUSH_FLAGS) != 0) {
+            dev.deliver(p);
+            return;
+        }
+        hold(p, payload);
+    }
+
+    /** napi_gro_flush: every held flow is delivered, oldest first. */
+    public void flush() {
+        while (n > 0) {
+            deliverFlow(0);
+        }
+        pending = false;
+        nextPending = null;
+    }
+
+    /** The held flow {@code p} belongs to (same Ethernet header, addresses, ports), or -1. */
+    private int find(ByteBuf b, int s, int ip, int tcp) {
+        for (int i = 0; i < n; i++) {
+            ByteBuf qb = held[i].buf();
+            int qs = held[i].start();
+            int qip = qs + ETH;
+            if (qb.getLong(qs) == b.getLong(s) && qb.getInt(qs + 8) == b.getInt(s + 8)
+                    && qb.getShort(qs + 12) == b.getShort(s + 12)
+                    && qb.getInt(qip + Ipv4Packet.SRC) == b.getInt(ip + Ipv4Packet.SRC)
+                    && qb.getInt(qip + Ipv4Packet.DST) == b.getInt(ip + Ipv4Packet.DST)
+                    && qb.getInt(qip + Ipv4Packet.MIN_HEADER_LEN) == b.getInt(tcp)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * The IP ID check of inet_gro_receive: without DF the ID must be the held one's plus the segments held; with
+     * DF the flow may instead keep one fixed ID, decided by the second segment.
+     */
+    private boolean idFollows(int i, int id, int firstId, boolean df) {
+        boolean incrementing = id == ((firstId + count[i]) & 0xffff);
+        if (!df) {
+            return incrementing;
+        }
+        return switch (idMode[i]) {
+            case ID_INCREMENTING -> incrementing;
+            case ID_FIXED -> id == firstId;
+            default -> incrementing || id == firstId;
+        };
+    }
+
+    private static boolean sameOptions(ByteBuf b, int tcp, ByteBuf qb, int qtcp, int thlen) {
+        for (int o = TcpSegment.MIN_HEADER_LEN; o < thlen; o += 4) {
+            if (b.getInt(tcp + o) != qb.getInt(qtcp + o)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * tcp4_gro_receive's skb_gro_checksum_validate: a checksum the sender left partial or that was verified is
+     * trusted; otherwise it is computed here (Linux then marks it CHECKSUM_UNNECESSARY, so TCP does not again).
+     */
+    private boolean tcpChecksumOk(Packet p, ByteBuf b, int ip, int tcp, int tot) {
+        if (p.csumState() != ChecksumState.NONE) {
+            return true;
+        }
+        int l4len = tot - Ipv4Packet.MIN_HEADER_LEN;
+        long ph = Checksum.pseudoHeader(b.getInt(ip + Ipv4Packet.SRC), b.getInt(ip + Ipv4Packet.DST),
+                Ipv4Packet.PROTO_TCP, l4len);
+        if (Checksum.finish(Checksum.add(b, tcp, l4len, ph)) != 0) {
+            return false;
+        }
+        p.setChecksum(ChecksumState.UNNECESSARY, 0, 0);
+        return true;
+    }
+
+    private void hold(Packet p, int payload) {
+        if (n == MAX_GRO_SKBS) {
+            // gro_flush_oldest: the oldest flow makes room.
+            deliverFlow(0);
+        }
+        held[n] = p;
+        count[n] = 1;
+        mss[n] = payload;
+        idMode[n] = ID_UNDECIDED;
+        n++;
+        if (!pending) {
+            pending = true;
+            dev.stack().groPending(this);
+        }
+    }
+
+    /** skb_gro_receive: appends {@code p}'s payload to held flow {@code i} and frees {@code p}. */
+    private void merge(int i, Packet q, Packet p, int payloadOff, int payload, int flags) {
+        ByteBuf b = p.buf();
+        if (count[i] == 1) {
+            // The second segment: room for the whole merged packet, and the IP ID mode the flow keeps.
+            q.ensureTailroom(GRO_MAX_SIZE + ETH - q.length());
+            int firstId = q.buf().getUnsignedShort(q.start() + ETH + Ipv4Packet.ID);
+            idMode[i] = b.getUnsignedShort(p.start() + ETH + Ipv4Packet.ID) == firstId ? ID_FIXED : ID_INCREMENTING;
+        }
+        ByteBuf qb = q.buf();
+        int qip = q.start() + ETH;
+        qb.writeBytes(b, payloadOff, payload);
+        qb.setShort(qip + Ipv4Packet.TOTAL_LEN, qb.getUnsignedShort(qip + Ipv4Packet.TOTAL_LEN) + payload);
+        int qflags = qip + Ipv4Packet.MIN_HEADER_LEN + TcpSegment.FLAGS;
+        qb.setByte(qflags, qb.getUnsignedByte(qflags) | (flags & (TcpSegment.FIN | TcpSegment.PSH)));
+        count[i]++;
+        p.release();
+    }
+
+    private void remove(int i) {
+        n--;
+        System.arraycopy(held, i + 1, held, i, n - i);
+        System.arraycopy(count, i + 1, count, i, n - i);
+        System.arraycopy(mss, i + 1, mss, i, n - i);
+        System.arraycopy(idMode, i + 1, idMode, i, n - i);
+        held[n] = null;
+    }
+
+    /** Takes held flow {@code i} out of the array and delivers it. */
+    private void deliverFlow(int i) {
+        Packet q = held[i];
+        int segs = count[i];
+        int size = mss[i];
+        remove(i);
+        finish(q, segs, size);
+    }
+
+    /** napi_gro_complete → inet_gro_complete → tcp4_gro_complete, then netif_receive_skb. */
+    private void finish(Packet q, int segs, int gsoSize) {
+        if (segs > 1) {
+            ByteBuf qb = q.buf();
+            int ip = q.start() + ETH;
+            int tcp = ip + Ipv4Packet.MIN_HEADER_LEN;
+            int tot = qb.getUnsignedShort(ip + Ipv4Packet.TOTAL_LEN);
+            qb.setShort(ip + Ipv4Packet.CHECKSUM, 0);
+            qb.setShort(ip + Ipv4Packet.CHECKSUM, Checksum.compute(qb, ip, Ipv4Packet.MIN_HEADER_LEN));
+            int l4len = tot - Ipv4Packet.MIN_HEADER_LEN;
+            long ph = Checksum.pseudoHeader(qb.getInt(ip + Ipv4Packet.SRC), qb.getInt(ip + Ipv4Packet.DST),
+                    Ipv4Packet.PROTO_TCP, l4len);
+            qb.setShort(tcp + TcpSegment.CHECKSUM, ~Checksum.finish(ph) & 0xffff);
+            q.setChecksum(ChecksumState.PARTIAL, tcp, TcpSegment.CHECKSUM);
+            q.setGso(Packet.GSO_TCPV4, gsoSize);
+            q.setGsoSegs(segs);
+            groPackets++;
+            groSegments += segs;
+        }
+        dev.deliver(q);
+    }
+}
