@@ -73,6 +73,7 @@ final class LinkVerbs {
         Map<String, Object> off = new LinkedHashMap<>();
         off.put("tx_checksumming", d.txChecksumOffload());
         off.put("gso", d.gsoOffload());
+        off.put("gro", d.groEnabled());
         off.put("needed_headroom", d.neededHeadroom());
         m.put("offloads", off);
         m.put("netem", d.netemParams().isNone() ? null : d.netemParams().format());
@@ -136,7 +137,7 @@ final class LinkVerbs {
         Map<String, Object> off = (Map<String, Object>) m.get("offloads");
         sb.append("    link/").append(m.get("kind").equals("loopback") ? "loopback " : "ether ").append(m.get("address"))
                 .append("  ").append(m.get("kind")).append(" tx-checksumming ").append(onOff(off.get("tx_checksumming")))
-                .append(" gso ").append(onOff(off.get("gso")));
+                .append(" gso ").append(onOff(off.get("gso"))).append(" gro ").append(onOff(off.get("gro")));
         if (!off.get("needed_headroom").equals(0)) {
             sb.append(" needed_headroom ").append(off.get("needed_headroom"));
         }

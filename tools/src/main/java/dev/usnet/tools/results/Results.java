@@ -109,6 +109,11 @@ public record Results(String topology, String clock, long seed, double durationS
         m.put("tx_packets", st.txPackets);
         m.put("tx_bytes", st.txBytes);
         m.put("tx_dropped", st.txDropped);
+        if (d.gro() != null) {
+            // Only with GRO on, so results of topologies without it keep their bytes.
+            m.put("rx_gro_packets", d.gro().groPackets());
+            m.put("rx_gro_segments", d.gro().groSegments());
+        }
         return m;
     }
 

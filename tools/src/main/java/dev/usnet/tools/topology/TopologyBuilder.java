@@ -212,6 +212,9 @@ public final class TopologyBuilder {
                     if (l.gso() != null) {
                         dev.setGsoOffload(l.gso());
                     }
+                    if (l.gro() != null) {
+                        dev.setGro(l.gro());
+                    }
                 } catch (RuntimeException e) {
                     problems.add(l.where(), e.getMessage());
                 }

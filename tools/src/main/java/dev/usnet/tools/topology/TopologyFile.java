@@ -57,10 +57,10 @@ public final class TopologyFile {
     static final Set<String> KERNEL_KEYS = Set.of("namespaces");
     static final Set<String> NS_KEYS = Set.of("knobs", "devices", "routes", "neighbours", "captures", "histograms", "apps");
     static final Set<String> LINK_KEYS = Set.of("name", "kind", "mac", "mtu", "up", "addresses", "tx_checksumming", "gso",
-            "netem", "needed_headroom");
+            "gro", "netem", "needed_headroom");
     static final Map<String, Set<String>> KIND_KEYS = kindKeys();
     static final Set<String> PEER_KEYS = Set.of("namespace", "name", "mac", "mtu", "up", "addresses", "tx_checksumming", "gso",
-            "netem", "needed_headroom", "master");
+            "gro", "netem", "needed_headroom", "master");
     static final Set<String> NETEM_KEYS = Set.copyOf(NetemParams.PARAMS);
     static final Set<String> TAP_KERNEL_KEYS = Set.of("namespace", "name", "mac", "mtu", "up", "addresses", "routes");
     static final Set<String> CAPTURE_KEYS = Set.of("device", "direction", "file", "max_frames");
@@ -526,10 +526,11 @@ public final class TopologyFile {
         List<Addr> addrs = addresses(m, "addresses");
         Boolean csum = m.bool("tx_checksumming");
         Boolean gso = m.bool("gso");
+        Boolean gro = m.bool("gro");
         List<Knob> netem = readNetem(m, name);
         Long headroom = m.integer("needed_headroom", 0, Device.MAX_NEEDED_HEADROOM);
         return new Link(name, m.where(), mac, mtu == null ? null : mtu.intValue(), up == null || up, addrs, csum, netem,
-                gso, headroom == null ? null : headroom.intValue());
+                gso, headroom == null ? null : headroom.intValue(), gro);
     }
 
     /**

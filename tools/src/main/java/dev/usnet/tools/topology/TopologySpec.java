@@ -215,12 +215,19 @@ public record TopologySpec(String file, String name, long seed, Output output, L
     /**
      * What every device kind can set: name, MAC, MTU, up, IPv4 addresses, the tx-checksumming offload, link
      * emulation on its transmit side ({@code netem:}), kept as the {@code usnet.netem.<dev>.*} knobs it means,
-     * generic segmentation offload ({@code gso:}) and dev->needed_headroom ({@code needed_headroom:}); null when not set.
+     * generic segmentation offload ({@code gso:}), dev->needed_headroom ({@code needed_headroom:}) and generic
+     * receive offload ({@code gro:}); null when not set.
      */
     public record Link(String name, Where where, Long mac, Integer mtu, boolean up, List<Addr> addresses,
-                       Boolean txChecksumming, List<Knob> netem, Boolean gso, Integer neededHeadroom) {
+                       Boolean txChecksumming, List<Knob> netem, Boolean gso, Integer neededHeadroom, Boolean gro) {
         public Link {
             netem = netem == null ? List.of() : List.copyOf(netem);
+        }
+
+        /** A link without a GRO setting of its own. */
+        public Link(String name, Where where, Long mac, Integer mtu, boolean up, List<Addr> addresses,
+                    Boolean txChecksumming, List<Knob> netem, Boolean gso, Integer neededHeadroom) {
+            this(name, where, mac, mtu, up, addresses, txChecksumming, netem, gso, neededHeadroom, null);
         }
 
         /** A link without a needed_headroom of its own. */
@@ -242,7 +249,7 @@ public record TopologySpec(String file, String name, long seed, Output output, L
 
         /** This link with the gso and tx-checksumming offloads set ({@code ethtool -K DEV gso on tx on}). */
         public Link withOffloads(boolean on) {
-            return new Link(name, where, mac, mtu, up, addresses, on, netem, on, neededHeadroom);
+            return new Link(name, where, mac, mtu, up, addresses, on, netem, on, neededHeadroom, gro);
         }
     }
 
