@@ -100,7 +100,7 @@ public final class Knobs {
     /** Registers a declared knob by name; declaring the same name twice is a programming error. */
     static <K extends Knob> K register(K k) {
         if (GLOBAL.containsKey(k.key()) || parseDevKey(k.key()) != null || k.key().startsWith(NETEM_PREFIX)
-                || k.key().equals("usnet.forward.cow")) {
+                || k.key().equals("usnet.forward.cow") || k.key().equals(CPU_MACHINE)) {
             throw new IllegalStateException("knob " + k.key() + " is already one of stack-core's");
         }
         Knob prev = DECLARED.putIfAbsent(k.key(), k);
@@ -227,6 +227,7 @@ public final class Knobs {
     private volatile boolean ipForward;
     private volatile int defaultTtl = 64;
     private volatile CowPolicy cowPolicy = CowPolicy.HEAD_COPY;
+    private volatile String cpuMachine = "";
     private volatile int icmpRatelimitMs = 1000;
     private volatile int icmpRatemask = 0x1818;
     private volatile int icmpMsgsPerSec = 1000;
@@ -303,6 +304,25 @@ public final class Knobs {
 
     public int defaultTtl() {
         return defaultTtl;
+    }
+
+    /**
+     * usnet.cpu.machine: the modelled machine whose CPU this namespace's receive processing runs on; namespaces
+     * naming the same machine share its busy time (docs/cpu-model.md). Empty (the default): a machine of its own.
+     */
+    public String cpuMachine() {
+        return cpuMachine;
+    }
+
+    /** The key of {@link #cpuMachine()}. */
+    public static final String CPU_MACHINE = "usnet.cpu.machine";
+
+    private static String checkMachineName(String v) {
+        if (!v.matches("[A-Za-z0-9_.-]{0,64}")) {
+            throw new IllegalArgumentException(CPU_MACHINE + ": '" + v + "' is not a machine name (up to 64 of"
+                    + " A-Z a-z 0-9 _ . -; empty for a machine of the namespace's own)");
+        }
+        return v;
     }
 
     public CowPolicy cowPolicy() {
@@ -446,6 +466,11 @@ public final class Knobs {
         }
         if (k.equals("usnet.forward.cow")) {
             cowPolicy = CowPolicy.parse(v);
+            explicit.put(k, v);
+            return;
+        }
+        if (k.equals(CPU_MACHINE)) {
+            cpuMachine = checkMachineName(v);
             explicit.put(k, v);
             return;
         }
@@ -639,6 +664,9 @@ public final class Knobs {
         if (key.equals("usnet.forward.cow")) {
             return cowPolicy.knobValue();
         }
+        if (key.equals(CPU_MACHINE)) {
+            return cpuMachine;
+        }
         GlobalKnob g = GLOBAL.get(key);
         if (g != null) {
             return Long.toString(g.def);
@@ -690,6 +718,7 @@ public final class Knobs {
     public static java.util.List<String> known() {
         java.util.List<String> l = new java.util.ArrayList<>(GLOBAL.keySet());
         l.add("usnet.forward.cow");
+        l.add(CPU_MACHINE);
         l.addAll(declared().keySet());
         Function<DevKnob, String> f = d -> "net.ipv4." + d.section + ".<dev>." + d.name;
         DEV_KNOBS.values().forEach(d -> l.add(f.apply(d)));

@@ -120,6 +120,9 @@ public final class NetStack {
     // With the CPU model on in virtual time: the namespace clock until which the last backlog run keeps its
     // cores busy; the next run starts no earlier. Only touched on the namespace thread (virtual time).
     private long cpuBusyUntil;
+    // usnet.cpu.machine as last resolved: the shared machine (virtual time, model on) or null for our own.
+    private String machineName = "";
+    private dev.usnet.core.time.CpuMachine machine;
 
     public NetStack(String name, Scheduler scheduler, long seed) {
         this.name = name;
@@ -392,7 +395,28 @@ public final class NetStack {
         return backlogLen;
     }
 
+    /**
+     * The machine whose CPU our backlog runs share with other namespaces (usnet.cpu.machine, with the CPU model on
+     * in virtual time), or null when the namespace has its CPU to itself.
+     */
+    private dev.usnet.core.time.CpuMachine sharedMachine() {
+        String want = knobs.cpuMachine();
+        if (want.isEmpty() || !knobs.cpuModel()) {
+            return null;
+        }
+        if (!want.equals(machineName) || machine == null) {
+            machineName = want;
+            machine = scheduler.cpuMachine(want);
+        }
+        return machine;
+    }
+
     private void scheduleBacklogRun() {
+        dev.usnet.core.time.CpuMachine m = sharedMachine();
+        if (m != null) {
+            m.schedule(backlogTask);
+            return;
+        }
         long wait = cpuBusyUntil == 0 ? 0 : cpuBusyUntil - scheduler.nanoTime();
         if (wait > 0) {
             scheduler.executeAfter(backlogTask, wait);
@@ -441,7 +465,12 @@ public final class NetStack {
             long busy = cpu.chargeModel(picos, knobs.cpuCores());
             // Real time only accounts: the real CPU already takes its time, usnet never sleeps for the model.
             if (scheduler.isVirtual() && busy > 0) {
-                cpuBusyUntil = Math.max(cpuBusyUntil, scheduler.nanoTime()) + busy;
+                dev.usnet.core.time.CpuMachine m = sharedMachine();
+                if (m != null) {
+                    m.charge(busy);
+                } else {
+                    cpuBusyUntil = Math.max(cpuBusyUntil, scheduler.nanoTime()) + busy;
+                }
             }
         }
         cpu.addMeasured(System.nanoTime() - t0);

@@ -56,6 +56,14 @@ public interface Scheduler {
         }, delayNanos);
     }
 
+    /**
+     * The modelled machine called {@code name} on this scheduler (usnet.cpu.machine), made by the first namespace
+     * that names it; null where machines are not modelled (real time only accounts the CPU model).
+     */
+    default CpuMachine cpuMachine(String name) {
+        return null;
+    }
+
     /** True when called from the thread that runs this scheduler's tasks. */
     boolean inLoop();
 

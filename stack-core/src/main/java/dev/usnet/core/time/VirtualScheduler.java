@@ -38,6 +38,8 @@ public final class VirtualScheduler implements Scheduler {
     private long stallLimit = DEFAULT_STALL_LIMIT;
     // Events run since the clock last moved.
     private long sameInstant;
+    // Modelled machines by name (usnet.cpu.machine), made on first use; their order of creation is the run's.
+    private final Map<String, CpuMachine> machines = new HashMap<>();
 
     public VirtualScheduler() {
         this(0);
@@ -112,6 +114,11 @@ public final class VirtualScheduler implements Scheduler {
         }
         e.init(now, seq++, task, true);
         immediate.addLast(e);
+    }
+
+    @Override
+    public CpuMachine cpuMachine(String name) {
+        return machines.computeIfAbsent(name, n -> new CpuMachine(n, this));
     }
 
     @Override
