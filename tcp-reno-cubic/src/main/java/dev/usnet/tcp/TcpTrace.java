@@ -15,20 +15,32 @@ public final class TcpTrace {
     private String[] events = new String[1024];
     private int rows;
     private final int maxRows;
+    /** Whether ACK rows ("ack", "dupack") are kept; without them only congestion events are, a few rows per loss. */
+    private final boolean acks;
 
     /** A trace keeping at most {@code maxRows} rows (later rows are dropped and counted). */
     public TcpTrace(int maxRows) {
+        this(maxRows, true);
+    }
+
+    /**
+     * A trace of at most {@code maxRows} rows; with {@code acks} false it keeps only the congestion events
+     * (recovery, rto, undo, CA state changes, restart), not a row per ACK: cheap enough for every connection of a
+     * large run, e.g. to read the cwnd at each loss ({@link #priorCwnd}).
+     */
+    public TcpTrace(int maxRows, boolean acks) {
         this.maxRows = maxRows;
+        this.acks = acks;
     }
 
     public TcpTrace() {
         this(10_000_000);
     }
 
-    private static final int COLS = 7;
+    private static final int COLS = 8;
 
     void record(long nowNanos, CcSock cc, long srttUs, long inflight, String event) {
-        if (rows >= maxRows) {
+        if (rows >= maxRows || !acks && (event.equals("ack") || event.equals("dupack"))) {
             return;
         }
         int base = rows * COLS;
@@ -45,6 +57,7 @@ public final class TcpTrace {
         data[base + 4] = srttUs;
         data[base + 5] = inflight;
         data[base + 6] = cc.caState.ordinal();
+        data[base + 7] = cc.priorCwnd;
         events[rows] = event;
         rows++;
     }
@@ -75,6 +88,14 @@ public final class TcpTrace {
 
     public long inflight(int row) {
         return data[row * COLS + 5];
+    }
+
+    /**
+     * prior_cwnd at the row: the snd_cwnd the current loss episode started from (tcp_init_cwnd_reduction and
+     * tcp_enter_loss save it before reducing), so on a "recovery" or "rto" row the cwnd at that loss.
+     */
+    public long priorCwnd(int row) {
+        return data[row * COLS + 7];
     }
 
     /** The CA state of a row. */

@@ -220,6 +220,18 @@ public record Results(String topology, String clock, long seed, double durationS
                 bytes = u.bytes();
             }
             case Apps.Spawner sp -> ops = sp.spawned();
+            case dev.usnet.tools.topology.MpiApp mpi -> {
+                to = mpi.hostsText();
+                dev.usnet.tcp.app.MpiResult r = mpi.result();
+                if (r != null) {
+                    bytes = r.bytesSent();
+                    mbps = r.mbPerSecond() * 8;
+                    ops = r.histogram().getTotalCount();
+                    lat = r.iteration();
+                    retrans = r.retransmits();
+                    rtos = r.timeouts();
+                }
+            }
             case Apps.TcpApp t -> {
                 to = t.to();
                 AppResult r = t.client().result();
@@ -248,6 +260,9 @@ public record Results(String topology, String clock, long seed, double durationS
         m.put("pids", pids(a.process()));
         if (a instanceof Apps.TcpApp t) {
             m.put("server_pids", pids(t.serverProcess()));
+        }
+        if (a instanceof dev.usnet.tools.topology.MpiApp mpi) {
+            MpiFields.put(m, mpi);
         }
         if (a instanceof Apps.Spawner sp) {
             m.put("reaped", sp.reaped());

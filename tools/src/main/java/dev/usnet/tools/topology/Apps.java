@@ -941,6 +941,7 @@ public final class Apps {
                         yield app;
                     }
                     case TopologySpec.Spawn sp -> new Spawner(ns.name(), s, sp);
+                    case TopologySpec.Mpi mpi -> new MpiApp(ns.name(), s, mpi, t);
                 });
                 a.apps.getLast().netns = t.registry().get(ns.name());
             }

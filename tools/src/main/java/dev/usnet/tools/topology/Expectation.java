@@ -137,6 +137,7 @@ public record Expectation(String kind, String selector, String field, String op,
                     case TopologySpec.UdpSink u -> "udp-sink";
                     case TopologySpec.TcpApp t -> t.kind();
                     case TopologySpec.Spawn sp -> "spawn";
+                    case TopologySpec.Mpi mpi -> "mpi";
                 };
                 l.add(ns.name() + "." + kind + "-" + (i.merge(kind, 1, Integer::sum) - 1));
             }

@@ -139,6 +139,9 @@ final class TopologyChecks {
             }
             Map<Integer, App> sinks = new HashMap<>();
             for (App a : ns.apps()) {
+                if (a instanceof TopologySpec.Mpi mpi) {
+                    MpiApp.check(spec, mpi, p);
+                }
                 if (a instanceof TcpApp t) {
                     checkTcpApp(spec, t, tcpServers, p);
                     // An app's trace: or bursts: file is one more file in the output directory.

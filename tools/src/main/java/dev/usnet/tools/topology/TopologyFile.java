@@ -71,7 +71,7 @@ public final class TopologyFile {
     static final Map<String, Set<String>> TCP_KIND_KEYS = tcpKindKeys();
     static final Map<String, Set<String>> APP_KEYS = appKeys();
     /** The app kinds, in the order errors list them. */
-    static final String[] APP_KINDS = {"ping", "udp-send", "udp-sink", "stream", "rr", "burst", "spawn"};
+    static final String[] APP_KINDS = {"ping", "udp-send", "udp-sink", "stream", "rr", "burst", "spawn", "mpi"};
 
     /** A namespace name; compiled once, since count: can make thousands. */
     private static final java.util.regex.Pattern NS_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_.-]{1,64}");
@@ -93,6 +93,7 @@ public final class TopologyFile {
         m.put("udp-send", Set.of("kind", "to", "port", "rate", "size", "keep_clones", "max_burst"));
         m.put("udp-sink", Set.of("kind", "port"));
         m.put("spawn", Set.of("kind", "rate", "lifetime", "count"));
+        m.put("mpi", MpiApp.KEYS);
         for (var e : tcpKindKeys().entrySet()) {
             Set<String> keys = new java.util.HashSet<>(TCP_APP_KEYS);
             keys.addAll(e.getValue());
@@ -885,6 +886,9 @@ public final class TopologyFile {
         }
         if (TCP_KIND_KEYS.containsKey(kind)) {
             return readTcpApp(m, kind);
+        }
+        if (kind.equals("mpi")) {
+            return MpiApp.read(m);
         }
         m.allow(APP_KEYS.get(kind));
         switch (kind) {

@@ -155,7 +155,10 @@ final class TopologyParams {
             Node countNode = t.getValueNode() instanceof MappingNode m ? valueOf(m, "count") : null;
             if (countNode == null) {
                 Node k = substituteKey(t.getKeyNode(), path);
-                out.add(new NodeTuple(k, walk(t.getValueNode(), child(path, k), 1)));
+                Node v = when(walk(t.getValueNode(), child(path, k), 1), child(path, k));
+                if (v != null) {
+                    out.add(new NodeTuple(k, v));
+                }
                 continue;
             }
             String rawName = t.getKeyNode() instanceof ScalarNode s ? s.getValue() : "";
@@ -184,8 +187,8 @@ final class TopologyParams {
             for (long i = 0; i < Math.max(count, 1); i++) {
                 values.put(INDEX, Long.toString(i));
                 Node k = substituteKey(t.getKeyNode(), path);
-                Node v = walk(withoutCount, child(path, k), 1);
-                if (i < count) {
+                Node v = when(walk(withoutCount, child(path, k), 1), child(path, k));
+                if (i < count && v != null) {
                     out.add(new NodeTuple(k, v));
                 }
                 if (problems.errorCount() > errors) {
@@ -269,7 +272,11 @@ final class TopologyParams {
                 List<Node> out = new ArrayList<>(seq.getValue().size());
                 int i = 0;
                 for (Node item : seq.getValue()) {
-                    out.add(walk(item, path + "[" + i++ + "]", depth + 1));
+                    String itemPath = path + "[" + i++ + "]";
+                    Node v = when(walk(item, itemPath, depth + 1), itemPath);
+                    if (v != null) {
+                        out.add(v);
+                    }
                 }
                 return new SequenceNode(seq.getTag(), true, out, seq.getFlowStyle(), seq.getStartMark(), seq.getEndMark());
             }
@@ -331,7 +338,7 @@ final class TopologyParams {
     private String evaluate(String inner, Where w) {
         String expr = inner;
         String fmt = null;
-        int colon = inner.lastIndexOf(':');
+        int colon = formatColon(inner);
         if (colon >= 0) {
             fmt = inner.substring(colon + 1).trim();
             expr = inner.substring(0, colon);
@@ -348,11 +355,84 @@ final class TopologyParams {
         }
         try {
             Expression e = new Expression(t, inner, w);
-            long r = e.parse();
-            return fmt == null ? Long.toString(r) : String.format(Locale.ROOT, "%" + fmt, r);
+            Object r = e.parse();
+            if (r instanceof Str str) {
+                if (fmt != null) {
+                    problems.add(w, "${" + inner + "}: format '" + fmt + "' applies to integers, and the result is the"
+                            + " text \"" + str.text() + "\"");
+                    return null;
+                }
+                return str.text();
+            }
+            long n = (Long) r;
+            return fmt == null ? Long.toString(n) : String.format(Locale.ROOT, "%" + fmt, n);
         } catch (BadExpression x) {
             return null;
         }
+    }
+
+    /**
+     * Where {@code inner}'s {@code :FMT} starts: the last ':' outside string literals that does not close a
+     * conditional's {@code ? :}; -1 when there is none.
+     */
+    static int formatColon(String inner) {
+        int open = 0;
+        int found = -1;
+        boolean quoted = false;
+        for (int i = 0; i < inner.length(); i++) {
+            char c = inner.charAt(i);
+            if (c == '"') {
+                quoted = !quoted;
+            } else if (!quoted && c == '?') {
+                open++;
+            } else if (!quoted && c == ':') {
+                if (open > 0) {
+                    open--;
+                } else {
+                    found = i;
+                }
+            }
+        }
+        return found;
+    }
+
+    /** A text value in an expression: a string literal, or a parameter whose value is not an integer. */
+    private record Str(String text, String param) {}
+
+    /**
+     * A namespace entry or list item that holds {@code when: V}, after substitution: kept (without its
+     * {@code when:}) when V is 1/true/yes, dropped when 0/false/no; anything else is reported and drops it.
+     * Returns the node to keep, or null to drop it.
+     */
+    private Node when(Node n, String path) {
+        if (!(n instanceof MappingNode m)) {
+            return n;
+        }
+        Node w = valueOf(m, "when");
+        if (w == null) {
+            return n;
+        }
+        String v = w instanceof ScalarNode sc ? sc.getValue().trim().toLowerCase(Locale.ROOT) : null;
+        boolean keep;
+        if ("1".equals(v) || "true".equals(v) || "yes".equals(v)) {
+            keep = true;
+        } else if ("0".equals(v) || "false".equals(v) || "no".equals(v)) {
+            keep = false;
+        } else {
+            problems.add(YamlMap.at(file, w, child(path, "when")), "expected a condition that gives 1 or 0 (true or false),"
+                    + " like ${mode == \"netns\"}, got " + YamlMap.describe(w));
+            return null;
+        }
+        if (!keep) {
+            return null;
+        }
+        List<NodeTuple> rest = new ArrayList<>(m.getValue().size());
+        for (NodeTuple t : m.getValue()) {
+            if (!(t.getKeyNode() instanceof ScalarNode k && k.getValue().equals("when"))) {
+                rest.add(t);
+            }
+        }
+        return copy(m, rest);
     }
 
     private String value(String name, String inner, Where w) {
@@ -374,8 +454,12 @@ final class TopologyParams {
     }
 
     /**
-     * Integer arithmetic: {@code sum := product (('+'|'-') product)*}, {@code product := unary (('*'|'/'|'%') unary)*};
-     * {@code /} and {@code %} truncate like C's, so {@code ${i/250}.${i%250}} spreads thousands of entries over octets.
+     * An expression: {@code cond := cmp ('?' cond ':' cond)?}, {@code cmp := sum (('=='|'!='|'<'|'<='|'>'|'>=') sum)?},
+     * {@code sum := product (('+'|'-') product)*}, {@code product := unary (('*'|'/'|'%') unary)*}, {@code unary :=
+     * '-' unary | '(' cond ')' | integer | "text" | name}. Arithmetic and {@code < <= > >=} take integers; {@code ==}
+     * and {@code !=} also compare text (a string literal, or a parameter whose value is not an integer) and give 1 or
+     * 0; {@code c ? a : b} gives a when c is not 0, else b, either an integer or a text. {@code /} and {@code %}
+     * truncate like C's, so {@code ${i/250}.${i%250}} spreads thousands of entries over octets.
      */
     private final class Expression {
         private final String s;
@@ -389,25 +473,84 @@ final class TopologyParams {
             this.w = w;
         }
 
-        long parse() throws BadExpression {
+        Object parse() throws BadExpression {
             if (s.isEmpty()) {
                 throw bad("empty; expected a parameter name or integer arithmetic like i+10");
             }
-            long v = sum();
+            Object v = cond();
             skipSpaces();
             if (pos < s.length()) {
-                throw bad("unexpected '" + s.charAt(pos) + "' (expected + - * / % ( ) integers and parameter names)");
+                throw bad("unexpected '" + s.charAt(pos) + "' (expected + - * / % ( ) == != < <= > >= ? : integers,"
+                        + " \"text\" and parameter names)");
             }
             return v;
         }
 
-        private long sum() throws BadExpression {
-            long v = product();
+        private Object cond() throws BadExpression {
+            Object c = cmp();
+            skipSpaces();
+            if (pos >= s.length() || s.charAt(pos) != '?') {
+                return c;
+            }
+            pos++;
+            if (!(c instanceof Long test)) {
+                throw bad("the condition before '?' is the text \"" + ((Str) c).text() + "\"; expected a comparison"
+                        + " like mode == \"netns\" or an integer");
+            }
+            Object a = cond();
+            skipSpaces();
+            if (pos >= s.length() || s.charAt(pos) != ':') {
+                throw bad("'?' without its ':' (write c ? a : b)");
+            }
+            pos++;
+            Object b = cond();
+            return test != 0 ? a : b;
+        }
+
+        private Object cmp() throws BadExpression {
+            Object a = sumValue();
+            skipSpaces();
+            String op = null;
+            for (String o : new String[] {"==", "!=", "<=", ">=", "<", ">"}) {
+                if (s.startsWith(o, pos)) {
+                    op = o;
+                    break;
+                }
+            }
+            if (op == null) {
+                return a;
+            }
+            pos += op.length();
+            Object b = sumValue();
+            boolean r;
+            if (op.equals("==") || op.equals("!=")) {
+                boolean eq = a instanceof Long x && b instanceof Long y ? x.longValue() == y.longValue() : text(a).equals(text(b));
+                r = op.equals("==") == eq;
+            } else {
+                long x = num(a);
+                long y = num(b);
+                r = switch (op) {
+                    case "<" -> x < y;
+                    case "<=" -> x <= y;
+                    case ">" -> x > y;
+                    default -> x >= y;
+                };
+            }
+            return r ? 1L : 0L;
+        }
+
+        private Object sumValue() throws BadExpression {
+            Object first = product();
+            skipSpaces();
+            if (pos >= s.length() || s.charAt(pos) != '+' && s.charAt(pos) != '-') {
+                return first;
+            }
+            long v = num(first);
             while (true) {
                 skipSpaces();
                 if (pos < s.length() && (s.charAt(pos) == '+' || s.charAt(pos) == '-')) {
                     char op = s.charAt(pos++);
-                    long r = product();
+                    long r = num(product());
                     try {
                         v = op == '+' ? Math.addExact(v, r) : Math.subtractExact(v, r);
                     } catch (ArithmeticException e) {
@@ -419,14 +562,20 @@ final class TopologyParams {
             }
         }
 
-        private long product() throws BadExpression {
-            long v = unary();
+        private Object product() throws BadExpression {
+            Object first = unary();
+            skipSpaces();
+            char op0 = pos < s.length() ? s.charAt(pos) : 0;
+            if (op0 != '*' && op0 != '/' && op0 != '%') {
+                return first;
+            }
+            long v = num(first);
             while (true) {
                 skipSpaces();
                 char op = pos < s.length() ? s.charAt(pos) : 0;
                 if (op == '*' || op == '/' || op == '%') {
                     pos++;
-                    long r = unary();
+                    long r = num(unary());
                     if (op != '*' && r == 0) {
                         throw bad("division by zero");
                     }
@@ -441,7 +590,7 @@ final class TopologyParams {
             }
         }
 
-        private long unary() throws BadExpression {
+        private Object unary() throws BadExpression {
             skipSpaces();
             if (pos >= s.length()) {
                 throw bad("ends where a number or parameter name should be");
@@ -449,7 +598,7 @@ final class TopologyParams {
             char c = s.charAt(pos);
             if (c == '-') {
                 pos++;
-                long v = unary();
+                long v = num(unary());
                 if (v == Long.MIN_VALUE) {
                     throw bad("overflows a 64-bit integer");
                 }
@@ -457,13 +606,22 @@ final class TopologyParams {
             }
             if (c == '(') {
                 pos++;
-                long v = sum();
+                Object v = cond();
                 skipSpaces();
                 if (pos >= s.length() || s.charAt(pos) != ')') {
                     throw bad("'(' without its ')'");
                 }
                 pos++;
                 return v;
+            }
+            if (c == '"') {
+                int end = s.indexOf('"', pos + 1);
+                if (end < 0) {
+                    throw bad("'\"' without its closing '\"'");
+                }
+                String text = s.substring(pos + 1, end);
+                pos = end + 1;
+                return new Str(text, null);
             }
             int start = pos;
             if (Character.isDigit(c)) {
@@ -488,10 +646,25 @@ final class TopologyParams {
                 try {
                     return Long.parseLong(v.trim().replace("_", ""));
                 } catch (NumberFormatException e) {
-                    throw bad("parameter " + name + " is \"" + v + "\", not an integer, so it cannot be used in arithmetic");
+                    return new Str(v, name);
                 }
             }
-            throw bad("unexpected '" + c + "' (expected + - * / % ( ) integers and parameter names)");
+            throw bad("unexpected '" + c + "' (expected + - * / % ( ) == != < <= > >= ? : integers, \"text\" and"
+                    + " parameter names)");
+        }
+
+        private long num(Object v) throws BadExpression {
+            if (v instanceof Long n) {
+                return n;
+            }
+            Str t = (Str) v;
+            throw bad(t.param() != null ? "parameter " + t.param() + " is \"" + t.text() + "\", not an integer, so it"
+                    + " cannot be used in arithmetic"
+                    : "\"" + t.text() + "\" is text, not an integer, so it cannot be used in arithmetic");
+        }
+
+        private String text(Object v) {
+            return v instanceof Str t ? t.text() : Long.toString((Long) v);
         }
 
         private void skipSpaces() {

@@ -319,9 +319,27 @@ public record TopologySpec(String file, String name, long seed, Output output, L
     public record Capture(String device, PcapTap.Direction direction, String file, long maxFrames, Where where) {}
 
     /** A small traffic source or sink running inside a namespace, or the client end of a TCP app. */
-    public sealed interface App permits Ping, UdpSend, UdpSink, TcpApp, Spawn {
+    public sealed interface App permits Ping, UdpSend, UdpSink, TcpApp, Spawn, Mpi {
         Where where();
     }
+
+    /**
+     * {@code kind: mpi}: an MPI job launched from this namespace, like mpirun ({@link MpiApp} reads, checks and runs
+     * it; docs/topology.md, "MPI jobs").
+     *
+     * @param hosts namespace names or globs ({@code node*}) in file order; each matched namespace is one host
+     * @param ranksPerHost ranks on each host
+     * @param placement {@code block} (ranks 0..n-1 on the first host, as mpirun --map-by slot) or {@code cyclic}
+     *     (rank r on host r mod hosts, --map-by node)
+     * @param port rank r listens on port + r
+     * @param size bytes per vector message; 0: the pattern's default (cg: NAS CG class B's share per rank)
+     * @param localTcp ranks of one host talk over TCP (true) or shared memory (false, the default)
+     * @param congestion TCP_CONGESTION of every socket, or null for the namespaces' default
+     */
+    public record Mpi(List<String> hosts, Where hostsWhere, int ranksPerHost, String placement, int port,
+                      dev.usnet.tcp.app.MpiPattern pattern, int size, int iterations, long computeNanos,
+                      boolean localTcp, String congestion, int sendBufferBytes, int receiveBufferBytes, Where where)
+            implements App {}
 
     /**
      * {@code kind: spawn}: short-lived processes, {@code rate} per second, each living {@code lifetimeNanos} (0: it

@@ -78,6 +78,7 @@ final class VirtualClockStalls {
             case TopologySpec.UdpSend u -> "udp-send";
             case TopologySpec.UdpSink u -> "udp-sink";
             case TopologySpec.Spawn s -> "spawn";
+            case TopologySpec.Mpi m -> "mpi";
             case TcpApp t -> t.kind();
         };
     }
