@@ -158,9 +158,13 @@ public final class Tcp implements L4Protocol, AutoCloseable {
     }
 
     TcpSock newSock() {
-        // usnet does not autotune buffers; sockets start where Linux's autotuning ends up for a bulk flow.
-        return new TcpSock(this, (int) stack.knobs().get(TcpSysctl.WMEM).max(),
-                (int) stack.knobs().get(TcpSysctl.RMEM).max());
+        // tcp_init_sock: sockets start at tcp_wmem/tcp_rmem default and autotune from there; with
+        // usnet.tcp.buffers=max, at the maximum (where autotuning ends up for a bulk flow), never growing.
+        var knobs = stack.knobs();
+        boolean max = knobs.get(TcpSysctl.BUFFERS) == TcpSysctl.BufferMode.MAX;
+        TcpSysctl.TcpMem w = knobs.get(TcpSysctl.WMEM);
+        TcpSysctl.TcpMem r = knobs.get(TcpSysctl.RMEM);
+        return new TcpSock(this, (int) (max ? w.max() : w.def()), (int) (max ? r.max() : r.def()));
     }
 
     /** Every connection (not listeners), for {@code ss}. */

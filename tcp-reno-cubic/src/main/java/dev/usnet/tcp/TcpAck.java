@@ -114,7 +114,11 @@ final class TcpAck {
         }
         if (unaMoved) {
             sk.finAckedTransitions();
-            if (sk.writeBlocked && sk.sendBuf.free() >= sk.sendBuf.capacity() / 3 && sk.canSend()) {
+            if (sk.writeBlocked) {
+                // tcp_check_space: a writer waits for room (SOCK_NOSPACE), so the send buffer may grow with cwnd.
+                sk.autotune.newSpace();
+            }
+            if (sk.writeBlocked && sk.autotune.writeable() && sk.canSend()) {
                 sk.writeBlocked = false;
                 sk.callbacks.writable(sk);
             }

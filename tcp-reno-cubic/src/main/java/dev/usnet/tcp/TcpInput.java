@@ -118,6 +118,9 @@ final class TcpInput {
             sk.tsRecentValid = true;
         }
         boolean fin = (flags & TcpSegment.FIN) != 0;
+        if (payload > 0 && sk.tsOk && o.hasTimestamp) {
+            sk.autotune.rcvRttMeasureTs(o.tsEcr, payload);
+        }
         if (payload > 0 || fin) {
             TcpState st = sk.state;
             boolean afterPeerFin = st == TcpState.CLOSE_WAIT || st == TcpState.CLOSING || st == TcpState.LAST_ACK;
@@ -253,6 +256,10 @@ final class TcpInput {
                 rq.dsackSet(seq, rcvNxt);
             }
             rq.queueInOrder(p);
+            if (payload > 0) {
+                // tcp_event_data_recv: the receiver's RTT and rcv_ssthresh.
+                sk.autotune.dataReceived(payload);
+            }
             rq.drainOutOfOrder();
             rq.advanceSacks();
             if (rq.hasOutOfOrder() || fin) {

@@ -335,12 +335,18 @@ final class TcpOutput {
         int advMss = TcpSock.advMssFor(rt);
         long rcvbuf = knobs.get(TcpSysctl.RMEM).max();
         int ws = wscale ? TcpSock.windowScaleFor(rcvbuf) : -1;
+        boolean autotune = knobs.get(TcpSysctl.BUFFERS) == TcpSysctl.BufferMode.AUTOTUNE;
         int optLen = TcpOptions.synLength(sack, ts, wscale);
         int hl = TcpSegment.MIN_HEADER_LEN + optLen;
         Packet p = IpOutput.allocate(hl);
         ByteBuf b = p.buf();
         int t = p.transport();
-        int window = ReceiveWindow.synWindow(rcvbuf, ts ? advMss - 12 : advMss);
+        int unit = ts ? advMss - 12 : advMss;
+        // As a child's SYN-ACK would: 10 segments of tcp_rmem default's window (autotune), or the whole maximum.
+        int window = autotune
+                ? (int) Math.min(65_535, BufferAutotune.initialWindow(BufferAutotune.winFromSpace(knobs.get(TcpSysctl.RMEM).def(),
+                        (int) knobs.get(TcpSysctl.ADV_WIN_SCALE)), Long.MAX_VALUE, unit, Math.max(ws, 0)))
+                : ReceiveWindow.synWindow(rcvbuf, unit);
         int i = TcpSegment.writeHeader(b, t, lport, rport, iss, rcvNxt, hl, TcpSegment.SYN | TcpSegment.ACK_FLAG,
                 window);
         TcpOptions.writeSyn(b, i, advMss, sack, ts, tsVal, tsEcr, ws);

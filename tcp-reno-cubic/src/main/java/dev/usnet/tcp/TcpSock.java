@@ -103,8 +103,11 @@ public final class TcpSock {
     // Receive side.
     long irs;
     long rcvNxt;
+    /** sk_rcvbuf: receive buffer bytes (with autotuning, memory: the window is tcp_win_from_space of it). */
     int rcvbuf;
-    private boolean rcvbufLocked;
+    /** SO_RCVBUF / SO_SNDBUF were set: autotuning leaves that buffer alone (SOCK_RCVBUF_LOCK, SOCK_SNDBUF_LOCK). */
+    boolean rcvbufLocked;
+    boolean sndbufLocked;
     int rcvMss = 536;
     boolean finReceived;
     /** rcv_tstamp and the last ACK's time. */
@@ -121,6 +124,7 @@ public final class TcpSock {
     final Scoreboard sb;
     final ReceiveQueue rq;
     final ReceiveWindow rwnd;
+    final BufferAutotune autotune;
     final DelayedAck delack;
     final KeepAlive keepalive;
     final TcpTimers timers;
@@ -192,6 +196,7 @@ public final class TcpSock {
         this.sb = new Scoreboard(this);
         this.rq = new ReceiveQueue(this);
         this.rwnd = new ReceiveWindow(this);
+        this.autotune = new BufferAutotune(this, sndbuf);
         this.delack = new DelayedAck(this);
         this.keepalive = new KeepAlive(this);
         this.timers = new TcpTimers(this);
@@ -268,15 +273,50 @@ public final class TcpSock {
         return ops.name();
     }
 
-    /** SO_SNDBUF: bytes the application may have written and TCP not yet sent. */
+    /**
+     * SO_SNDBUF, which turns send-buffer autotuning off (SOCK_SNDBUF_LOCK). With autotuning (usnet.tcp.buffers=
+     * autotune) Linux's rule: sk_sndbuf = 2 * bytes, bounding what is written and not yet acknowledged; with
+     * buffers=max, bytes the application may have written and TCP not yet sent.
+     */
     public void setSendBufferSize(int bytes) {
-        sendBuf.resize(Math.max(4096, bytes));
+        sndbufLocked = true;
+        if (autotune.on) {
+            autotune.sndbuf = Math.max(BufferAutotune.SOCK_MIN_BUF, 2 * Math.max(0, Math.min(bytes, Integer.MAX_VALUE / 2)));
+            sendBuf.resize(autotune.sndbuf);
+        } else {
+            sendBuf.resize(Math.max(4096, bytes));
+        }
     }
 
-    /** SO_RCVBUF: bytes of received data held for the application (sets the advertised window). */
+    /**
+     * SO_RCVBUF, which turns receive-buffer autotuning off (SOCK_RCVBUF_LOCK). With autotuning Linux's rule:
+     * sk_rcvbuf = 2 * bytes, of which tcp_adv_win_scale offers half as window (so about {@code bytes}); with
+     * buffers=max, bytes of received data held for the application, all offered.
+     */
     public void setReceiveBufferSize(int bytes) {
-        rcvbuf = Math.max(4096, bytes);
+        rcvbuf = autotune.on ? Math.max(BufferAutotune.SOCK_MIN_BUF, 2 * Math.max(0, Math.min(bytes, Integer.MAX_VALUE / 2)))
+                : Math.max(4096, bytes);
         rcvbufLocked = true;
+    }
+
+    /** sk_rcvbuf now: where receive autotuning has brought it, or what SO_RCVBUF set ({@code ss -m}'s rb). */
+    public int receiveBufferBytes() {
+        return rcvbuf;
+    }
+
+    /** sk_sndbuf now: where send autotuning has brought it, or what SO_SNDBUF set ({@code ss -m}'s tb). */
+    public int sendBufferBytes() {
+        return autotune.on ? autotune.sndbuf : sendBuf.capacity();
+    }
+
+    /** window_clamp: the largest window this receiver will offer (unbounded with usnet.tcp.buffers=max). */
+    public long windowClamp() {
+        return autotune.windowClamp;
+    }
+
+    /** rcv_ssthresh: the limit the offered window grows to now (unbounded with usnet.tcp.buffers=max). */
+    public long rcvSsthresh() {
+        return autotune.rcvSsthresh;
     }
 
     /** Records cwnd, ssthresh, snd_cwnd_cnt and RTT on every ACK and congestion event into {@code t}. */
@@ -314,7 +354,7 @@ public final class TcpSock {
 
     /** Bytes that {@link #write} would take now. */
     public int writableBytes() {
-        return canSend() ? sendBuf.free() : 0;
+        return canSend() ? autotune.sndRoom() : 0;
     }
 
     /** Bytes waiting to be read. */
@@ -331,7 +371,7 @@ public final class TcpSock {
         if (!canSend()) {
             return state == TcpState.SYN_SENT || state == TcpState.SYN_RECV ? 0 : -1;
         }
-        int n = sendBuf.write(src, off, len);
+        int n = sendBuf.write(src, off, Math.min(len, autotune.sndRoom()));
         if (n < len) {
             writeBlocked = true;
         }
@@ -357,6 +397,7 @@ public final class TcpSock {
     private int consume(ByteBuf dst, int max) {
         int done = rq.consume(dst, max);
         if (done > 0) {
+            autotune.copied(done);
             rwnd.afterRead();
             return done;
         }
@@ -572,8 +613,14 @@ public final class TcpSock {
         rcvMss = Math.min(advMss, 536);
         // Linux picks the smallest shift that lets the largest receive buffer fit the 16-bit window.
         // SO_RCVBUF set before connect() fixes the buffer (SOCK_RCVBUF_LOCK); otherwise tcp_rmem's maximum.
-        long space = rcvbufLocked ? rcvbuf : Math.max(rcvbuf, stack.knobs().get(TcpSysctl.RMEM).max());
-        rcvWscale = stack.knobs().get(TcpSysctl.WINDOW_SCALING) != 0 ? windowScaleFor(space) : 0;
+        int ws;
+        if (autotune.on) {
+            ws = autotune.windowScale();
+        } else {
+            long space = rcvbufLocked ? rcvbuf : Math.max(rcvbuf, stack.knobs().get(TcpSysctl.RMEM).max());
+            ws = windowScaleFor(space);
+        }
+        rcvWscale = stack.knobs().get(TcpSysctl.WINDOW_SCALING) != 0 ? ws : 0;
         tsOffset = stack.random().nextLong(1L << 32);
         lastRcvNanos = stack.now();
         lastAckRcvNanos = lastRcvNanos;
@@ -610,6 +657,11 @@ public final class TcpSock {
         }
     }
 
+    /** The MSS the peer announced (rx_opt.mss_clamp). */
+    int peerMss() {
+        return peerMss;
+    }
+
     int dataHeaderLen() {
         return TcpSegment.MIN_HEADER_LEN + (tsOk ? 12 : 0);
     }
@@ -617,6 +669,7 @@ public final class TcpSock {
     void established() {
         setState(TcpState.ESTABLISHED);
         ops.init(cc);
+        autotune.initBufferSpace();
         delack.established();
         lastSendNanos = stack.now();
         keepalive.established();

@@ -69,12 +69,50 @@ public final class TcpSysctl implements SysctlTable {
             }, Applies.NEW_SOCKETS, "congestion control of new connections (reno, cubic)");
     public static final ValueKnob<KernelPreset> KERNEL = ValueKnob.define("usnet.tcp.kernel", "4.3", KernelPreset::parse,
             KernelPreset::label, Applies.NEW_SOCKETS, "congestion-avoidance behaviour of a Linux version: 3.18, 3.19, 4.0 (4.0-4.2), 4.3");
-    public static final ValueKnob<TcpMem> RMEM = ValueKnob.define("net.ipv4.tcp_rmem", "4096 131072 6291456",
+    // Linux 3.4 to 4.19 defaults (87380 became 131072 in 4.20, with the 10-segment initial window's removal).
+    public static final ValueKnob<TcpMem> RMEM = ValueKnob.define("net.ipv4.tcp_rmem", "4096 87380 6291456",
             v -> TcpMem.parse("net.ipv4.tcp_rmem", v), TcpMem::toString, Applies.NEW_SOCKETS,
-            "receive buffer bytes 'min default max'; usnet sockets start at max (no autotuning)");
+            "receive buffer bytes 'min default max': sockets start at default and autotune up to max "
+                    + "(usnet.tcp.buffers=max: start at max)");
     public static final ValueKnob<TcpMem> WMEM = ValueKnob.define("net.ipv4.tcp_wmem", "4096 16384 4194304",
             v -> TcpMem.parse("net.ipv4.tcp_wmem", v), TcpMem::toString, Applies.NEW_SOCKETS,
-            "send buffer bytes 'min default max'; usnet sockets start at max (no autotuning)");
+            "send buffer bytes 'min default max': sockets start at default and grow with cwnd up to max "
+                    + "(usnet.tcp.buffers=max: start at max)");
+    public static final LongKnob MODERATE_RCVBUF = LongKnob.define("net.ipv4.tcp_moderate_rcvbuf", 1, 0, 1,
+            "receive-buffer autotuning per RTT from the bytes the application read (tcp_rcv_space_adjust, DRS)");
+    public static final LongKnob ADV_WIN_SCALE = LongKnob.define("net.ipv4.tcp_adv_win_scale", 1, -31, 31,
+            "share of the receive buffer offered as window: buf - buf/2^n (n > 0) or buf/2^-n (tcp_win_from_space)");
+    public static final ValueKnob<BufferMode> BUFFERS = ValueKnob.define("usnet.tcp.buffers", "autotune",
+            BufferMode::parse, BufferMode::label, Applies.NEW_SOCKETS,
+            "autotune: buffers and windows start small and grow as Linux 3.18-4.3 do them; max: every socket starts "
+                    + "at tcp_wmem/tcp_rmem max with no autotuning (usnet before autotuning)");
+
+    /** usnet.tcp.buffers: how a socket's buffers are sized. */
+    public enum BufferMode {
+        /** Linux's autotuning: tcp_rmem/tcp_wmem default, 10-segment initial window, growth per RTT and with cwnd. */
+        AUTOTUNE("autotune"),
+        /** Every socket at tcp_rmem/tcp_wmem max from the start, the whole buffer offered as window, no growth. */
+        MAX("max");
+
+        private final String label;
+
+        BufferMode(String label) {
+            this.label = label;
+        }
+
+        public String label() {
+            return label;
+        }
+
+        static BufferMode parse(String v) {
+            for (BufferMode m : values()) {
+                if (m.label.equals(v.trim())) {
+                    return m;
+                }
+            }
+            throw new IllegalArgumentException("usnet.tcp.buffers: '" + v + "' is not one of autotune, max");
+        }
+    }
 
     /** "preset": the switch follows usnet.tcp.kernel; anything else overrides that one behaviour. */
     public static final String FOLLOW_PRESET = "preset";
@@ -101,7 +139,7 @@ public final class TcpSysctl implements SysctlTable {
     private static List<Knob> all() {
         List<Knob> l = new ArrayList<>(List.of(SLOW_START_AFTER_IDLE, SACK, TIMESTAMPS, WINDOW_SCALING, KEEPALIVE_TIME,
                 KEEPALIVE_INTVL, KEEPALIVE_PROBES, MAX_SYN_BACKLOG, SYNCOOKIES, SOMAXCONN, FIN_TIMEOUT, SYN_RETRIES, SYNACK_RETRIES,
-                RETRIES2, REORDERING, FACK, DSACK, RTO_MIN_MS, INIT_CWND, TSO, CONGESTION_CONTROL, KERNEL, RMEM, WMEM));
+                RETRIES2, REORDERING, FACK, DSACK, RTO_MIN_MS, INIT_CWND, TSO, CONGESTION_CONTROL, KERNEL, RMEM, WMEM, MODERATE_RCVBUF, ADV_WIN_SCALE, BUFFERS));
         l.addAll(SWITCHES);
         return List.copyOf(l);
     }

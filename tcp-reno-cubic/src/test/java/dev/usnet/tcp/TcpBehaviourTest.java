@@ -124,6 +124,9 @@ class TcpBehaviourTest {
     @Test
     void zeroWindowIsProbedUntilTheReaderCatchesUp() {
         try (TcpPair pair = new TcpPair(33)) {
+            // buffers=max: the receiver offers its whole 262144-byte buffer, which the test fills; autotuned it
+            // would offer tcp_win_from_space of an autotuned buffer (93600 bytes here before any read).
+            pair.set("usnet.tcp.buffers", "max");
             pair.server.knobs().set("net.ipv4.tcp_rmem", "4096 131072 262144");
             byte[] data = TcpPair.randomBytes(3 << 20, 33);
             HashingSink sink = new HashingSink();
@@ -176,6 +179,10 @@ class TcpBehaviourTest {
     @Test
     void delayedAckAfterQuickAckModeEnds() {
         try (TcpPair pair = new TcpPair(35)) {
+            // buffers=max: the timing below was worked out with the whole buffer as window; autotuned, the receiver
+            // (which never reads here) offers rcv_ssthresh, and the window test of __tcp_ack_snd_check answers
+            // differently, so the last segment is acknowledged before 30 ms.
+            pair.set("usnet.tcp.buffers", "max");
             TcpSock[] s = connect(pair, 7005, new TcpSock.Callbacks() {}, new TcpSock.Callbacks() {});
             s[0].setNoDelay(true);
             // Quick-ack mode acknowledges the first segments at once; afterwards a lone small segment
@@ -225,6 +232,8 @@ class TcpBehaviourTest {
     void slowStartAfterIdleHalvesCwndPerRtoButKeepsSndCwndCnt() {
         for (String ssai : new String[] {"1", "0"}) {
             try (TcpPair pair = new TcpPair(37)) {
+                // buffers=max: the test writes 2 MiB at once, which only the 4 MiB send buffer of buffers=max takes.
+                pair.set("usnet.tcp.buffers", "max");
                 pair.set("net.core.netdev_max_backlog", "65536");
                 pair.set("net.ipv4.tcp_slow_start_after_idle", ssai);
                 TcpSock[] s = connect(pair, 7007, new TcpSock.Callbacks() {}, new TcpSock.Callbacks() {

@@ -37,7 +37,9 @@ class WindowTest {
 
     @Test
     void withoutThePeersWscaleNeitherSideScales() {
-        try (SegmentHarness h = new SegmentHarness()) {
+        // buffers=max: the window is the whole free buffer, so the 65535 cap shows (autotuned, rcv_ssthresh keeps
+        // it far below; BufferAutotuneTest checks those windows).
+        try (SegmentHarness h = new SegmentHarness("usnet.tcp.buffers", "max")) {
             h.listenAndSendSyn(new PeerSyn(1460, -1, true, true, 65535));
             Sent synAck = h.sentOne();
             assertFalse(synAck.hasWscale(), "a SYN-ACK offers window scaling only to a SYN that did");
@@ -54,7 +56,9 @@ class WindowTest {
 
     @Test
     void ourShiftIsTheSmallestThatFitsTheLargestReceiveBufferAndOurWindowsUseIt() {
-        try (SegmentHarness h = new SegmentHarness("net.ipv4.tcp_rmem", "4096 87380 262144")) {
+        // buffers=max: the SYN-ACK and later windows are the whole buffer (autotuned they are 10 segments and
+        // rcv_ssthresh; BufferAutotuneTest checks those). The shift follows tcp_rmem max either way.
+        try (SegmentHarness h = new SegmentHarness("net.ipv4.tcp_rmem", "4096 87380 262144", "usnet.tcp.buffers", "max")) {
             h.listenAndSendSyn(PeerSyn.linux());
             Sent synAck = h.sentOne();
             // 262144 bytes do not fit 65535 << 2 (262140): the shift is 3.
