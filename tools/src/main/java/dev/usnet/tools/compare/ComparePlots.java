@@ -28,7 +28,7 @@ import org.jfree.data.xy.XYSeries;
 import org.jfree.data.xy.XYSeriesCollection;
 
 /** PNG charts of a comparison with JFreeChart: one series per variant, so variants read side by side. */
-final class ComparePlots {
+public final class ComparePlots {
     private static final Color[] COLORS = {new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c),
         new Color(0x9467bd), new Color(0xff7f0e), new Color(0x8c564b), new Color(0xe377c2), new Color(0x7f7f7f),
         new Color(0xbcbd22), new Color(0x17becf)};
@@ -109,7 +109,7 @@ final class ComparePlots {
      * Grouped bars: per category (an app, a namespace), one bar per variant. {@code values[v][c]} is variant v's
      * value for category c; NaN leaves the bar out.
      */
-    static void writeBars(Path png, String title, String valueLabel, List<String> categories, List<String> variants,
+    public static void writeBars(Path png, String title, String valueLabel, List<String> categories, List<String> variants,
                           double[][] values) throws IOException {
         DefaultCategoryDataset d = new DefaultCategoryDataset();
         for (int v = 0; v < variants.size(); v++) {

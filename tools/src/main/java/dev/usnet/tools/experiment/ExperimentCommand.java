@@ -15,9 +15,9 @@ import picocli.CommandLine.Spec;
 
 /** {@code usnet experiment ...}: reproducible experiments in virtual time, and measurements of namespace costs. */
 @Command(name = "experiment", mixinStandardHelpOptions = true,
-        description = "Reproducible experiments in virtual time (credit-bug), and measurements of what namespaces cost in"
+        description = "Reproducible experiments in virtual time (credit-bug), the netns-over-native table of MPI compare runs (mpi-regression), and measurements of what namespaces cost in"
                 + " usnet and on the kernel here (nsid, pidns).",
-        subcommands = {ExperimentCommand.CreditBug.class, ExperimentCommand.Nsid.class, ExperimentCommand.Pidns.class})
+        subcommands = {ExperimentCommand.CreditBug.class, MpiRegressionCommand.class, ExperimentCommand.Nsid.class, ExperimentCommand.Pidns.class})
 public final class ExperimentCommand implements Runnable {
     @Spec
     CommandSpec spec;
