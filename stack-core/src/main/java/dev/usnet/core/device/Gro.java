@@ -57,6 +57,8 @@ public final class Gro {
     private final int[] count = new int[MAX_GRO_SKBS];
     private final int[] mss = new int[MAX_GRO_SKBS];
     private final int[] idMode = new int[MAX_GRO_SKBS];
+    // NAPI_GRO_CB(skb)->age: the jiffy each held flow was first held in.
+    private final long[] age = new long[MAX_GRO_SKBS];
     private int n;
     // The next device of the namespace with held packets (the run's list of what to flush), or null.
     private Gro nextPending;
@@ -169,13 +171,25 @@ public final class Gro {
         hold(p, payload);
     }
 
-    /** napi_gro_flush: every held flow is delivered, oldest first. */
-    public void flush() {
-        while (n > 0) {
-            deliverFlow(0);
+    /**
+     * napi_gro_flush: the held flows are delivered, oldest first; with {@code onlyBefore} >= 0 only those first
+     * held in an earlier jiffy than it (flush_old). Returns whether flows are still held.
+     */
+    public boolean flush(long onlyBefore) {
+        int i = 0;
+        while (i < n) {
+            if (onlyBefore >= 0 && age[i] >= onlyBefore) {
+                i++;
+            } else {
+                deliverFlow(i);
+            }
         }
-        pending = false;
-        nextPending = null;
+        if (n == 0) {
+            pending = false;
+            nextPending = null;
+            return false;
+        }
+        return true;
     }
 
     /** The held flow {@code p} belongs to (same Ethernet header, addresses, ports), or -1. */
@@ -247,6 +261,7 @@ public final class Gro {
         count[n] = 1;
         mss[n] = payload;
         idMode[n] = ID_UNDECIDED;
+        age[n] = dev.stack().jiffies();
         n++;
         if (!pending) {
             pending = true;
@@ -279,7 +294,19 @@ public final class Gro {
         System.arraycopy(count, i + 1, count, i, n - i);
         System.arraycopy(mss, i + 1, mss, i, n - i);
         System.arraycopy(idMode, i + 1, idMode, i, n - i);
+        System.arraycopy(age, i + 1, age, i, n - i);
         held[n] = null;
+    }
+
+    /** Frees what is held without delivering it: the namespace is closing (between two backlog runs). */
+    public void purge() {
+        while (n > 0) {
+            Packet q = held[0];
+            remove(0);
+            q.release();
+        }
+        pending = false;
+        nextPending = null;
     }
 
     /** Takes held flow {@code i} out of the array and delivers it. */
@@ -309,6 +336,11 @@ public final class Gro {
             q.setGsoSegs(segs);
             groPackets++;
             groSegments += segs;
+        }
+        if (dev.stack() == null) {
+            // The device left its namespace while the flow was held across runs.
+            q.release();
+            return;
         }
         dev.deliver(q);
     }

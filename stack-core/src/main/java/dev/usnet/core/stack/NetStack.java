@@ -452,8 +452,9 @@ public final class NetStack {
             }
             p.dev().napiReceive(p);
         }
-        // napi_gro_flush at the end of the poll: what GRO held in this run is delivered now (and charged to it).
-        flushGro();
+        // napi_gro_flush at the end of the poll, charged to it: everything when the backlog is drained
+        // (napi_complete_done), else only flows held since an earlier jiffy, as napi_poll does after a full weight.
+        flushGro(backlogEmpty() ? -1 : jiffies());
         if (model) {
             long picos = 1000L * (frames * knobs.cpuL2RxNs()
                     + (cpu.bridgeForwards() - bridge0) * knobs.cpuBridgeFwdNs()
@@ -495,14 +496,20 @@ public final class NetStack {
         groPending = g;
     }
 
-    private void flushGro() {
+    private void flushGro(long onlyBefore) {
         dev.usnet.core.device.Gro g = groPending;
         groPending = null;
+        dev.usnet.core.device.Gro keep = null;
         while (g != null) {
             dev.usnet.core.device.Gro next = g.nextPending();
-            g.flush();
+            if (g.flush(onlyBefore)) {
+                // Still holding: stays on the list for a later run.
+                g.setNextPending(keep);
+                keep = g;
+            }
             g = next;
         }
+        groPending = keep;
     }
 
     /**
@@ -562,6 +569,12 @@ public final class NetStack {
                 d.delete();
             }
         }
+        for (dev.usnet.core.device.Gro g = groPending; g != null; ) {
+            dev.usnet.core.device.Gro next = g.nextPending();
+            g.purge();
+            g = next;
+        }
+        groPending = null;
         neigh.close();
         ipDefrag.close();
         arp.close();

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * GRO on a bridge port ({@code gro: true}), end to end in virtual time: a client sends 2 MiB of MSS-sized segments
+ * GRO on a bridge port ({@code gro: true}), end to end in virtual time: a client sends 1 MiB of MSS-sized segments
  * through a bridge to a server; with GRO the port merges them, the bridge forwards the merged packets, and the
  * server's TCP receives every byte and acknowledges far fewer times (stretch ACKs). An egress without GSO segments
  * the merged packets again, and the server still receives every byte.
@@ -27,7 +27,7 @@ class GroBridgeTopologyTest {
                     devices:
                       - {name: eth0, kind: veth, addresses: [198.18.0.1/24], peer: {namespace: sw, name: p1, gro: %s}}
                     apps:
-                      - {kind: stream, server: s, bytes: 2m, write_size: 64k}
+                      - {kind: stream, server: s, bytes: 1m, write_size: 64k}
                   s:
                     devices:
                       - {name: eth0, kind: veth, addresses: [198.18.0.2/24], peer: {namespace: sw, name: p2, gso: %s}}
@@ -45,7 +45,7 @@ class GroBridgeTopologyTest {
                 "--out", dir.toString(), "--results", dir.resolve("results.json").toString(), f.toString());
         assertEquals(0, r.code(), r.out() + r.err());
         // The server's socket read the whole stream, in order, and the app says so.
-        assertTrue(java.util.regex.Pattern.compile("s: stream server [^\\n]* 2097152 bytes, [^\\n]*; ok").matcher(r.out()).find(),
+        assertTrue(java.util.regex.Pattern.compile("s: stream server [^\\n]* 1048576 bytes, [^\\n]*; ok").matcher(r.out()).find(),
                 r.out());
         return new ObjectMapper().readTree(dir.resolve("results.json").toFile());
     }
@@ -78,7 +78,7 @@ class GroBridgeTopologyTest {
         JsonNode off = run(tmp.resolve("off"), topology(false, true));
         JsonNode on = run(tmp.resolve("on"), topology(true, true));
         JsonNode resegmented = run(tmp.resolve("reseg"), topology(true, false));
-        long bytes = 2L << 20;
+        long bytes = 1L << 20;
         for (JsonNode r : new JsonNode[] {off, on, resegmented}) {
             // Every byte reached the server's TCP, as MSS segments (gso_segs counted); the path has no rate, so the
             // client's first windows overflow the backlogs (BACKLOG_FULL) and are retransmitted: all arrive anyway.
