@@ -11,8 +11,8 @@ import java.util.Arrays;
  * arrays (no object per row), written as CSV on demand. Same inputs in virtual time, same bytes.
  */
 public final class TcpTrace {
-    private long[] data = new long[8 * 1024];
-    private String[] events = new String[1024];
+    private long[] data;
+    private String[] events;
     private int rows;
     private final int maxRows;
     /** Whether ACK rows ("ack", "dupack") are kept; without them only congestion events are, a few rows per loss. */
@@ -31,6 +31,10 @@ public final class TcpTrace {
     public TcpTrace(int maxRows, boolean acks) {
         this.maxRows = maxRows;
         this.acks = acks;
+        // A full trace starts with room for 1024 rows; an events-only one (one per connection of a large run) for 8.
+        int rows0 = acks ? 1024 : 8;
+        this.data = new long[rows0 * COLS];
+        this.events = new String[rows0];
     }
 
     public TcpTrace() {

@@ -26,7 +26,10 @@ final class MpiFields {
         m.put("iterations", app.spec().iterations());
         m.put("connections", r == null ? 0 : r.connections());
         m.put("completion_s", Results.fixed(r == null || !r.completed() ? 0 : r.completionNanos() / 1e9));
+        m.put("completion_us", Results.fixed(r == null || !r.completed() ? 0 : r.completionNanos() / 1e3));
         m.put("mb_s", Results.fixed(r == null ? 0 : r.mbPerSecond()));
+        m.put("tcp_mb_s", Results.fixed(r == null || r.completionNanos() <= 0 ? 0
+                : (r.bytesSent() - r.shmBytes()) / (r.completionNanos() / 1e9) / 1e6));
         m.put("shm_bytes", r == null ? 0 : r.shmBytes());
         TreeMap<Long, Long> recovery = new TreeMap<>();
         TreeMap<Long, Long> rto = new TreeMap<>();

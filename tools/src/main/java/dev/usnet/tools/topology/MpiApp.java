@@ -63,7 +63,7 @@ public final class MpiApp extends Apps.App {
         String placement = m.has("placement") ? m.choice("placement", "block", "cyclic") : "block";
         Long port = m.has("port") ? m.integer("port", 1, 65535) : Long.valueOf(DEFAULT_PORT);
         String pattern = m.has("pattern") ? m.choice("pattern", "cg", "alltoall", "ring") : "cg";
-        Long size = m.has("size") ? size(m, "size") : Long.valueOf(0);
+        Long size = m.has("size") ? size(m, "size", 0) : Long.valueOf(0);
         Long iterations = m.has("iterations") ? m.integer("iterations", 1, 100_000_000) : Long.valueOf(DEFAULT_ITERATIONS);
         Long compute = m.has("compute") ? time(m, "compute") : Long.valueOf(0);
         String local = m.has("local") ? m.choice("local", "shm", "tcp") : "shm";
@@ -72,8 +72,8 @@ public final class MpiApp extends Apps.App {
             cc = m.choice("congestion", dev.usnet.tcp.cc.CongestionControls.available().toArray(new String[0]));
             ok &= cc != null;
         }
-        Long sndbuf = m.has("send_buffer") ? size(m, "send_buffer") : Long.valueOf(0);
-        Long rcvbuf = m.has("receive_buffer") ? size(m, "receive_buffer") : Long.valueOf(0);
+        Long sndbuf = m.has("send_buffer") ? size(m, "send_buffer", 1) : Long.valueOf(0);
+        Long rcvbuf = m.has("receive_buffer") ? size(m, "receive_buffer", 1) : Long.valueOf(0);
         ok &= rph != null && placement != null && port != null && pattern != null && size != null && iterations != null
                 && compute != null && local != null && sndbuf != null && rcvbuf != null;
         if (ok && !pattern.equals("cg") && size == 0) {
@@ -88,15 +88,17 @@ public final class MpiApp extends Apps.App {
                 sndbuf.intValue(), rcvbuf.intValue(), m.where());
     }
 
-    private static Long size(YamlMap m, String key) {
+    /** A size in bytes (link emulation's units: 1500, 64k, 1m) of at least {@code min}; null when bad (reported). */
+    private static Long size(YamlMap m, String key, long min) {
         String s = m.string(key);
         if (s == null) {
             return null;
         }
         try {
             long v = NetemParams.parseSize(key, s);
-            if (v < 1 || v > Integer.MAX_VALUE) {
-                m.problems().add(m.where(key), "expected a size of 1.." + Integer.MAX_VALUE + " bytes, got " + s.trim());
+            if (v < min || v > Integer.MAX_VALUE) {
+                m.problems().add(m.where(key), "expected a size of " + min + ".." + Integer.MAX_VALUE + " bytes, got "
+                        + s.trim());
                 return null;
             }
             return v;
