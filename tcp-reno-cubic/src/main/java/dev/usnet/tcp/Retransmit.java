@@ -40,6 +40,9 @@ final class Retransmit {
                 continue;
             }
             segment(s);
+            // tcp_xmit_retransmit_queue's counters: a lost segment resent in Recovery (or Disorder, CWR) is a fast
+            // retransmit, after an RTO (Loss) a slow-start retransmit.
+            sk.stack.mib().inc(sk.cc.caState == CaState.LOSS ? Mib.TcpExtTCPSlowStartRetrans : Mib.TcpExtTCPFastRetrans);
             s = sb.get(k);
             sb.retransHint = TcpSkbCb.endSeq(s);
             if (sk.cc.caState == CaState.RECOVERY) {
