@@ -140,6 +140,7 @@ abstract sealed class LossRecovery permits SackRecovery, RenoRecovery {
         sk.stack.mib().inc(recoveryMib());
         initCwndReduction();
         sk.setCaState(CaState.RECOVERY);
+        sk.retransmit.startEpisode();
         sb.markHeadLost();
         markLosses();
     }

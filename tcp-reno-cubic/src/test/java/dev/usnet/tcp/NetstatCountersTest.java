@@ -52,6 +52,30 @@ class NetstatCountersTest {
     }
 
     @Test
+    void inRecoveryWithNothingNewToSendAHoleBelowTheHighestSackIsForwardRetransmitted() {
+        try (SegmentHarness h = new SegmentHarness()) {
+            flight(h, 10);
+            // All ten segments are out and nothing more is written. Each duplicate ACK SACKs more; FACK marks lost
+            // what lies more than 3 segments below the highest SACK, and PRR lets one retransmission out per ACK.
+            int[][] acks = {{5, 5}, {5, 6}, {5, 7}, {5, 7, 9, 9}, {5, 7, 9, 10}};
+            int[] resent = {1, 2, 3, 4, 8};
+            for (int i = 0; i < acks.length; i++) {
+                int[] a = acks[i];
+                var seg = h.seg().seq(1).ack(1);
+                for (int b = 0; b < a.length; b += 2) {
+                    seg.sack(start(a[b]), end(a[b + 1]));
+                }
+                seg.inject();
+                assertEquals(start(resent[i]), h.sentOne().seq(), "after ACK " + i);
+            }
+            // 1-4 were marked lost; 8 lies within 3 segments of the highest SACK (10), so it is not, and goes out as
+            // a forward retransmission once nothing new can be sent.
+            assertEquals(4, mib(h, Mib.TcpExtTCPFastRetrans));
+            assertEquals(1, mib(h, Mib.TcpExtTCPForwardRetrans));
+        }
+    }
+
+    @Test
     void afterAnRtoResentSegmentsAreSlowStartRetransmitsAndOnlyTheFirstTimeoutOfASeriesCounts() {
         try (SegmentHarness h = new SegmentHarness("net.ipv4.tcp_sack", "0")) {
             TcpSock s = flight(h, 2);
