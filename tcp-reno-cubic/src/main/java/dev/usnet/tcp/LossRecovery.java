@@ -101,6 +101,35 @@ abstract sealed class LossRecovery permits SackRecovery, RenoRecovery {
         }
     }
 
+    /** Linux's tcp_max_reordering: the most reordering detection raises the degree to. */
+    static final long MAX_REORDERING = 300;
+
+    /**
+     * tcp_update_reordering: data arrived {@code metric} segments out of order. A degree above the one assumed
+     * raises it (fewer segments are then judged lost) and is counted by what detected it — the timestamps of a
+     * partial undo, NewReno's duplicate ACKs, FACK or SACK — and FACK is switched off for the connection (so a
+     * later detection counts as SACK's); any reordering switches early retransmit off.
+     */
+    final void updateReordering(long metric, boolean ts) {
+        if (metric > sk.reordering) {
+            sk.reordering = Math.min(MAX_REORDERING, metric);
+            sk.stack.mib().inc(ts ? Mib.TcpExtTCPTSReorder : !sack() ? Mib.TcpExtTCPRenoReorder
+                    : sk.fack ? Mib.TcpExtTCPFACKReorder : Mib.TcpExtTCPSACKReorder);
+            sk.fack = false;
+        }
+        if (metric > 0) {
+            sk.earlyRetransOff = true;
+        }
+    }
+
+    /** fackets_out: segments from snd_una to the end of the highest SACKed one (0 with nothing SACKed). */
+    final long facketsOut() {
+        if (sb.sackedOut == 0 || !Seq.after(sb.highSackedEnd, sk.sndUna)) {
+            return 0;
+        }
+        return (Seq.sub(sb.highSackedEnd, sk.sndUna) + sk.mssCache - 1) / sk.mssCache;
+    }
+
     /** tcp_time_to_recover: a loss is already marked, or more than {@code reordering} segments arrived above a hole. */
     final boolean timeToRecover() {
         return sb.lostOut > 0 || dupackHeuristic() > sk.reordering;
@@ -111,6 +140,7 @@ abstract sealed class LossRecovery permits SackRecovery, RenoRecovery {
         sk.stack.mib().inc(recoveryMib());
         initCwndReduction();
         sk.setCaState(CaState.RECOVERY);
+        sk.retransmit.startEpisode();
         sb.markHeadLost();
         markLosses();
     }

@@ -24,15 +24,61 @@ final class Retransmit {
         this.sk = sk;
     }
 
-    /** tcp_xmit_retransmit_queue: resends segments marked lost while cwnd allows. */
+    // Where the forward-retransmission walk of this recovery episode resumes: below it every segment is SACKed,
+    // retransmitted or marked lost (and so the first pass's).
+    private long forwardHint;
+
+    /** A recovery episode starts: forward retransmission walks from snd_una again. */
+    void startEpisode() {
+        forwardHint = sk.sndUna;
+    }
+
+    /**
+     * tcp_xmit_retransmit_queue: resends segments marked lost while cwnd allows; then, in SACK recovery when no new
+     * data can go out, the segments below the highest SACK not yet SACKed nor marked lost (forward retransmission,
+     * tcp_can_forward_retransmit).
+     */
     void xmitQueue() {
         Scoreboard sb = sk.sb;
-        if (sb.lostOut == 0) {
+        if (sb.lostOut > 0 && !retransmitLost(sb)) {
             return;
         }
+        if (sk.cc.caState == CaState.RECOVERY && sk.recovery.sack() && !sk.out.canSendNewData()) {
+            forwardRetransmit(sb);
+        }
+    }
+
+    private void forwardRetransmit(Scoreboard sb) {
+        long high = sb.highSackedEnd;
+        if (sb.sackedOut == 0 || !Seq.after(high, sk.sndUna)) {
+            return;
+        }
+        if (Seq.before(forwardHint, sk.sndUna)) {
+            forwardHint = sk.sndUna;
+        }
+        for (int k = sb.firstEndingAfter(forwardHint); k < sb.size(); k++) {
+            if (sb.inFlight() >= sk.cc.sndCwnd) {
+                return;
+            }
+            Packet s = sb.get(k);
+            if (!Seq.before(TcpSkbCb.seq(s), high)) {
+                return;
+            }
+            if ((TcpSkbCb.sacked(s) & (LOST | RETRANS | SACKED)) == 0) {
+                segment(s);
+                sk.stack.mib().inc(Mib.TcpExtTCPForwardRetrans);
+                s = sb.get(k);
+                sk.prr.sent(TcpSkbCb.pcount(s));
+            }
+            forwardHint = TcpSkbCb.endSeq(s);
+        }
+    }
+
+    /** The first pass: returns false when cwnd stopped it. */
+    private boolean retransmitLost(Scoreboard sb) {
         for (int k = sb.firstEndingAfter(sb.retransHint); k < sb.size(); k++) {
             if (sb.inFlight() >= sk.cc.sndCwnd) {
-                break;
+                return false;
             }
             Packet s = sb.get(k);
             int bits = TcpSkbCb.sacked(s);
@@ -40,12 +86,16 @@ final class Retransmit {
                 continue;
             }
             segment(s);
+            // tcp_xmit_retransmit_queue's counters: a lost segment resent in Recovery (or Disorder, CWR) is a fast
+            // retransmit, after an RTO (Loss) a slow-start retransmit.
+            sk.stack.mib().inc(sk.cc.caState == CaState.LOSS ? Mib.TcpExtTCPSlowStartRetrans : Mib.TcpExtTCPFastRetrans);
             s = sb.get(k);
             sb.retransHint = TcpSkbCb.endSeq(s);
             if (sk.cc.caState == CaState.RECOVERY) {
                 sk.prr.sent(TcpSkbCb.pcount(s));
             }
         }
+        return true;
     }
 
     /** Resends the head of the queue (the SYN, SYN-ACK or first data segment, after a timeout). */

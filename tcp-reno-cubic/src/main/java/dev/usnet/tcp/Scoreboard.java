@@ -35,6 +35,8 @@ final class Scoreboard {
         long sacked;
         long syn;
         boolean retrans;
+        /** Packets acknowledged before the first never-retransmitted, never-SACKed one (MAX_VALUE: none). */
+        long reord;
         long firstTxNanos;
         long lastTxNanos;
 
@@ -103,6 +105,7 @@ final class Scoreboard {
         a.sacked = 0;
         a.syn = 0;
         a.retrans = false;
+        a.reord = Long.MAX_VALUE;
         a.firstTxNanos = Long.MIN_VALUE;
         a.lastTxNanos = Long.MIN_VALUE;
         while (!rtx.isEmpty()) {
@@ -139,6 +142,10 @@ final class Scoreboard {
             if ((bits & EVER_RETRANS) != 0) {
                 a.retrans = true;
             } else {
+                if ((bits & SACKED) == 0) {
+                    // A hole filled by the original transmission (tcp_clean_rtx_queue's reord).
+                    a.reord = Math.min(a.reord, a.packets);
+                }
                 if (a.firstTxNanos == Long.MIN_VALUE) {
                     a.firstTxNanos = TcpSkbCb.txNanos(s);
                 }
@@ -212,6 +219,11 @@ final class Scoreboard {
         long newly = 0;
         long sndUna = sk.sndUna;
         lastAckDsack = isDsack(o, ack);
+        // tcp_sacktag_one: a never-retransmitted segment SACKed below the highest SACK so far arrived out of order;
+        // the lowest such one, in segments from snd_una, measures how far.
+        long priorHigh = sackedOut > 0 && Seq.after(highSackedEnd, sndUna) ? highSackedEnd : sndUna;
+        long reord = Long.MAX_VALUE;
+        int mss = sk.mssCache;
         for (int i = lastAckDsack ? 1 : 0; i < o.sackBlocks; i++) {
             long start = o.sackStart[i];
             long end = o.sackEnd[i];
@@ -236,6 +248,9 @@ final class Scoreboard {
                     if ((bits & RETRANS) != 0) {
                         retransOut -= pc;
                     }
+                    if ((bits & (RETRANS | EVER_RETRANS)) == 0 && Seq.before(TcpSkbCb.seq(s), priorHigh)) {
+                        reord = Math.min(reord, Seq.sub(TcpSkbCb.seq(s), sndUna) / mss);
+                    }
                     TcpSkbCb.setSacked(s, (bits | SACKED) & ~(LOST | RETRANS));
                     sackedOut += pc;
                     newly += pc;
@@ -243,6 +258,12 @@ final class Scoreboard {
                         highSackedEnd = TcpSkbCb.endSeq(s);
                     }
                 }
+            }
+        }
+        if (reord != Long.MAX_VALUE && sk.cc.caState != dev.usnet.tcp.cc.CaState.LOSS) {
+            long fackets = sk.recovery.facketsOut();
+            if (reord < fackets) {
+                sk.recovery.updateReordering(fackets - reord, false);
             }
         }
         return newly;

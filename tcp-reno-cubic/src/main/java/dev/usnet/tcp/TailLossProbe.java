@@ -118,7 +118,7 @@ final class TailLossProbe {
      */
     boolean earlyRetransEligible() {
         Scoreboard sb = sk.sb;
-        if (!sk.recovery.sack() || sb.retransOut > 0 || sb.sackedOut == 0 || sb.packetsOut < sb.sackedOut + 1
+        if (sk.earlyRetransOff || !sk.recovery.sack() || sb.retransOut > 0 || sb.sackedOut == 0 || sb.packetsOut < sb.sackedOut + 1
                 || sb.packetsOut >= 4) {
             return false;
         }

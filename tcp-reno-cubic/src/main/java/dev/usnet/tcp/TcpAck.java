@@ -46,8 +46,13 @@ final class TcpAck {
         boolean windowUpdate = updateWindow(seg, ack, seg.seq());
         sb.lastAckDsack = false;
         long newlySacked = recovery.sackTag(o, ack);
+        long fackets = recovery.facketsOut();
         sb.cleanAcked(ack, sk.mssCache, acked);
         long pktsAcked = acked.packets;
+        if (recovery.sack() && acked.reord < fackets) {
+            // tcp_clean_rtx_queue: a non-retransmitted hole got filled, that is reordering.
+            recovery.updateReordering(fackets - acked.reord, false);
+        }
         recovery.cumulativeAcked(pktsAcked);
         long ackedBytes = Seq.sub(ack, priorUna);
         boolean advanced = ackedBytes > 0;
@@ -88,6 +93,10 @@ final class TcpAck {
         long delivered = pktsAcked - acked.syn - acked.sacked + newlySacked + dupDelivered;
         advanced = advanced && pktsAcked > acked.syn;
         if (unaMoved && sk.undo.spurious(o)) {
+            if (sk.undo.partial()) {
+                // tcp_try_undo_partial: the hole was filled by a delayed original, so reordering is that deep.
+                recovery.updateReordering(fackets + pktsAcked, true);
+            }
             sk.undo.undo();
         }
         boolean reneged = recovery.reneged(unaMoved);

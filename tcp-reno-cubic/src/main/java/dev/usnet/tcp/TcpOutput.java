@@ -55,7 +55,7 @@ final class TcpOutput {
             return;
         }
         Scoreboard sb = sk.sb;
-        if (sb.lostOut > 0) {
+        if (sb.lostOut > 0 || sk.cc.caState == dev.usnet.tcp.cc.CaState.RECOVERY) {
             sk.retransmit.xmitQueue();
         }
         boolean cwndLimited = false;

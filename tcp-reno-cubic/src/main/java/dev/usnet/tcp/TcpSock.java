@@ -114,9 +114,11 @@ public final class TcpSock {
     long lastRcvNanos;
     long lastAckRcvNanos;
 
-    // Loss detection settings read when the connection is made (net.ipv4.tcp_reordering, tcp_fack).
-    final long reordering;
-    final boolean fack;
+    // Loss detection settings read when the connection is made (net.ipv4.tcp_reordering, tcp_fack); reordering
+    // grows, and FACK and early retransmit switch off, when reordering is detected (tcp_update_reordering).
+    long reordering;
+    boolean fack;
+    boolean earlyRetransOff;
 
     // The parts, one concern each.
     final TcpStats stats = new TcpStats();

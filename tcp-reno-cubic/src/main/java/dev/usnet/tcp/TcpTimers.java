@@ -1,6 +1,7 @@
 package dev.usnet.tcp;
 
 import dev.usnet.core.stats.Mib;
+import dev.usnet.tcp.cc.CaState;
 
 /**
  * A connection's timers (tcp_timer.c): the retransmission timer, which like Linux's icsk_retransmit_timer serves
@@ -169,7 +170,9 @@ final class TcpTimers {
             sk.finish(TcpError.ETIMEDOUT);
             return;
         }
-        sk.stack.mib().inc(Mib.TcpExtTCPTimeouts);
+        if (retransmits == 0) {
+            sk.stack.mib().inc(timeoutMib());
+        }
         sk.stats.rtoCount++;
         if (!synPhase) {
             sk.recovery.enterLoss();
@@ -179,6 +182,20 @@ final class TcpTimers {
         backoff++;
         sk.rtt.backoff();
         armRto();
+    }
+
+    /**
+     * The counter tcp_retransmit_timer charges with the first timeout of a series (later backoffs count nothing): a
+     * timeout during recovery or with SACKed data out is a failure of SACK (or NewReno) recovery, one in Loss a
+     * failure of loss recovery, any other (netstat's "other TCP timeouts") TCPTimeouts.
+     */
+    private Mib timeoutMib() {
+        CaState st = sk.cc.caState;
+        boolean sack = sk.recovery.sack();
+        if (st == CaState.RECOVERY || st == CaState.DISORDER || sk.sb.sackedOut > 0) {
+            return sack ? Mib.TcpExtTCPSackFailures : Mib.TcpExtTCPRenoFailures;
+        }
+        return st == CaState.LOSS ? Mib.TcpExtTCPLossFailures : Mib.TcpExtTCPTimeouts;
     }
 
     /** tcp_probe_timer: the peer's window is closed; poke it so a lost window update cannot deadlock us. */

@@ -43,12 +43,23 @@ final class Undo {
     }
 
     /**
+     * In Recovery, an ACK that still leaves data sent before the loss unacknowledged is a partial ACK
+     * (tcp_try_undo_partial, counted TCPPartialUndo); one that reaches high_seq undoes the whole episode
+     * (tcp_try_undo_recovery, TCPFullUndo). Differs: Linux does not undo on a partial ACK while retransmissions
+     * are still out (it goes on reducing); usnet undoes either way.
+     */
+    boolean partial() {
+        return sk.cc.caState == CaState.RECOVERY && Seq.before(sk.sndUna, sk.highSeq);
+    }
+
+    /**
      * The loss was not real: cwnd goes back to what congestion control says (undo_cwnd), ssthresh to its value
      * before the reduction, and nothing stays marked lost (tcp_undo_cwnd_reduction).
      */
     void undo() {
         CcSock cc = sk.cc;
         boolean fromLoss = cc.caState == CaState.LOSS;
+        boolean partial = partial();
         cc.sndCwnd = Math.max(cc.sndCwnd, sk.ops.undoCwnd(cc));
         if (cc.priorSsthresh > cc.sndSsthresh) {
             cc.sndSsthresh = cc.priorSsthresh;
@@ -56,7 +67,7 @@ final class Undo {
         sk.sb.clearLostMarks();
         possible = false;
         retransStamped = false;
-        sk.stack.mib().inc(fromLoss ? Mib.TcpExtTCPLossUndo : Mib.TcpExtTCPFullUndo);
+        sk.stack.mib().inc(fromLoss ? Mib.TcpExtTCPLossUndo : partial ? Mib.TcpExtTCPPartialUndo : Mib.TcpExtTCPFullUndo);
         sk.setCaState(CaState.OPEN);
         sk.traceEvent("undo");
     }

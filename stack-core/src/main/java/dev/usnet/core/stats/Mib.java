@@ -18,6 +18,9 @@ public enum Mib {
     TcpExtDelayedACKs, TcpExtTCPOFOQueue, TcpExtTCPRcvQDrop, TcpExtTW, TcpExtTCPKeepAlive,
     TcpExtDelayedACKLost, TcpExtTCPOFOMerge, TcpExtTCPOFODrop, TcpExtOfoPruned, TcpExtTCPDSACKOldSent,
     TcpExtTCPDSACKOfoSent, TcpExtTCPDSACKRecv, TcpExtTCPDSACKOfoRecv, TcpExtTCPDSACKUndo, TcpExtTCPSACKReneging,
+    TcpExtTCPFastRetrans, TcpExtTCPForwardRetrans, TcpExtTCPSlowStartRetrans, TcpExtTCPPartialUndo,
+    TcpExtTCPSACKReorder, TcpExtTCPFACKReorder, TcpExtTCPRenoReorder, TcpExtTCPTSReorder,
+    TcpExtTCPSackFailures, TcpExtTCPRenoFailures, TcpExtTCPLossFailures,
     ArpInRequests, ArpInReplies, ArpOutRequests, ArpOutReplies, ArpProxyReplies,
     NeighResolutionFailed, NeighTableOverflow
 }
