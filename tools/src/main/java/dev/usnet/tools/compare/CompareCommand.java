@@ -26,7 +26,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code usnet compare FILE --vary KEY=V1,V2 ... --out DIR}: one topology run once per combination of knob and
- * parameter values (times seeds), in virtual time, with the results side by side.
+ * parameter values (times seeds), in virtual time, with the results side by side. With {@code --shard K/N} only
+ * the runs r with r mod N = K, written as a part ({@link ComparePart}); {@code --merge PART...} puts the parts
+ * together ({@link CompareMerge}).
  */
 @Command(name = "compare", mixinStandardHelpOptions = true,
         description = {"Run the topology in FILE once per combination of the --vary and --param values (times --seeds),"
@@ -34,7 +36,9 @@ import picocli.CommandLine.Spec;
                 + " a Markdown report with a table per app, path and namespace (a row per variant, the one that"
                 + " differs most from the first in bold) and PNG charts (latency percentile curves, throughput and"
                 + " CPU bars). See docs/topology.md.",
-                "Every variant is checked before any runs: a bad key or value exits 2 with nothing run."})
+                "Every variant is checked before any runs: a bad key or value exits 2 with nothing run.",
+                "On a cluster: --shard K/N runs every N-th run (a part each, e.g. one per Slurm array task), then"
+                + " usnet compare --merge PART... --out DIR writes what one machine would have."})
 public final class CompareCommand implements Callable<Integer> {
     /** The most runs one comparison makes. */
     static final int MAX_RUNS = 10_000;
@@ -153,6 +157,10 @@ public final class CompareCommand implements Callable<Integer> {
         writable(out);
         try {
             Files.createDirectories(out);
+            if (part != null) {
+                // A part left by an earlier shard run into this directory must not stand in for this one if it dies.
+                Files.deleteIfExists(out.resolve(ComparePart.FILE));
+            }
         } catch (IOException ex) {
             throw new UsageException("cannot create " + IoErrors.describe(out, ex));
         }

@@ -88,6 +88,20 @@ class CompareShardTest {
     }
 
     @Test
+    void aShardBeyondTheRunsWritesAnEmptyPartWithoutWarmingUpAndReplacesAStaleOne() throws IOException {
+        Path part = tmp.resolve("part-empty");
+        Files.createDirectories(part);
+        Files.writeString(part.resolve("part.json"), "stale");
+        CompareTest.Result r = compare(command("--shard", "4/5", "--out", part.toString()).toArray(String[]::new));
+        assertEquals(0, r.code(), r.out() + r.err());
+        assertTrue(r.err().contains("shard 4/5 runs 0 of them"), r.err());
+        assertFalse(r.err().contains("warm-up") || r.err().contains(" done: "), r.err());
+        JsonNode p = new ObjectMapper().readTree(part.resolve("part.json").toFile());
+        assertEquals(0, p.path("runs").size());
+        assertEquals(4, p.path("matrix").size());
+    }
+
+    @Test
     void theMergeIsTheOneMachineRunsResultsJsonByteForByteUpToMeasured() throws IOException {
         String a = Files.readString(single.resolve("results.json"));
         String b = Files.readString(merged.resolve("results.json"));
