@@ -26,7 +26,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code usnet compare FILE --vary KEY=V1,V2 ... --out DIR}: one topology run once per combination of knob and
- * parameter values (times seeds), in virtual time, with the results side by side.
+ * parameter values (times seeds), in virtual time, with the results side by side. With {@code --shard K/N} only
+ * the runs r with r mod N = K, written as a part ({@link ComparePart}); {@code --merge PART...} puts the parts
+ * together ({@link CompareMerge}).
  */
 @Command(name = "compare", mixinStandardHelpOptions = true,
         description = {"Run the topology in FILE once per combination of the --vary and --param values (times --seeds),"
@@ -34,7 +36,9 @@ import picocli.CommandLine.Spec;
                 + " a Markdown report with a table per app, path and namespace (a row per variant, the one that"
                 + " differs most from the first in bold) and PNG charts (latency percentile curves, throughput and"
                 + " CPU bars). See docs/topology.md.",
-                "Every variant is checked before any runs: a bad key or value exits 2 with nothing run."})
+                "Every variant is checked before any runs: a bad key or value exits 2 with nothing run.",
+                "On a cluster: --shard K/N runs every N-th run (a part each, e.g. one per Slurm array task), then"
+                + " usnet compare --merge PART... --out DIR writes what one machine would have."})
 public final class CompareCommand implements Callable<Integer> {
     /** The most runs one comparison makes. */
     static final int MAX_RUNS = 10_000;
@@ -42,7 +46,7 @@ public final class CompareCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "FILE", description = "topology file")
+    @Parameters(index = "0", arity = "0..1", paramLabel = "FILE", description = "topology file (not with --merge)")
     Path file;
 
     @Option(names = "--vary", paramLabel = "[NS:]KEY=V1,V2", description = "a knob (for namespace NS, or every"
@@ -91,10 +95,26 @@ public final class CompareCommand implements Callable<Integer> {
             + RunCommand.EXIT_APPS_FAILED + ")")
     boolean allowAppFailures;
 
+    @Option(names = "--shard", paramLabel = "K/N", description = "run only the K-th (from 0) of N disjoint parts of"
+            + " the matrix (run r, counted from 0 in matrix order, is shard r mod N's) and write DIR/part.json for"
+            + " --merge; e.g. --shard $SLURM_ARRAY_TASK_ID/8")
+    String shard;
+
+    @Option(names = "--merge", arity = "1..*", paramLabel = "PART", description = "instead of running: build"
+            + " results.json, report.md and the charts in DIR from the --out directories of all N shards of one"
+            + " comparison, as one run of it on one machine would have written them")
+    List<Path> merge;
+
     @Override
     public Integer call() throws InterruptedException {
         PrintWriter o = spec.commandLine().getOut();
         PrintWriter e = spec.commandLine().getErr();
+        if (merge != null) {
+            return new CompareMerge(this, o, e).merge();
+        }
+        if (file == null) {
+            throw new UsageException("give the topology FILE to compare (or --merge PART... to merge shards' parts)");
+        }
         if (!(duration > 0 && duration <= 31_536_000)) {
             throw new UsageException("--duration must be a positive number of seconds, got " + duration);
         }
@@ -115,15 +135,106 @@ public final class CompareCommand implements Callable<Integer> {
         if (seeds != null && (seeds < 1 || seeds > MAX_RUNS)) {
             throw new UsageException("--seeds must be 1.." + MAX_RUNS + ", got " + seeds);
         }
+        Shard part = shard == null ? null : Shard.parse(shard);
+        String text;
+        try {
+            text = Files.readString(file, java.nio.charset.StandardCharsets.UTF_8);
+        } catch (java.nio.file.NoSuchFileException ex) {
+            e.println("usnet: " + file + ": no such file");
+            e.println("usnet: compare: 1 problem; nothing was run");
+            return Usnet.EXIT_USAGE;
+        } catch (IOException ex) {
+            e.println("usnet: " + file + ": cannot read: " + ex.getMessage());
+            e.println("usnet: compare: 1 problem; nothing was run");
+            return Usnet.EXIT_USAGE;
+        }
+        MatrixOptions options = new MatrixOptions(file.toString(), text, vary, param, set, seeds, seed, duration, clock, warmUp);
+        Planned planned = plan(options, e, true);
+        if (planned == null) {
+            return Usnet.EXIT_USAGE;
+        }
+        List<CompareRunner.Planned> plan = planned.runs();
+        writable(out);
+        try {
+            Files.createDirectories(out);
+            if (part != null) {
+                // A part left by an earlier shard run into this directory must not stand in for this one if it dies.
+                Files.deleteIfExists(out.resolve(ComparePart.FILE));
+            }
+        } catch (IOException ex) {
+            throw new UsageException("cannot create " + IoErrors.describe(out, ex));
+        }
+        List<CompareRunner.Planned> mine = part == null ? plan : part.of(plan);
+        e.printf("usnet: compare: %d variant%s × %d seed%s = %d runs of %s %s seconds%s, %d at a time%n",
+                planned.variants(), planned.variants() == 1 ? "" : "s", planned.seeds(), planned.seeds() == 1 ? "" : "s",
+                plan.size(), MetricTable.format(duration), clock, part == null ? ""
+                        : "; shard " + part + " runs " + mine.size() + " of them (run r is shard r mod " + part.n() + "'s)",
+                Math.min(jobs, Math.max(1, mine.size())));
+        e.flush();
+        List<CompareRunner.Run> done;
+        long nanos = Math.round(duration * 1e9);
+        RealClockRun realRun = real ? new RealClockRun(nanos) : null;
+        try {
+            // A shard warms up as a whole run does, on the baseline: its measured numbers are then alike.
+            if (warmUp > 0 && !mine.isEmpty()) {
+                double w = Math.min(warmUp, duration);
+                long wn = Math.round(w * 1e9);
+                CompareRunner.Outcome r;
+                if (real) {
+                    try (RealClockRun rw = new RealClockRun(wn)) {
+                        r = CompareRunner.warmUp(plan.getFirst(), rw, out);
+                    }
+                } else {
+                    r = CompareRunner.warmUp(plan.getFirst(), CompareRunner.virtual(wn), out);
+                }
+                e.printf(java.util.Locale.ROOT, "usnet: compare: warm-up (the baseline for %s %s seconds, not"
+                        + " counted): %.1f s wall%n", MetricTable.format(w), clock, r.wallNanos() / 1e9);
+                e.flush();
+            }
+            done = CompareRunner.run(mine, jobs, real ? realRun : CompareRunner.virtual(nanos), out, e);
+        } catch (CompareRunner.RunFailed ex) {
+            e.println("usnet: compare: the run of #" + (ex.planned.variant().group() + 1) + " (" + ex.planned.variant().label()
+                    + ", seed " + ex.planned.seed() + ") failed: " + ex.getMessage());
+            return ex.getCause() instanceof UsageException || ex.getCause() instanceof TopologyException
+                    ? Usnet.EXIT_USAGE : 1;
+        } finally {
+            if (realRun != null) {
+                realRun.close();
+            }
+        }
+        if (part != null) {
+            Path written;
+            try {
+                written = ComparePart.write(out, part, options, originalArgs(), plan, done);
+            } catch (IOException ex) {
+                throw new UsageException("cannot write " + IoErrors.describe(out, ex));
+            }
+            o.println("usnet: compare: shard " + part + ": wrote " + written + " (" + done.size() + " run"
+                    + (done.size() == 1 ? "" : "s") + "); when all " + part.n() + " parts are done: usnet compare --merge"
+                    + " PART... --out DIR");
+            return exitCode(done, o, e);
+        }
+        return finish(done, commandLine(originalArgs()), file.toString(), duration, o, e);
+    }
+
+    /** A comparison's plan: every run in matrix order, and the matrix's shape for the progress line. */
+    record Planned(List<CompareRunner.Planned> runs, int variants, int seeds) {}
+
+    /**
+     * The runs {@code m} makes, every variant's topology checked before any runs; null (the problems printed to
+     * {@code e}) when one does not check. With {@code warn}, the checks' warnings are printed too.
+     */
+    static Planned plan(MatrixOptions m, PrintWriter e, boolean warn) {
+        boolean real = m.clock().equals("real");
         List<Axis> axes = new ArrayList<>();
         Set<String> names = new LinkedHashSet<>();
-        for (String v : vary) {
+        for (String v : m.vary()) {
             axes.add(Axis.parse(Axis.Kind.KNOB, v));
         }
-        for (String p : param) {
+        for (String p : m.param()) {
             axes.add(Axis.parse(Axis.Kind.PARAM, p));
         }
-        long runs = seeds == null ? 1 : seeds;
+        long runs = m.seeds() == null ? 1 : m.seeds();
         for (Axis a : axes) {
             if (!names.add(a.name())) {
                 throw new UsageException(a.kind().option + " " + a.argument() + ": " + a.name() + " is varied twice;"
@@ -134,22 +245,22 @@ public final class CompareCommand implements Callable<Integer> {
                 throw new UsageException("the comparison would make more than " + MAX_RUNS + " runs");
             }
         }
-        if (axes.isEmpty() && (seeds == null || seeds < 2)) {
+        if (axes.isEmpty() && (m.seeds() == null || m.seeds() < 2)) {
             throw new UsageException("nothing to compare: give --vary KEY=V1,V2, --param NAME=V1,V2 or --seeds N (N >= 2)");
         }
         List<Long> seedList = new ArrayList<>();
-        if (seeds == null) {
-            seedList.add(seed);
+        if (m.seeds() == null) {
+            seedList.add(m.seed());
         } else {
-            long base = seed == null ? 1 : seed;
-            for (int i = 0; i < seeds; i++) {
+            long base = m.seed() == null ? 1 : m.seed();
+            for (int i = 0; i < m.seeds(); i++) {
                 seedList.add(base + i);
             }
         }
-        List<Variant> variants = Variant.matrix(axes, seedList, set);
+        List<Variant> variants = Variant.matrix(axes, seedList, m.set());
 
         // Every variant's topology, checked before anything runs: one loaded per group (seeds do not change it).
-        VariantLoader loader = new VariantLoader(file, axes);
+        VariantLoader loader = new VariantLoader(m.file(), m.text(), axes);
         Map<Integer, TopologyFile.Checked> loaded = new LinkedHashMap<>();
         Set<String> errors = new LinkedHashSet<>();
         Set<String> warnings = new LinkedHashSet<>();
@@ -176,67 +287,62 @@ public final class CompareCommand implements Callable<Integer> {
                 loaded.put(v.group(), null);
             }
         }
-        warnings.forEach(w -> e.println("usnet: " + w));
+        if (warn) {
+            warnings.forEach(w -> e.println("usnet: " + w));
+        }
         if (!errors.isEmpty()) {
             errors.forEach(x -> e.println("usnet: " + x));
             e.println("usnet: compare: " + errors.size() + " problem" + (errors.size() == 1 ? "" : "s")
                     + "; nothing was run");
-            return Usnet.EXIT_USAGE;
-        }
-        try {
-            Files.createDirectories(out);
-        } catch (IOException ex) {
-            throw new UsageException("cannot create " + IoErrors.describe(out, ex));
+            return null;
         }
         List<CompareRunner.Planned> plan = new ArrayList<>();
         for (Variant v : variants) {
             TopologyFile.Checked c = loaded.get(v.group());
             plan.add(new CompareRunner.Planned(v, c.spec(), v.seed() != null ? v.seed() : c.spec().seed()));
         }
-        e.printf("usnet: compare: %d variant%s × %d seed%s = %d runs of %s %s seconds, %d at a time%n",
-                loaded.size(), loaded.size() == 1 ? "" : "s", seedList.size(), seedList.size() == 1 ? "" : "s",
-                plan.size(), MetricTable.format(duration), clock, Math.min(jobs, plan.size()));
-        e.flush();
-        List<CompareRunner.Run> done;
-        long nanos = Math.round(duration * 1e9);
-        RealClockRun realRun = real ? new RealClockRun(nanos) : null;
-        try {
-            if (warmUp > 0) {
-                double w = Math.min(warmUp, duration);
-                long wn = Math.round(w * 1e9);
-                CompareRunner.Outcome r;
-                if (real) {
-                    try (RealClockRun rw = new RealClockRun(wn)) {
-                        r = CompareRunner.warmUp(plan.getFirst(), rw, out);
-                    }
-                } else {
-                    r = CompareRunner.warmUp(plan.getFirst(), CompareRunner.virtual(wn), out);
-                }
-                e.printf(java.util.Locale.ROOT, "usnet: compare: warm-up (the baseline for %s %s seconds, not"
-                        + " counted): %.1f s wall%n", MetricTable.format(w), clock, r.wallNanos() / 1e9);
-                e.flush();
-            }
-            done = CompareRunner.run(plan, jobs, real ? realRun : CompareRunner.virtual(nanos), out, e);
-        } catch (CompareRunner.RunFailed ex) {
-            e.println("usnet: compare: the run of #" + (ex.planned.variant().group() + 1) + " (" + ex.planned.variant().label()
-                    + ", seed " + ex.planned.seed() + ") failed: " + ex.getMessage());
-            return ex.getCause() instanceof UsageException || ex.getCause() instanceof TopologyException
-                    ? Usnet.EXIT_USAGE : 1;
-        } finally {
-            if (realRun != null) {
-                realRun.close();
-            }
+        return new Planned(plan, loaded.size(), seedList.size());
+    }
+
+    /**
+     * Refuses (exit 2, before any work) an {@code --out} that exists and is not a writable directory, or whose
+     * nearest existing parent is not one.
+     */
+    static void writable(Path out) {
+        Path p = out.toAbsolutePath();
+        while (p != null && !Files.exists(p)) {
+            p = p.getParent();
         }
+        if (p == null || !Files.isDirectory(p)) {
+            throw new UsageException("--out " + out + ": " + (p == null ? "no such place" : p + " is not a directory"));
+        }
+        if (!Files.isWritable(p)) {
+            throw new UsageException("--out " + out + ": " + (p.equals(out.toAbsolutePath()) ? "not writable"
+                    : p + " is not writable"));
+        }
+    }
+
+    /**
+     * Writes results.json, report.md and the charts of the whole matrix's runs into {@code out}, says what
+     * failed, and returns the exit code: what a one-machine comparison and a merge of its shards both end with.
+     */
+    int finish(List<CompareRunner.Run> done, String commandLine, String fileName, double durationSeconds, PrintWriter o,
+               PrintWriter e) {
         Path results = out.resolve("results.json");
         List<Path> written;
         try {
             CompareResults.write(results, done);
-            written = CompareReport.write(out, commandLine(), file.toString(), duration, done);
+            written = CompareReport.write(out, commandLine, fileName, durationSeconds, done);
         } catch (IOException ex) {
             throw new UsageException("cannot write " + IoErrors.describe(out, ex));
         }
         o.println("usnet: compare: wrote " + results);
         o.println("usnet: compare: wrote " + written.getFirst() + " and " + (written.size() - 1) + " charts");
+        return exitCode(done, o, e);
+    }
+
+    /** Apps that failed and expectations that did not hold in {@code done}, said; the exit code they give. */
+    int exitCode(List<CompareRunner.Run> done, PrintWriter o, PrintWriter e) {
         List<String> failed = new ArrayList<>();
         for (CompareRunner.Run r : done) {
             for (Map<String, Object> a : r.result().results().apps()) {
@@ -271,12 +377,17 @@ public final class CompareCommand implements Callable<Integer> {
         return code;
     }
 
-    /** The command as it was given, for the report's first lines. */
-    private String commandLine() {
+    /** The arguments as given, without the subcommand's name. */
+    List<String> originalArgs() {
         List<String> args = new ArrayList<>(spec.commandLine().getParseResult().originalArgs());
         if (!args.isEmpty() && args.getFirst().equals("compare")) {
             args.removeFirst();
         }
+        return args;
+    }
+
+    /** The command as it was given ({@code args} without the subcommand's name), for the report's first lines. */
+    static String commandLine(List<String> args) {
         StringBuilder b = new StringBuilder("usnet compare");
         for (String a : args) {
             b.append(' ').append(a.matches("[A-Za-z0-9_./:=,+@%-]+") ? a : "'" + a.replace("'", "'\\''") + "'");

@@ -98,6 +98,11 @@ final class CompareReport {
             addPercentiles(t, of);
             add(t, of, "retrans", "retrans", tcp);
             add(t, of, "rtos", "RTOs", tcp);
+            // What an app kind reports beyond the common fields (an mpi app's completion_s and mb_s, a spawner's
+            // reaped): a column each, by the key's name, so a new kind's numbers show without this code knowing it.
+            for (String key : extraAppKeys(app)) {
+                add(t, of, key, key, false);
+            }
             if (tcp) {
                 addColumn(t, "app CPU ns/byte", true, r -> {
                     Map<String, Object> m = of.apply(r);
@@ -248,6 +253,8 @@ final class CompareReport {
         }
         chartCpu(dir, written, b, nss, modelled);
 
+        tcpCounters(b, all);
+
         b.append("## Drops by reason\n\n");
         boolean anyDrops = false;
         for (String ns : all) {
@@ -281,6 +288,88 @@ final class CompareReport {
         b.insert(summaryAt, summary());
         Files.writeString(report, b.toString());
         return written;
+    }
+
+    /** The app result keys every kind has, which the app table shows as its own columns (or are not numbers). */
+    private static final Set<String> COMMON_APP_KEYS = Set.of("name", "ns", "kind", "to", "outcome", "reason", "bytes",
+            "mbit_s", "ops", "p50_us", "p99_us", "p999_us", "max_us", "retrans", "rtos", "pids", "server_pids");
+
+    /** The numeric keys of {@code app}'s results beyond {@link #COMMON_APP_KEYS}, in the order they first appear. */
+    private List<String> extraAppKeys(String app) {
+        Set<String> keys = new LinkedHashSet<>();
+        for (List<CompareRunner.Run> g : groups) {
+            for (CompareRunner.Run r : g) {
+                Map<String, Object> m = byKey(r.result().results().apps(), "name", app);
+                if (m != null) {
+                    m.forEach((k, v) -> {
+                        if (v instanceof Number && !COMMON_APP_KEYS.contains(k)) {
+                            keys.add(k);
+                        }
+                    });
+                }
+            }
+        }
+        return new ArrayList<>(keys);
+    }
+
+    /**
+     * The TCP counters {@code netstat -s} prints for the 2015 regression's story, in this order, under their
+     * {@code nstat} names (the results' {@code mib} keys: /proc/net/netstat's TcpExt fields prefixed TcpExt,
+     * /proc/net/snmp's Tcp fields prefixed Tcp); every other {@code Tcp*} counter follows in name order.
+     */
+    static final List<String> TCP_COUNTERS_FIRST = List.of("TcpExtTCPTimeouts", "TcpExtTCPFastRetrans",
+            "TcpExtTCPForwardRetrans", "TcpExtTCPSackRecovery", "TcpExtTCPLossProbes", "TcpExtTCPSACKReorder",
+            "TcpExtTCPFACKReorder", "TcpExtTCPFullUndo", "TcpExtTCPPartialUndo", "TcpExtTCPDSACKUndo", "TcpExtTCPLossUndo",
+            "TcpExtDelayedACKs", "TcpExtDelayedACKLost", "TcpRetransSegs");
+
+    /**
+     * Per namespace a table of its {@code mib.Tcp*} counters, {@link #TCP_COUNTERS_FIRST} first, then the others
+     * by name, so that counters added to the MIB later appear without this code changing; a counter that is 0 (or
+     * absent) in every run is left out, and so is a namespace with none.
+     */
+    private void tcpCounters(StringBuilder b, List<String> nss) {
+        b.append("## TCP counters\n\n");
+        b.append("Per namespace, its TCP MIB counters under their `nstat` names (`netstat -s` prints the same"
+                + " counters as sentences), those of the 2015 netns regression first; a counter that is 0 in every run"
+                + " is left out.\n\n");
+        boolean any = false;
+        for (String ns : nss) {
+            Function<CompareRunner.Run, Map<String, Object>> of = r -> byKey(r.result().results().namespaces(), "name", ns);
+            Set<String> rest = new TreeSet<>();
+            for (List<CompareRunner.Run> g : groups) {
+                for (CompareRunner.Run r : g) {
+                    Map<String, Object> m = of.apply(r);
+                    if (m != null && m.get("mib") instanceof Map<?, ?> mib) {
+                        for (Object k : mib.keySet()) {
+                            String key = (String) k;
+                            if (key.startsWith("Tcp") && !TCP_COUNTERS_FIRST.contains(key)) {
+                                rest.add(key);
+                            }
+                        }
+                    }
+                }
+            }
+            List<String> keys = new ArrayList<>(TCP_COUNTERS_FIRST);
+            keys.addAll(rest);
+            MetricTable.Builder t = new MetricTable.Builder("TCP counters in " + ns, rows, seeds);
+            for (String key : keys) {
+                addColumn(t, key, false, r -> {
+                    Map<String, Object> m = of.apply(r);
+                    if (m == null) {
+                        return null;
+                    }
+                    Object v = m.get("mib") instanceof Map<?, ?> mib ? mib.get(key) : null;
+                    return v == null ? 0.0 : num(v);
+                }, false);
+            }
+            if (t.columnCount() > 0) {
+                any = true;
+                b.append(table(t).markdown(3));
+            }
+        }
+        if (!any) {
+            b.append("No namespace counted a TCP event in any run.\n\n");
+        }
     }
 
     private MetricTable table(MetricTable.Builder t) {

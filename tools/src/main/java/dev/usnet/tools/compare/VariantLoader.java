@@ -2,7 +2,6 @@ package dev.usnet.tools.compare;
 
 import dev.usnet.tools.topology.TopologyException;
 import dev.usnet.tools.topology.TopologyFile;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -13,18 +12,24 @@ import java.util.List;
  * value.
  */
 final class VariantLoader {
-    private final Path file;
+    private final String file;
+    private final String text;
     private final List<Axis> axes;
 
-    VariantLoader(Path file, List<Axis> axes) {
+    /**
+     * {@code text} is the file's content, read once: every variant (and a {@code --merge} long after the shards ran)
+     * sees the same bytes; {@code file} is the name as the user gave it, for errors and the report.
+     */
+    VariantLoader(String file, String text, List<Axis> axes) {
         this.file = file;
+        this.text = text;
         this.axes = List.copyOf(axes);
     }
 
     /** The checked topology of {@code v}; a {@link TopologyException} with every problem of this variant. */
     TopologyFile.Checked load(Variant v) {
         try {
-            return TopologyFile.check(file, v.params(), List.of(), v.knobs());
+            return TopologyFile.check(file, text, v.params(), List.of(), v.knobs());
         } catch (TopologyException e) {
             List<String> errors = new ArrayList<>();
             for (String s : e.errors()) {
