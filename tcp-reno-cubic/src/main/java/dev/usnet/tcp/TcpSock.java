@@ -591,6 +591,8 @@ public final class TcpSock {
         sndWscale = wscaleOk ? o.wscale : 0;
         if (!wscaleOk) {
             rcvWscale = 0;
+            // tcp_rcv_synsent_state_process: without scaling no window beyond 64 KiB can ever be offered.
+            autotune.windowClamp = Math.min(autotune.windowClamp, 65_535L);
         }
         peerMss = o.hasMss ? o.mss : 536;
         if (tsOk) {

@@ -49,6 +49,15 @@ class BufferAutotuneTest {
     }
 
     @Test
+    void aPeerWithoutWindowScalingClampsTheWindowTo64KiB() {
+        try (SegmentHarness h = new SegmentHarness()) {
+            TcpSock s = h.connect(new PeerSyn(1460, -1, true, true, 65535));
+            assertEquals(65535, s.windowClamp(), "tcp_rcv_synsent_state_process: min(window_clamp, 65535)");
+            assertEquals(-1, s.info().wscaleRcv());
+        }
+    }
+
+    @Test
     void theSynAckOffersTenSegmentsOfTheMssTimestampsLeave() {
         try (SegmentHarness h = new SegmentHarness()) {
             h.listenAndSendSyn(PeerSyn.linux());
