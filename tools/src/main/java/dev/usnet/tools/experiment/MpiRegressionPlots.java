@@ -34,7 +34,7 @@ final class MpiRegressionPlots {
             for (int v = 0; v < rows.size(); v++) {
                 MpiRegression.Cell c = MpiRegression.cell(rows.get(v), modes.get(m));
                 completion[m][v] = c == null ? Double.NaN : c.completionS();
-                rtos[m][v] = c == null ? Double.NaN : c.counters().getOrDefault("TcpExtTCPTimeouts", 0.0);
+                rtos[m][v] = c == null ? Double.NaN : MpiRegression.value(c, MpiRegression.RTOS);
             }
         }
         List<Path> out = new ArrayList<>();
@@ -42,7 +42,7 @@ final class MpiRegressionPlots {
         ComparePlots.writeBars(p, "MPI job completion per variant and mode", "completion (s)", variants, modes, completion);
         out.add(p);
         p = dir.resolve("rtos.png");
-        ComparePlots.writeBars(p, "TCP timeouts (TCPTimeouts, all namespaces) per variant and mode", "timeouts", variants,
+        ComparePlots.writeBars(p, "Retransmission timeouts (TCPTimeouts + TCPSackFailures + TCPLossFailures, all namespaces)", "RTOs", variants,
                 modes, rtos);
         out.add(p);
         p = dir.resolve("cwnd-at-loss.png");

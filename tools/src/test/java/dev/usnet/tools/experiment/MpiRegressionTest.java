@@ -22,7 +22,7 @@ class MpiRegressionTest {
                   "apps": [{"name": "h0.ping-0", "kind": "ping"},
                            {"name": "h0.mpi-0", "kind": "mpi", "completion_s": %.3f, "mb_s": %.3f,
                             "cwnd_at_loss": {"recovery": {"4": 2, "10": 1}, "rto": {"2": %d}}}],
-                  "namespaces": [{"name": "h0", "mib": {"TcpExtTCPTimeouts": %d, "TcpRetransSegs": 7}, "drops": {"BACKLOG_FULL": %d}},
+                  "namespaces": [{"name": "h0", "mib": {"TcpExtTCPTimeouts": %d, "TcpExtTCPSackFailures": 2, "TcpRetransSegs": 7}, "drops": {"BACKLOG_FULL": %d}},
                                  {"name": "c0", "mib": {"TcpExtTCPTimeouts": 1, "TcpRetransSegs": 3}, "drops": {}}]}}""",
                 mode, kernel, seed, completion, 1000 / completion, timeouts, timeouts, backlogDrops);
     }
@@ -50,6 +50,7 @@ class MpiRegressionTest {
         // counters summed over namespaces (h0's timeouts + c0's 1), then the median over seeds (1, 3, 2 -> 2, +1)
         assertEquals(3.0, r319.netnsCell().counters().get("TcpExtTCPTimeouts"), 1e-9);
         assertEquals(10.0, r319.netnsCell().counters().get("TcpRetransSegs"), 1e-9);
+        assertEquals(5.0, MpiRegression.value(r319.netnsCell(), MpiRegression.RTOS), 1e-9); // 3 timeouts + 2 after SACK recovery
         assertEquals(300.0, rows.get(1).overheadPercent(), 1e-9);
         assertEquals(900.0, rows.get(1).netnsCell().drops().get("BACKLOG_FULL"), 1e-9);
         // cwnd at loss pooled over seeds: recovery {4:2, 10:1} in each of 3 seeds, rto {2: 1+3+2}
@@ -58,7 +59,7 @@ class MpiRegressionTest {
 
         String md = MpiRegression.markdown(rows, null);
         assertTrue(md.contains("| 4.0 and later | 300 % |"), md);
-        assertTrue(md.contains("| 4.0 | 1 | 2.000 | 8.000 | +300.0 % |"), md);
+        assertTrue(md.contains("| 4.0 | 1 | 2.000 | 8.000 | +300.0 % | 500.0 | 125.0 | 1 / 41 | 3 / 43 | 10 / 10 |"), md);
         assertTrue(md.contains("| 3.19 | 3 | 2.200 | 2.300 | +4.5 % |"), md);
     }
 
