@@ -96,8 +96,8 @@ public final class CompareCommand implements Callable<Integer> {
     boolean allowAppFailures;
 
     @Option(names = "--shard", paramLabel = "K/N", description = "run only the K-th (from 0) of N disjoint parts of"
-            + " the matrix (run r, counted from 0 in matrix order, is shard r mod N's) and write DIR/part.json for"
-            + " --merge; e.g. --shard $SLURM_ARRAY_TASK_ID/8")
+            + " the matrix (run r, counted from 0 in matrix order, is shard r mod N's) and write the part into DIR"
+            + " for --merge; e.g. --shard $SLURM_ARRAY_TASK_ID/8")
     String shard;
 
     @Option(names = "--merge", arity = "1..*", paramLabel = "PART", description = "instead of running: build"

@@ -38,8 +38,8 @@ public final class MpiRegression {
                Map<String, Long> drops, Map<Long, Long> cwndAtLoss) {}
 
     /** A variant in one mode: medians over its seeds. */
-    record Cell(String variant, String mode, int seeds, double completionS, double mbS, Map<String, Double> counters,
-                Map<String, Double> drops, Map<Long, Long> cwndAtLoss) {}
+    record Cell(String variant, String mode, int seeds, double completionS, double minCompletionS, double maxCompletionS,
+                double mbS, Map<String, Double> counters, Map<String, Double> drops, Map<Long, Long> cwndAtLoss) {}
 
     /** A variant in both modes, and the overhead of netns over native ({@code NaN} when one mode is missing). */
     record Row(String variant, Cell nativeCell, Cell netnsCell) {
@@ -173,8 +173,10 @@ public final class MpiRegression {
         drops.replaceAll((k, x) -> median(rs.stream().mapToDouble(r -> r.drops().getOrDefault(k, 0L)).toArray()));
         Map<Long, Long> cwnd = new TreeMap<>();
         rs.forEach(r -> r.cwndAtLoss().forEach((w, n) -> cwnd.merge(w, n, Long::sum)));
-        return new Cell(variant, mode, rs.size(), median(rs.stream().mapToDouble(Run::completionS).toArray()),
-                median(rs.stream().mapToDouble(Run::mbS).toArray()), counters, drops, cwnd);
+        double[] completion = rs.stream().mapToDouble(Run::completionS).toArray();
+        return new Cell(variant, mode, rs.size(), median(completion), Arrays.stream(completion).min().orElse(Double.NaN),
+                Arrays.stream(completion).max().orElse(Double.NaN), median(rs.stream().mapToDouble(Run::mbS).toArray()),
+                counters, drops, cwnd);
     }
 
     /** The median; the mean of the middle two for an even count (as the compare report takes it). */
@@ -197,13 +199,12 @@ public final class MpiRegression {
         for (Historical h : HISTORICAL) {
             b.append("| ").append(h.kernel()).append(" | ").append(h.overhead()).append(" | ").append(h.note()).append(" |\n");
         }
-        b.append("\n## usnet (virtual time; medians over seeds)\n\n");
+        b.append("\n## usnet (virtual time; medians over seeds, completion's range over seeds in parentheses)\n\n");
         b.append("| variant | seeds | native s | netns s | overhead | native MB/s | netns MB/s | TCP timeouts native / netns"
                 + " | all RTOs native / netns | retrans segs native / netns |\n|---|---|---|---|---|---|---|---|---|---|\n");
         for (Row r : rows) {
             b.append("| ").append(r.variant()).append(" | ").append(seeds(r)).append(" | ")
-                    .append(num(r.nativeCell() == null ? Double.NaN : r.nativeCell().completionS(), 3)).append(" | ")
-                    .append(num(r.netnsCell() == null ? Double.NaN : r.netnsCell().completionS(), 3)).append(" | ")
+                    .append(completion(r.nativeCell())).append(" | ").append(completion(r.netnsCell())).append(" | ")
                     .append(Double.isNaN(r.overheadPercent()) ? "-" : String.format(Locale.ROOT, "%+.1f %%", r.overheadPercent()))
                     .append(" | ").append(num(r.nativeCell() == null ? Double.NaN : r.nativeCell().mbS(), 1)).append(" | ")
                     .append(num(r.netnsCell() == null ? Double.NaN : r.netnsCell().mbS(), 1)).append(" | ")
@@ -239,6 +240,16 @@ public final class MpiRegression {
             b.append(String.join("; ", parts)).append(".\n");
         }
         return b.toString();
+    }
+
+    /** The median completion, with the range over seeds in parentheses when the seeds differ. */
+    private static String completion(Cell c) {
+        if (c == null) {
+            return "-";
+        }
+        String m = num(c.completionS(), 3);
+        return c.minCompletionS() == c.maxCompletionS() ? m
+                : m + " (" + num(c.minCompletionS(), 3) + "–" + num(c.maxCompletionS(), 3) + ")";
     }
 
     static Cell cell(Row r, String mode) {

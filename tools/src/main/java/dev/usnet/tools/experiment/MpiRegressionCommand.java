@@ -22,7 +22,8 @@ import picocli.CommandLine.Spec;
                 + " `usnet compare` runs of examples/mpi-cluster.yaml (or any file with an mpi app and a mode parameter"
                 + " varied over native and netns), and writes the overhead of netns over native per TCP variant beside"
                 + " the historical table, the TCP counters as netstat -s names them, and plots (docs/mpi-regression.md).",
-            "Writes regression.md, regression.json, completion.png, rtos.png, cwnd-at-loss.png into --out."})
+            "Writes into --out: the report and its JSON (regression.md, regression.json) and three charts: completion"
+                + " per variant and mode, RTOs, and snd_cwnd at each loss."})
 public final class MpiRegressionCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -80,6 +81,8 @@ public final class MpiRegressionCommand implements Callable<Integer> {
                 Map<String, Object> x = new LinkedHashMap<>();
                 x.put("seeds", c.seeds());
                 x.put("completion_s", c.completionS());
+                x.put("completion_min_s", c.minCompletionS());
+                x.put("completion_max_s", c.maxCompletionS());
                 x.put("mb_s", c.mbS());
                 x.put("counters", c.counters());
                 x.put("drops", c.drops());

@@ -60,7 +60,7 @@ class MpiRegressionTest {
         String md = MpiRegression.markdown(rows, null);
         assertTrue(md.contains("| 4.0 and later | 300 % |"), md);
         assertTrue(md.contains("| 4.0 | 1 | 2.000 | 8.000 | +300.0 % | 500.0 | 125.0 | 1 / 41 | 3 / 43 | 10 / 10 |"), md);
-        assertTrue(md.contains("| 3.19 | 3 | 2.200 | 2.300 | +4.5 % |"), md);
+        assertTrue(md.contains("| 3.19 | 3 | 2.200 (2.000–9.000) | 2.300 (2.100–2.400) | +4.5 % |"), md);
     }
 
     @Test
