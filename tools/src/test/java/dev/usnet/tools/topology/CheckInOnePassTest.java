@@ -89,7 +89,7 @@ class CheckInOnePassTest {
                     f + ":7: namespaces.host.knobs.net.ipv4.tcp_congestion_contrl: unknown knob 'net.ipv4.tcp_congestion_contrl' (did you mean 'net.ipv4.tcp_congestion_control'?)",
                     f + ":8: namespaces.host.knobs.usnet.netem.hb1.delay: usnet.netem.hb1.delay: '5' needs a unit (expected a time with its unit like 100ns, 50us, 1.5ms, 2s (ns, us, ms, s); or 0)",
                     f + ":12: namespaces.host.devices[0].ports[2]: no device hb9 in namespace host (has: lo, br0, hb1, hb2); a port must be in its bridge's namespace",
-                    f + ":16: namespaces.host.devices[1].mtuu: unknown key (did you mean 'mtu'?); expected one of: addresses, gso, kind, mac, master, mtu, name, needed_headroom, netem, peer, tx_checksumming, up",
+                    f + ":16: namespaces.host.devices[1].mtuu: unknown key (did you mean 'mtu'?); expected one of: addresses, gro, gso, kind, mac, master, mtu, name, needed_headroom, netem, peer, tx_checksumming, up",
                     f + ":17: namespaces.host.devices[1].netem: '10' needs a unit (expected a time with its unit like 100ns, 50us, 1.5ms, 2s (ns, us, ms, s); or 0)",
                     f + ":20: namespaces.host.routes[0]: route '198.18.9.0/24 via 198.18.7.1': gateway 198.18.7.1 is not on a connected network (Nexthop has invalid gateway)",
                     f + ":24: namespaces.ctr1.apps[1].to: ping app: namespace ctr1 has no route to 198.18.6.1 (connected: 198.18.0.0/24; no routes)",
@@ -190,7 +190,7 @@ class CheckInOnePassTest {
                       - {kind: rr, server: host}
                 """);
         assertEquals(List.of("t.yaml:9: namespaces.ctr1.devices[0].peer.nam: unknown key (did you mean 'name'?); expected one"
-                + " of: addresses, gso, mac, master, mtu, name, namespace, needed_headroom, netem, tx_checksumming, up",
+                + " of: addresses, gro, gso, mac, master, mtu, name, namespace, needed_headroom, netem, tx_checksumming, up",
                 "t.yaml:9: namespaces.ctr1.devices[0].peer.name: missing (required)"), e);
     }
 

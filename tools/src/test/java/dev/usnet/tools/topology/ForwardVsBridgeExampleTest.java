@@ -121,7 +121,9 @@ class ForwardVsBridgeExampleTest {
         JsonNode host = ns(doc, "host");
         long acks = path(doc, "host", "eth0->hr0").path("packets").asLong();
         long headroom = host.path("cow_headroom_copies").asLong();
-        assertTrue(acks > 1000, acks + " ACKs");
+        // Enough ACKs that "every one" means something (961 with autotuned buffers, whose receive window opens by
+        // rcv_ssthresh steps, 1000-odd with the old max-at-start buffers).
+        assertTrue(acks > 500, acks + " ACKs");
         // Every ACK but the peer's SYN-ACK and FIN, which its retransmission queue still holds (so they are
         // copied as shared packets, not for headroom).
         assertEquals(acks - 2, headroom, "every unshared forwarded ACK is copied for headroom");
