@@ -19,8 +19,9 @@ import java.util.function.Consumer;
  *     {@code net.ipv4.tcp_congestion_control}
  * @param noDelay TCP_NODELAY; null: the app's own default (stream off as netperf TCP_STREAM; rr and burst on,
  *     as netperf TCP_RR and MPI libraries set it)
- * @param sendBufferBytes SO_SNDBUF; 0: the namespace's {@code net.ipv4.tcp_wmem} maximum
- * @param receiveBufferBytes SO_RCVBUF; 0: the namespace's {@code net.ipv4.tcp_rmem} maximum. Both buffers are
+ * @param sendBufferBytes SO_SNDBUF (which locks autotuning of that side, as in Linux); 0: not set, so the
+ *     buffer is autotuned from {@code net.ipv4.tcp_wmem} (or its maximum with {@code usnet.tcp.buffers=max})
+ * @param receiveBufferBytes SO_RCVBUF; 0: not set, autotuned from {@code net.ipv4.tcp_rmem}. Both buffers are
  *     set once the socket exists, i.e. after the SYN went out, so the window scale still follows tcp_rmem
  * @param readBytes how the app takes received data: 0 discards it with {@link TcpSock#skip} (no copy); n
  *     {@link TcpSock#read}s it into one preallocated n-byte buffer (a copy, as recv() into a user buffer)

@@ -399,8 +399,8 @@ public record TopologySpec(String file, String name, long seed, Output output, L
      * @param congestion TCP_CONGESTION for both ends' sockets; null: each namespace's
      *     {@code net.ipv4.tcp_congestion_control}
      * @param noDelay TCP_NODELAY; null: the app's default
-     * @param sendBufferBytes SO_SNDBUF, 0: the namespace's tcp_wmem maximum
-     * @param receiveBufferBytes SO_RCVBUF, 0: the namespace's tcp_rmem maximum
+     * @param sendBufferBytes SO_SNDBUF, 0: not set (autotuned from tcp_wmem, usnet.tcp.buffers)
+     * @param receiveBufferBytes SO_RCVBUF, 0: not set (autotuned from tcp_rmem, usnet.tcp.buffers)
      * @param serverWhere where {@code server:} is
      * @param toWhere where {@code to:} is (the entry when it is left out)
      * @param portWhere where {@code port:} is (the entry when it is left out)
