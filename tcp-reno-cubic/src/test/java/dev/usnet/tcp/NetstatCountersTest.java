@@ -1,5 +1,8 @@
 package dev.usnet.tcp;
 
+import static dev.usnet.tcp.SegmentHarness.MSS;
+import static dev.usnet.tcp.SegmentHarness.end;
+import static dev.usnet.tcp.SegmentHarness.start;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -17,23 +20,6 @@ import org.junit.jupiter.api.Test;
  * {@link RecoveryPathsTest}: segment i covers [1 + 1448 (i - 1), 1 + 1448 i).
  */
 class NetstatCountersTest {
-    private static final int MSS = 1448;
-
-    private static long start(int i) {
-        return 1 + (long) MSS * (i - 1);
-    }
-
-    private static long end(int i) {
-        return start(i + 1);
-    }
-
-    private static TcpSock flight(SegmentHarness h, int segments) {
-        TcpSock s = h.accept(PeerSyn.linux());
-        h.advance(1_000_000L);
-        h.write(s, segments * MSS);
-        assertEquals(segments, h.sent().size());
-        return s;
-    }
 
     private static long mib(SegmentHarness h, Mib m) {
         return h.dut.mib().get(m);
@@ -42,7 +28,7 @@ class NetstatCountersTest {
     @Test
     void aLostSegmentResentInRecoveryIsAFastRetransmit() {
         try (SegmentHarness h = new SegmentHarness()) {
-            flight(h, 10);
+            h.flight(10);
             h.seg().seq(1).ack(1).sack(start(5), end(5)).inject();
             assertEquals(start(1), h.sentOne().seq());
             assertEquals(1, mib(h, Mib.TcpExtTCPFastRetrans), "netstat: 1 fast retransmits");
@@ -54,7 +40,7 @@ class NetstatCountersTest {
     @Test
     void inRecoveryWithNothingNewToSendAHoleBelowTheHighestSackIsForwardRetransmitted() {
         try (SegmentHarness h = new SegmentHarness()) {
-            flight(h, 10);
+            h.flight(10);
             // All ten segments are out and nothing more is written. Each duplicate ACK SACKs more; FACK marks lost
             // what lies more than 3 segments below the highest SACK, and PRR lets one retransmission out per ACK.
             int[][] acks = {{5, 5}, {5, 6}, {5, 7}, {5, 7, 9, 9}, {5, 7, 9, 10}};
@@ -78,7 +64,7 @@ class NetstatCountersTest {
     @Test
     void afterAnRtoResentSegmentsAreSlowStartRetransmitsAndOnlyTheFirstTimeoutOfASeriesCounts() {
         try (SegmentHarness h = new SegmentHarness("net.ipv4.tcp_sack", "0")) {
-            TcpSock s = flight(h, 2);
+            TcpSock s = h.flight(2);
             long rto = s.info().rtoUs() * 1000;
             h.advance(rto + 1_000_000L);
             assertEquals(start(1), h.sentOne().seq(), "the RTO resends the head");
@@ -96,7 +82,7 @@ class NetstatCountersTest {
     @Test
     void aTimeoutDuringSackRecoveryIsASackFailureNotATimeout() {
         try (SegmentHarness h = new SegmentHarness()) {
-            TcpSock s = flight(h, 10);
+            TcpSock s = h.flight(10);
             h.seg().seq(1).ack(1).sack(start(5), end(5)).inject();
             assertEquals(CaState.RECOVERY, s.info().caState());
             h.advance(s.info().rtoUs() * 1000 + 50_000_000L);
@@ -109,7 +95,7 @@ class NetstatCountersTest {
     @Test
     void aHoleFilledByTheOriginalIsReorderingDetectedBySackWithoutFack() {
         try (SegmentHarness h = new SegmentHarness("net.ipv4.tcp_fack", "0")) {
-            TcpSock s = flight(h, 10);
+            TcpSock s = h.flight(10);
             // Segment 10 first: one SACKed segment is not enough for RFC 6675 to call 1-9 lost.
             h.seg().seq(1).ack(1).sack(start(10), end(10)).inject();
             assertEquals(CaState.DISORDER, s.info().caState());
@@ -124,7 +110,7 @@ class NetstatCountersTest {
     @Test
     void aLateSackBelowTheHighestIsReorderingDetectedByFackAndSwitchesFackOff() {
         try (SegmentHarness h = new SegmentHarness()) {
-            TcpSock s = flight(h, 10);
+            TcpSock s = h.flight(10);
             h.seg().seq(1).ack(1).sack(start(8), end(8)).inject();
             assertEquals(start(1), h.sentOne().seq());
             assertTrue(s.fack);
@@ -140,7 +126,7 @@ class NetstatCountersTest {
     @Test
     void aPartialAckEchoingTheOriginalTimestampIsAPartialUndoAndTimestampReordering() {
         try (SegmentHarness h = new SegmentHarness()) {
-            TcpSock s = flight(h, 10);
+            TcpSock s = h.flight(10);
             long originalTs = h.lastDutTsVal;
             h.advance(5_000_000L);
             h.seg().seq(1).ack(1).sack(start(5), end(5)).inject();

@@ -1,5 +1,8 @@
 package dev.usnet.tcp;
 
+import static dev.usnet.tcp.SegmentHarness.MSS;
+import static dev.usnet.tcp.SegmentHarness.end;
+import static dev.usnet.tcp.SegmentHarness.start;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -17,25 +20,6 @@ import org.junit.jupiter.api.Test;
  * timestamps), numbered from 1: segment i covers [1 + 1448 (i - 1), 1 + 1448 i).
  */
 class RecoveryPathsTest {
-    private static final int MSS = 1448;
-
-    private static long start(int i) {
-        return 1 + (long) MSS * (i - 1);
-    }
-
-    private static long end(int i) {
-        return start(i + 1);
-    }
-
-    /** An established connection that has sent {@code segments} full segments, none acknowledged yet. */
-    private static TcpSock flight(SegmentHarness h, int segments) {
-        TcpSock s = h.accept(PeerSyn.linux());
-        h.advance(1_000_000L);
-        h.write(s, segments * MSS);
-        List<Sent> sent = h.sent();
-        assertEquals(segments, sent.size(), sent::toString);
-        return s;
-    }
 
     /** A duplicate ACK of snd_una = 1 SACKing segments {@code from..to}. */
     private static void sackDupack(SegmentHarness h, int from, int to) {
@@ -45,7 +29,7 @@ class RecoveryPathsTest {
     @Test
     void withFackOneSackFarAboveTheHoleIsEnoughForFastRetransmit() {
         try (SegmentHarness h = new SegmentHarness()) {
-            TcpSock s = flight(h, 10);
+            TcpSock s = h.flight(10);
             // Segment 5 is SACKed: the highest SACK lies 5 segments above snd_una, more than reordering (3).
             sackDupack(h, 5, 5);
             Sent rtx = h.sentOne();
@@ -61,7 +45,7 @@ class RecoveryPathsTest {
     @Test
     void rfc6675WaitsUntilReorderingSegmentsAreSackedAboveTheHole() {
         try (SegmentHarness h = new SegmentHarness("net.ipv4.tcp_fack", "0")) {
-            TcpSock s = flight(h, 10);
+            TcpSock s = h.flight(10);
             sackDupack(h, 5, 5);
             sackDupack(h, 5, 6);
             h.sentNothing();
@@ -78,7 +62,7 @@ class RecoveryPathsTest {
     @Test
     void newRenoRetransmitsOnTheThirdDuplicateAckAndAgainOnEachPartialAck() {
         try (SegmentHarness h = new SegmentHarness("net.ipv4.tcp_sack", "0")) {
-            TcpSock s = flight(h, 10);
+            TcpSock s = h.flight(10);
             h.seg().seq(1).ack(1).inject();
             h.seg().seq(1).ack(1).inject();
             h.sentNothing();
@@ -100,7 +84,7 @@ class RecoveryPathsTest {
     void theRtoResendsTheHeadEntersLossWithCwndOneAndBacksOff() {
         // Without SACK there is no tail loss probe: the RTO itself fires.
         try (SegmentHarness h = new SegmentHarness("net.ipv4.tcp_sack", "0")) {
-            TcpSock s = flight(h, 2);
+            TcpSock s = h.flight(2);
             long sentAt = h.now();
             long rto = s.info().rtoUs() * 1000;
             h.advance(rto - 1_000_000L);
@@ -130,7 +114,7 @@ class RecoveryPathsTest {
     @Test
     void aLostTailIsProbedAfterTwoRoundTripsNotAnRto() {
         try (SegmentHarness h = new SegmentHarness()) {
-            TcpSock s = flight(h, 10);
+            TcpSock s = h.flight(10);
             h.advance(5_000_000L);
             // Segments 1-8 arrive; 9 and 10 are lost, so no duplicate ACK will ever come.
             h.seg().seq(1).ack(end(8)).inject();
@@ -150,7 +134,7 @@ class RecoveryPathsTest {
     @Test
     void earlyRetransmitNeedsOneSackedSegmentWhenTooFewAreOutForThreeDupacks() {
         try (SegmentHarness h = new SegmentHarness("net.ipv4.tcp_fack", "0")) {
-            TcpSock s = flight(h, 3);
+            TcpSock s = h.flight(3);
             sackDupack(h, 2, 3);
             h.sentNothing();
             long at = h.now();
@@ -166,7 +150,7 @@ class RecoveryPathsTest {
     @Test
     void anAckEchoingATimestampOlderThanTheRetransmissionUndoesTheReduction() {
         try (SegmentHarness h = new SegmentHarness()) {
-            TcpSock s = flight(h, 10);
+            TcpSock s = h.flight(10);
             long originalTs = h.lastDutTsVal;
             long cwndBefore = s.info().cwnd();
             h.advance(5_000_000L);
@@ -186,7 +170,7 @@ class RecoveryPathsTest {
     @Test
     void anAckEchoingTheRetransmissionDoesNotUndo() {
         try (SegmentHarness h = new SegmentHarness()) {
-            TcpSock s = flight(h, 10);
+            TcpSock s = h.flight(10);
             h.advance(5_000_000L);
             sackDupack(h, 5, 5);
             Sent rtx = h.sentOne();
@@ -199,7 +183,7 @@ class RecoveryPathsTest {
     @Test
     void aDsackOfTheProbedSegmentEndsTheProbeWithoutReducingCwnd() {
         try (SegmentHarness h = new SegmentHarness()) {
-            TcpSock s = flight(h, 2);
+            TcpSock s = h.flight(2);
             h.advance(50_000_000L);
             Sent probe = h.sentOne();
             assertEquals(start(2), probe.seq());
@@ -215,7 +199,7 @@ class RecoveryPathsTest {
     @Test
     void sacksTheReceiverRenegedOnAreForgottenByAnEarlyRto() {
         try (SegmentHarness h = new SegmentHarness()) {
-            TcpSock s = flight(h, 10);
+            TcpSock s = h.flight(10);
             sackDupack(h, 2, 6);
             assertEquals(start(1), h.sentOne().seq());
             // The cumulative ACK stops at segment 2, which the peer had SACKed: it dropped what it held.

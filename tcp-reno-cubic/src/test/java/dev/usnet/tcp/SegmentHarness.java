@@ -32,6 +32,29 @@ final class SegmentHarness implements AutoCloseable {
     /** The scripted peer's initial sequence number. */
     static final long PEER_ISN = 1_000_000L;
 
+    /** Full segments of the DUT's flights: 1448 bytes (MSS 1460 less timestamps). */
+    static final int MSS = 1448;
+
+    /** The relative sequence number segment {@code i} (numbered from 1) starts at: [1 + 1448 (i - 1), 1 + 1448 i). */
+    static long start(int i) {
+        return 1 + (long) MSS * (i - 1);
+    }
+
+    /** Where segment {@code i} ends (the next one's start). */
+    static long end(int i) {
+        return start(i + 1);
+    }
+
+    /** An established connection that has sent {@code segments} full segments, none acknowledged yet. */
+    TcpSock flight(int segments) {
+        TcpSock s = accept(PeerSyn.linux());
+        advance(1_000_000L);
+        write(s, segments * MSS);
+        java.util.List<Sent> sent = sent();
+        org.junit.jupiter.api.Assertions.assertEquals(segments, sent.size(), sent::toString);
+        return s;
+    }
+
     final TestNet net = new TestNet();
     final NetStack dut = net.ns("dut");
     final TestNet.Wire wire;
