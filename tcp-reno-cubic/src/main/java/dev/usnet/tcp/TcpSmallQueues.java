@@ -2,6 +2,7 @@ package dev.usnet.tcp;
 
 import dev.usnet.core.buf.Packet;
 import dev.usnet.core.buf.TxCompletion;
+import dev.usnet.core.stats.Mib;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -14,8 +15,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * leaves an emulated NIC onto its wire, is orphaned by a veth (dev_forward_skb → skb_orphan) or is freed. The sum
  * is sk_wmem_alloc's share of TCP data. {@link #throttled} is tcp_write_xmit's check, with 3.13–4.x's limit:
  * {@code min(max(2 × this segment, pacing rate / 1024), tcp_limit_output_bytes)} — two segments or about 1 ms at
- * the pacing rate (sk_pacing_rate = 2 × cwnd × mss / srtt, tcp_update_pacing_rate before 4.4's ss/ca ratios),
- * never more than the sysctl (131072 in 3.x–4.x).
+ * the pacing rate (sk_pacing_rate = 2 × cwnd × mss / srtt, tcp_update_pacing_rate before the ss/ca ratios of "tcp: refine
+ * pacing rate determination"),
+ * never more than the sysctl (131072 in 3.6–4.1, 262144 from 4.2).
  *
  * <p>A completion can come from another namespace's thread (real time) and from inside this connection's own
  * transmit path (a veth orphans in its xmit); it never sends. When the connection was throttled it schedules
@@ -54,7 +56,10 @@ final class TcpSmallQueues implements TxCompletion {
         return queuedBelow.get();
     }
 
-    /** Times tcp_write_xmit stopped on the limit (usnet's count; Linux has no MIB counter for it). */
+    /**
+     * Times tcp_write_xmit stopped on the limit; also counted per namespace as {@code UsnetTCPTSQThrottled} (usnet's
+     * counter: Linux has no MIB for it).
+     */
     long throttles() {
         return throttles;
     }
@@ -87,6 +92,7 @@ final class TcpSmallQueues implements TxCompletion {
             return false;
         }
         throttles++;
+        sk.stack.mib().inc(Mib.UsnetTCPTSQThrottled);
         return true;
     }
 

@@ -59,11 +59,12 @@ public final class TcpSysctl implements SysctlTable {
     public static final LongKnob TSO = LongKnob.define("usnet.tcp.tso", 1, 0, 1, Applies.NEW_SOCKETS,
             "send super-segments of up to 64 KiB on devices with GSO offload (TSO autosizing off)");
 
-    // 131072 from 3.6 (TSQ's introduction) through 4.x; later kernels raised it (262144, then 1 MiB) as TSQ moved
-    // to pacing-based limits.
+    // 131072 from 3.6 (TSQ's introduction) to 4.1; 4.2 doubled it to 262144 ("tcp: double default TSQ output bytes
+    // limit", for Xen's slower tx completions) and later kernels raised it further. The default here is 3.18-4.1's
+    // and does not follow usnet.tcp.kernel: set 262144 for a 4.2+ kernel (the 4.3 preset).
     public static final LongKnob LIMIT_OUTPUT_BYTES = LongKnob.define("net.ipv4.tcp_limit_output_bytes", 131_072, 1, INT_MAX,
             "TCP small queues: most bytes of a connection waiting below TCP (qdisc, NIC) before it stops sending "
-                    + "(usnet.tcp.tsq=on; the 3.x-4.x default)");
+                    + "(usnet.tcp.tsq=on; 131072 is 3.6-4.1's default, 4.2+ has 262144)");
     public static final ValueKnob<Boolean> TSQ = ValueKnob.define("usnet.tcp.tsq", "off", TcpSysctl::parseOnOff,
             v -> v ? "on" : "off", Applies.NEW_SOCKETS,
             "TCP small queues (Linux 3.6+): on holds a connection to net.ipv4.tcp_limit_output_bytes below TCP, "

@@ -8,6 +8,7 @@ import dev.usnet.core.device.VethEnd;
 import dev.usnet.core.netem.LinkEmulation;
 import dev.usnet.core.netem.NetemParams;
 import dev.usnet.core.stack.NetStack;
+import dev.usnet.core.stats.Mib;
 import dev.usnet.core.testing.TestNet;
 import dev.usnet.tcp.TcpPair.BulkSender;
 import dev.usnet.tcp.TcpPair.HashingSink;
@@ -62,6 +63,7 @@ class TcpSmallQueuesTest {
         assertEquals(TcpPair.sha256(data), sink.hash(), "every byte arrived, in order");
         net.run(1_000_000_000L);
         System.out.println("TcpSmallQueuesTest: NIC backlog max " + max + " B, charged max " + maxCharged + " B, throttles " + c.tsq.throttles());
+        assertEquals(c.tsq.throttles(), from.mib().get(Mib.UsnetTCPTSQThrottled), "the namespace counts every throttle");
         Run r = new Run(max, maxCharged, c.tsq.throttles(), c.tsq.queuedBelow(), matched);
         ta.close();
         tb.close();
