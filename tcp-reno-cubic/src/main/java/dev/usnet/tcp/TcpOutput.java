@@ -21,6 +21,9 @@ import io.netty.buffer.ByteBuf;
  * writer; a queued segment goes to IP as a clone, as tcp_transmit_skb does.
  */
 final class TcpOutput {
+    /** Ethernet and IPv4 headers in front of a TCP header: a segment's frame is its TCP bytes plus these. */
+    private static final int FRAME_HEADERS = 14 + 20;
+
     private final TcpSock sk;
     private final long[] sackStartOut = new long[TcpOptions.MAX_SACK_BLOCKS];
     private final long[] sackEndOut = new long[TcpOptions.MAX_SACK_BLOCKS];
@@ -92,6 +95,10 @@ final class TcpOutput {
             }
             if (len < mss && len == avail && !sk.nodelay && sb.packetsOut > 0 && Seq.after(sk.sndSml, sk.sndUna)) {
                 // Nagle with Minshall's rule: one small segment in flight at a time.
+                break;
+            }
+            if (sk.tsq.throttled(len + sk.dataHeaderLen() + FRAME_HEADERS)) {
+                // TCP small queues: enough of this connection waits below TCP; a completion resumes it.
                 break;
             }
             boolean fin = sk.finQueued && !sk.finSent && len == avail;
@@ -210,6 +217,7 @@ final class TcpOutput {
         TcpSkbCb.setTxNanos(seg, sk.stack.now());
         finishChecksum(seg);
         Packet c = seg.cloneShared();
+        sk.tsq.charge(c);
         if ((flags & TcpSegment.ACK_FLAG) != 0) {
             sk.delack.ackSent();
         }

@@ -138,6 +138,7 @@ public final class TcpSock {
     final Prr prr;
     final Undo undo;
     final TailLossProbe tlp;
+    final TcpSmallQueues tsq;
     /** SACK or NewReno: what the negotiated options allow (re-chosen when the handshake settles SACK). */
     LossRecovery recovery;
     TcpTrace trace;
@@ -210,6 +211,7 @@ public final class TcpSock {
         this.prr = new Prr(this);
         this.undo = new Undo(this);
         this.tlp = new TailLossProbe(this);
+        this.tsq = new TcpSmallQueues(this, knobs.get(TcpSysctl.TSQ));
         chooseRecovery();
     }
 

@@ -59,6 +59,25 @@ public final class TcpSysctl implements SysctlTable {
     public static final LongKnob TSO = LongKnob.define("usnet.tcp.tso", 1, 0, 1, Applies.NEW_SOCKETS,
             "send super-segments of up to 64 KiB on devices with GSO offload (TSO autosizing off)");
 
+    // 131072 from 3.6 (TSQ's introduction) to 4.1; 4.2 doubled it to 262144 ("tcp: double default TSQ output bytes
+    // limit", for Xen's slower tx completions) and later kernels raised it further. The default here is 3.18-4.1's
+    // and does not follow usnet.tcp.kernel: set 262144 for a 4.2+ kernel (the 4.3 preset).
+    public static final LongKnob LIMIT_OUTPUT_BYTES = LongKnob.define("net.ipv4.tcp_limit_output_bytes", 131_072, 1, INT_MAX,
+            "TCP small queues: most bytes of a connection waiting below TCP (qdisc, NIC) before it stops sending "
+                    + "(usnet.tcp.tsq=on; 131072 is 3.6-4.1's default, 4.2+ has 262144)");
+    public static final ValueKnob<Boolean> TSQ = ValueKnob.define("usnet.tcp.tsq", "off", TcpSysctl::parseOnOff,
+            v -> v ? "on" : "off", Applies.NEW_SOCKETS,
+            "TCP small queues (Linux 3.6+): on holds a connection to net.ipv4.tcp_limit_output_bytes below TCP, "
+                    + "charged until the NIC completes a frame or a veth orphans it; off (usnet's default): unlimited");
+
+    static boolean parseOnOff(String v) {
+        return switch (v.trim()) {
+            case "on", "1", "true" -> true;
+            case "off", "0", "false" -> false;
+            default -> throw new IllegalArgumentException("usnet.tcp.tsq: '" + v + "' is not one of on, off");
+        };
+    }
+
     public static final ValueKnob<String> CONGESTION_CONTROL = ValueKnob.defineWord("net.ipv4.tcp_congestion_control",
             CongestionControls.DEFAULT, v -> {
                 if (!CongestionControls.available().contains(v)) {
@@ -139,7 +158,7 @@ public final class TcpSysctl implements SysctlTable {
     private static List<Knob> all() {
         List<Knob> l = new ArrayList<>(List.of(SLOW_START_AFTER_IDLE, SACK, TIMESTAMPS, WINDOW_SCALING, KEEPALIVE_TIME,
                 KEEPALIVE_INTVL, KEEPALIVE_PROBES, MAX_SYN_BACKLOG, SYNCOOKIES, SOMAXCONN, FIN_TIMEOUT, SYN_RETRIES, SYNACK_RETRIES,
-                RETRIES2, REORDERING, FACK, DSACK, RTO_MIN_MS, INIT_CWND, TSO, CONGESTION_CONTROL, KERNEL, RMEM, WMEM, MODERATE_RCVBUF, ADV_WIN_SCALE, BUFFERS));
+                RETRIES2, REORDERING, FACK, DSACK, RTO_MIN_MS, INIT_CWND, TSO, LIMIT_OUTPUT_BYTES, TSQ, CONGESTION_CONTROL, KERNEL, RMEM, WMEM, MODERATE_RCVBUF, ADV_WIN_SCALE, BUFFERS));
         l.addAll(SWITCHES);
         return List.copyOf(l);
     }

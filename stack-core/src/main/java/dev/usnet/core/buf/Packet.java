@@ -77,6 +77,10 @@ public final class Packet {
     private Packet next;
     // skb->cb: scratch space private to the layer that holds the packet; allocated once per pooled holder.
     private final long[] cb = new long[CB_WORDS];
+    // skb->sk + skb->destructor: who is told when this packet stops occupying memory below it, and how many
+    // bytes it is charged for (skb->truesize in Linux; see setOwner).
+    private TxCompletion owner;
+    private int ownerBytes;
 
     private Packet(Recycler.Handle<Packet> handle) {
         this.handle = handle;
@@ -270,6 +274,56 @@ public final class Packet {
 
     public void setNext(Packet p) {
         this.next = p;
+    }
+
+    /**
+     * skb_set_owner_w: {@code owner} is charged {@code bytes} for this packet until it is completed, orphaned or
+     * released, when {@link TxCompletion#completed} runs exactly once. Clones do not inherit the owner
+     * (skb_clone leaves clone->sk NULL).
+     */
+    public void setOwner(TxCompletion owner, int bytes) {
+        if (this.owner != null) {
+            throw new IllegalStateException("packet already has an owner");
+        }
+        this.owner = owner;
+        this.ownerBytes = bytes;
+    }
+
+    /** skb->sk: who is charged for this packet below it, or null. */
+    public TxCompletion owner() {
+        return owner;
+    }
+
+    /** The bytes {@link #owner()} is charged for this packet (0 without an owner). */
+    public int ownerBytes() {
+        return ownerBytes;
+    }
+
+    /**
+     * skb_orphan: runs the owner's completion now and forgets the owner. A device calls it at transmit
+     * completion, a veth at xmit, {@link #release()} for whatever is dropped or freed first. No-op without one.
+     */
+    public void orphan() {
+        TxCompletion o = owner;
+        if (o != null) {
+            try {
+                o.completed(this);
+            } finally {
+                owner = null;
+                ownerBytes = 0;
+            }
+        }
+    }
+
+    /**
+     * Gives up the owner without completing: for a packet whose charge moves to others (GSO segmentation hands
+     * the original's bytes to its segments, which complete them). Returns the bytes that were charged.
+     */
+    public int detachOwner() {
+        int b = ownerBytes;
+        owner = null;
+        ownerBytes = 0;
+        return b;
     }
 
     /** Set when a clone was ever made of this packet (skb->cloned). */
@@ -527,6 +581,8 @@ public final class Packet {
 
     /** Releases the data reference and returns this holder to the pool. Must be the last use. */
     public void release() {
+        // kfree_skb → skb_release_head_state: the destructor runs for whatever is freed, dropped or not.
+        orphan();
         ByteBuf b = buf;
         buf = null;
         next = null;

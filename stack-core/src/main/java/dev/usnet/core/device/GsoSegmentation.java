@@ -3,6 +3,7 @@ package dev.usnet.core.device;
 import dev.usnet.core.buf.Buffers;
 import dev.usnet.core.buf.ChecksumState;
 import dev.usnet.core.buf.Packet;
+import dev.usnet.core.buf.TxCompletion;
 import dev.usnet.core.wire.Checksum;
 import dev.usnet.core.wire.Ipv4Packet;
 import dev.usnet.core.wire.TcpSegment;
@@ -57,6 +58,11 @@ final class GsoSegmentation {
         int src = ip.src();
         int dst = ip.dst();
         int segs = (payload + mss - 1) / mss;
+        // As tcp_gso_segment moves the destructor to every segment: the owner's charge for the super-frame is
+        // split over its segments by payload (the last takes the rounding), so their completions add up to it.
+        TxCompletion owner = p.owner();
+        int charged = owner == null ? 0 : p.detachOwner();
+        int given = 0;
         for (int i = 0; i < segs; i++) {
             int len = Math.min(mss, payload - i * mss);
             Packet s = Packet.allocate(Buffers.HEADROOM, headers + len);
@@ -98,6 +104,11 @@ final class GsoSegmentation {
                 sb.setShort(sl4 + UdpDatagram.CHECKSUM, c == 0 ? 0xffff : c);
             }
             s.setChecksum(ChecksumState.NONE, 0, 0);
+            if (owner != null) {
+                int share = i == segs - 1 ? charged - given : (int) ((long) charged * len / payload);
+                given += share;
+                s.setOwner(owner, share);
+            }
             dev.transmit(s);
         }
         p.release();

@@ -13,6 +13,8 @@ public final class Loopback extends Device {
 
     @Override
     protected void xmit(Packet p) {
+        // loopback_xmit: skb_orphan, the sender's charge ends as the frame is handed to the receive side.
+        p.orphan();
         p.resetHop();
         stack().netifRx(this, p);
     }

@@ -67,7 +67,11 @@ public final class VethEnd extends Device {
             stack().drop(p, DropReason.PKT_TOO_BIG);
             return;
         }
-        // skb_scrub_packet: the frame starts a new life in the peer namespace.
+        // skb_scrub_packet: the frame starts a new life in the peer namespace, and skb_orphan releases its sender's
+        // charge here (dev_forward_skb): a TCP sender behind a veth is never held back by TCP small queues for
+        // what waits beyond it (the host's bridge, qdisc and NIC). With link emulation on this end the frame was
+        // completed already when it left the emulated wire.
+        p.orphan();
         p.resetHop();
         ps.netifRx(to, p);
     }

@@ -176,10 +176,10 @@ public final class LinkEmulation {
             }
         }
         if (now1 != null) {
-            output.send(now1);
+            onWire(now1);
         }
         if (now2 != null) {
-            output.send(now2);
+            onWire(now2);
         }
     }
 
@@ -383,8 +383,19 @@ public final class LinkEmulation {
                 p = pop();
                 countSent(p);
             }
-            output.send(p);
+            onWire(p);
         }
+    }
+
+    /**
+     * A frame leaves the emulated NIC and wire: its transmission is complete, so its sender's charge for it ends
+     * here (the driver's tx-completion freeing the skb runs its destructor, tcp_wfree for TCP's small queues).
+     * Differs: Linux completes at the end of serialization; here it is at departure, after this device's
+     * {@code delay} too (1 us on the example NICs: ~1.2 KB at 10 Gbit/s).
+     */
+    private void onWire(Packet p) {
+        p.orphan();
+        output.send(p);
     }
 
     /**

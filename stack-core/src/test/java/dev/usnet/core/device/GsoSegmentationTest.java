@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 class GsoSegmentationTest {
 
     /** A TCPv4 super-frame as a GSO TAP would deliver it: partial checksum, gso_size MSS. */
-    private static Packet superFrame(byte[] payload, int mss, int flags) {
+    static Packet superFrame(byte[] payload, int mss, int flags) {
         int len = 14 + 20 + 20 + payload.length;
         Packet p = Packet.allocate(Buffers.HEADROOM, len);
         ByteBuf b = p.buf();
