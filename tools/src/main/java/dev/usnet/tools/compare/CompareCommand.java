@@ -91,6 +91,10 @@ public final class CompareCommand implements Callable<Integer> {
             + " charts go")
     Path out;
 
+    @Option(names = "--force", description = "empty --out first when it holds an earlier comparison's output (without"
+            + " it a non-empty --out is refused, so that old runs and charts never mix with new ones)")
+    boolean force;
+
     @Option(names = "--allow-app-failures", description = "exit 0 even when an app failed in some run (without it: "
             + RunCommand.EXIT_APPS_FAILED + ")")
     boolean allowAppFailures;
@@ -154,7 +158,7 @@ public final class CompareCommand implements Callable<Integer> {
             return Usnet.EXIT_USAGE;
         }
         List<CompareRunner.Planned> plan = planned.runs();
-        writable(out);
+        prepareOut(out, force);
         try {
             Files.createDirectories(out);
             if (part != null) {
@@ -302,6 +306,57 @@ public final class CompareCommand implements Callable<Integer> {
             plan.add(new CompareRunner.Planned(v, c.spec(), v.seed() != null ? v.seed() : c.spec().seed()));
         }
         return new Planned(plan, loaded.size(), seedList.size());
+    }
+
+    /** What a comparison writes into {@code --out}: only a directory holding one of these may be emptied by --force. */
+    private static final Set<String> OWN_OUTPUT = Set.of("results.json", "report.md", "runs", ComparePart.FILE);
+
+    /**
+     * Makes {@code --out} ready before any run: {@link #writable}, then a directory that is not empty is refused
+     * (old charts and runs would mix with the new report) unless {@code force}, which empties it, and only when it
+     * holds what a comparison writes: a mistyped {@code --out ~} must not empty a home directory.
+     */
+    static void prepareOut(Path out, boolean force) {
+        writable(out);
+        if (!Files.isDirectory(out)) {
+            return;
+        }
+        List<Path> entries;
+        try (java.util.stream.Stream<Path> s = Files.list(out)) {
+            entries = s.sorted().toList();
+        } catch (IOException ex) {
+            throw new UsageException("--out " + IoErrors.describe(out, ex));
+        }
+        if (entries.isEmpty()) {
+            return;
+        }
+        if (!force) {
+            throw new UsageException("--out " + out + " is not empty (" + entries.size() + (entries.size() == 1 ? " entry" : " entries")
+                    + ", e.g. " + entries.getFirst().getFileName() + "): an earlier comparison's runs and charts would mix"
+                    + " with this one's; give --force to empty it first, or name a new directory");
+        }
+        if (entries.stream().noneMatch(p -> OWN_OUTPUT.contains(p.getFileName().toString()))) {
+            throw new UsageException("--out " + out + ": --force empties only a directory an earlier usnet compare wrote"
+                    + " (holding report.md, results.json, runs/ or " + ComparePart.FILE + "); it holds none of them");
+        }
+        for (Path p : entries) {
+            try {
+                deleteTree(p);
+            } catch (IOException ex) {
+                throw new UsageException("--force: cannot empty " + IoErrors.describe(p, ex));
+            }
+        }
+    }
+
+    private static void deleteTree(Path p) throws IOException {
+        if (Files.isDirectory(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            try (java.util.stream.Stream<Path> s = Files.list(p)) {
+                for (Path q : s.toList()) {
+                    deleteTree(q);
+                }
+            }
+        }
+        Files.delete(p);
     }
 
     /**

@@ -81,8 +81,11 @@ final class CompareMerge {
             if (abs.equals(c.out.toAbsolutePath().normalize())) {
                 return refuse(List.of("--out " + c.out + " is one of the parts; merge into a directory of its own"));
             }
+            if (abs.startsWith(c.out.toAbsolutePath().normalize())) {
+                return refuse(List.of("--out " + c.out + " holds the part " + p.dir() + "; merge into a directory of its own"));
+            }
         }
-        CompareCommand.writable(c.out);
+        CompareCommand.prepareOut(c.out, c.force);
 
         List<CompareRunner.Run> done = new ArrayList<>();
         for (CompareRunner.Planned p : plan) {

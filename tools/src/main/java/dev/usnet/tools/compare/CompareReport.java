@@ -30,7 +30,12 @@ final class CompareReport {
     private final List<List<CompareRunner.Run>> groups = new ArrayList<>();
     private final List<String> rows = new ArrayList<>();
     private final int seeds;
+    /** Runs on the wall clock: every number is a measurement of this machine, none is simulated. */
+    private final boolean realClock;
     private final List<MetricTable> tables = new ArrayList<>();
+
+    /** Results fields that count events; a difference of a handful of them ranks as minor (see {@link MetricTable}). */
+    private static final Set<String> COUNT_KEYS = Set.of("packets", "ops", "retrans", "rtos", "cow_copies");
 
     private CompareReport(List<CompareRunner.Run> runs) {
         for (CompareRunner.Run r : runs) {
@@ -44,6 +49,7 @@ final class CompareReport {
             rows.add("#" + (rows.size() + 1) + " " + g.getFirst().planned().variant().label());
         }
         seeds = groups.getFirst().size();
+        realClock = "real".equals(groups.getFirst().getFirst().result().results().clock());
     }
 
     /** Writes {@code report.md} and the charts into {@code dir}; returns the files written, the report first. */
@@ -69,7 +75,20 @@ final class CompareReport {
         b.append("Row 1 is the baseline (every --vary and --param at its first value). In each table the variant that"
                 + " differs most from it is in bold: the largest relative difference |v − b| / max(|b|, |v|) of medians"
                 + " in any column (1 when only one of them has the metric), when it is more than 1 %. Columns marked ‡ are wall-clock"
-                + " measurements (`measured` in results.json): noisy, and left out of that choice.\n\n");
+                + " measurements (`measured` in results.json): noisy, and left out of that choice."
+                + (seeds > 1 ? " A difference counts only when it is larger than the seeds' spread: every seed of the"
+                        + " variant above every seed of the baseline, or below." : "")
+                + " Differences of fewer than " + MetricTable.format(MetricTable.SMALL_COUNT) + " events, and a"
+                + " bridge's flood paths, rank after the others.\n\n");
+        if (realClock) {
+            b.append("**Clock real: every number here was measured on this machine's wall clock** (marked ‡), so none"
+                    + " is in bold and the largest differences below are measurements, to be read with their spread over"
+                    + " seeds.\n\n");
+        }
+        if (seeds == 1 && groups.size() > 1) {
+            b.append("**One seed per variant: the ranking below cannot tell a difference from the noise between seeds**;"
+                    + " run with --seeds 3 (or more) to rank only differences larger than their spread.\n\n");
+        }
         b.append("## Variants\n\n| variant | seeds | wall s | speed |\n|---|---|---:|---:|\n");
         for (int g = 0; g < groups.size(); g++) {
             long wall = groups.get(g).stream().mapToLong(r -> r.result().wallNanos()).sum();
@@ -184,6 +203,10 @@ final class CompareReport {
         paths = paths.stream().filter(p -> mostPackets.getOrDefault(p, 0L) >= MINOR_PATH_PACKETS).toList();
         for (String path : paths) {
             MetricTable.Builder t = new MetricTable.Builder("path " + path, rows, seeds);
+            if (path.endsWith("->" + dev.usnet.core.stats.LatencyPaths.FLOOD)) {
+                t.minor("a bridge's flood path, whose packets are first ARP requests and frames to not yet learned"
+                        + " addresses: their number follows from timing, not from the variant");
+            }
             Function<CompareRunner.Run, Map<String, Object>> of = r -> r.result().results().paths().stream()
                     .filter(m -> RunHistograms.pathKey((String) m.get("ns"), (String) m.get("name")).equals(path))
                     .findFirst().orElse(null);
@@ -245,7 +268,7 @@ final class CompareReport {
             addColumn(t, "CPU ns", true, r -> num(measured(r, "cpu_ns").get(ns)), false);
             addColumn(t, "ns/packet", true, r -> cpuPer(r, ns, of, false, false), false);
             addColumn(t, "ns/byte", true, r -> cpuPer(r, ns, of, false, true), false);
-            addColumn(t, "drops", false, r -> {
+            addColumn(t, "drops", false, true, r -> {
                 Map<String, Object> m = of.apply(r);
                 return m == null ? null : drops(m).values().stream().mapToDouble(Long::doubleValue).sum();
             }, false);
@@ -274,7 +297,7 @@ final class CompareReport {
             anyDrops = true;
             MetricTable.Builder t = new MetricTable.Builder("drops in " + ns, rows, seeds);
             for (String reason : reasons) {
-                addColumn(t, reason, false, r -> {
+                addColumn(t, reason, false, true, r -> {
                     Map<String, Object> m = of.apply(r);
                     return m == null ? null : (double) drops(m).getOrDefault(reason, 0L);
                 }, true);
@@ -353,7 +376,7 @@ final class CompareReport {
             keys.addAll(rest);
             MetricTable.Builder t = new MetricTable.Builder("TCP counters in " + ns, rows, seeds);
             for (String key : keys) {
-                addColumn(t, key, false, r -> {
+                addColumn(t, key, false, true, r -> {
                     Map<String, Object> m = of.apply(r);
                     if (m == null) {
                         return null;
@@ -378,24 +401,36 @@ final class CompareReport {
         return m;
     }
 
-    /** The tables in which a variant differs from the baseline, the largest difference first (at most 20). */
+    /**
+     * The tables in which a variant differs from the baseline: major differences first, each rank by size (at most
+     * 20). With the real clock these are measurements and say so.
+     */
     private String summary() {
         if (groups.size() < 2) {
             return "";
         }
-        List<MetricTable> differing = new ArrayList<>(tables.stream().filter(t -> t.mostDifferent() != null).toList());
-        differing.sort((x, y) -> Double.compare(y.mostDifferent().score(), x.mostDifferent().score()));
+        List<MetricTable> differing = new ArrayList<>(tables.stream().filter(t -> t.mostDifferent(realClock) != null).toList());
+        differing.sort(java.util.Comparator.<MetricTable, MetricTable.Rank>comparing(t -> t.mostDifferent(realClock).rank())
+                .thenComparing(t -> -t.mostDifferent(realClock).score()));
         StringBuilder b = new StringBuilder("## Largest differences from the baseline\n\n");
         if (differing.isEmpty()) {
-            return b.append("No variant differs from the baseline by more than 1 % in any simulated number.\n\n").toString();
+            return b.append("No variant differs from the baseline by more than 1 % in any ")
+                    .append(realClock ? "number" : "simulated number").append(seeds > 1 ? " beyond the seeds' spread" : "")
+                    .append(".\n\n").toString();
         }
-        b.append("| table | variant | column | baseline | variant's | relative difference |\n|---|---|---|---:|---:|---:|\n");
+        if (realClock) {
+            b.append("Measured on the wall clock (‡), not simulated: noise of this machine is part of every number.\n\n");
+        }
+        b.append("| table | variant | column | baseline | variant's | relative difference | rank |\n|---|---|---|---:|---:|---:|---|\n");
         for (MetricTable t : differing.subList(0, Math.min(20, differing.size()))) {
-            MetricTable.Most m = t.mostDifferent();
+            MetricTable.Most m = t.mostDifferent(realClock);
             b.append("| ").append(t.title()).append(" | ").append(rows.get(m.row())).append(" | ")
-                    .append(t.columnName(m.column())).append(" | ").append(MetricTable.format(t.median(0, m.column())))
+                    .append(t.columnName(m.column())).append(realClock ? " ‡" : "").append(" | ")
+                    .append(MetricTable.format(t.median(0, m.column())))
                     .append(" | ").append(MetricTable.format(t.median(m.row(), m.column()))).append(" | ")
-                    .append(String.format(Locale.ROOT, "%.3f", m.score())).append(" |\n");
+                    .append(String.format(Locale.ROOT, "%.3f", m.score())).append(" | ")
+                    .append(m.rank() == MetricTable.Rank.MAJOR ? (seeds > 1 ? "beyond the seeds' spread" : "one seed")
+                            : "minor: " + t.minorReason(m)).append(" |\n");
         }
         if (differing.size() > 20) {
             b.append("\n(").append(differing.size() - 20).append(" more tables differ; see below.)\n");
@@ -534,7 +569,7 @@ final class CompareReport {
     /** A column of a results field, kept when some run has it non-zero (or always, with {@code always}). */
     private void add(MetricTable.Builder t, Function<CompareRunner.Run, Map<String, Object>> of, String key, String name,
                      boolean always) {
-        addColumn(t, name, false, r -> {
+        addColumn(t, name, false, COUNT_KEYS.contains(key), r -> {
             Map<String, Object> m = of.apply(r);
             return m == null || !m.containsKey(key) ? null : num(m.get(key));
         }, always);
@@ -542,6 +577,12 @@ final class CompareReport {
 
     private void addColumn(MetricTable.Builder t, String name, boolean measured, Function<CompareRunner.Run, Double> f,
                            boolean always) {
+        addColumn(t, name, measured, false, f, always);
+    }
+
+    /** A column; with the real clock every column is a measurement (‡), never a simulated number. */
+    private void addColumn(MetricTable.Builder t, String name, boolean measured, boolean count,
+                           Function<CompareRunner.Run, Double> f, boolean always) {
         double[][] v = new double[groups.size()][];
         boolean nonZero = false;
         for (int g = 0; g < groups.size(); g++) {
@@ -554,7 +595,7 @@ final class CompareReport {
             }
         }
         if (always || nonZero) {
-            t.column(name, measured, v);
+            t.column(name, measured || realClock, count, v);
         }
     }
 

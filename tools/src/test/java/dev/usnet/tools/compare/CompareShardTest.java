@@ -88,11 +88,15 @@ class CompareShardTest {
     }
 
     @Test
-    void aShardBeyondTheRunsWritesAnEmptyPartWithoutWarmingUpAndReplacesAStaleOne() throws IOException {
+    void aShardBeyondTheRunsWritesAnEmptyPartWithoutWarmingUpAndReplacesAStaleOneWithForce() throws IOException {
         Path part = tmp.resolve("part-empty");
         Files.createDirectories(part);
         Files.writeString(part.resolve("part.json"), "stale");
-        CompareTest.Result r = compare(command("--shard", "4/5", "--out", part.toString()).toArray(String[]::new));
+        CompareTest.Result refused = compare(command("--shard", "4/5", "--out", part.toString()).toArray(String[]::new));
+        assertEquals(2, refused.code(), "a directory holding an earlier part is not reused silently: " + refused.err());
+        assertTrue(refused.err().contains("is not empty") && refused.err().contains("--force"), refused.err());
+        assertEquals("stale", Files.readString(part.resolve("part.json")));
+        CompareTest.Result r = compare(command("--shard", "4/5", "--force", "--out", part.toString()).toArray(String[]::new));
         assertEquals(0, r.code(), r.out() + r.err());
         assertTrue(r.err().contains("shard 4/5 runs 0 of them"), r.err());
         assertFalse(r.err().contains("warm-up") || r.err().contains(" done: "), r.err());

@@ -173,7 +173,7 @@ class CompareTest {
                         + " → " + cowBytes[1], "| p50 µs | p99 µs | p99.9 µs | max µs |",
                 "![a.rr-0 latency percentiles](latency-app-a.rr-0.png)", "![TCP throughput](throughput.png)",
                 "## Largest differences from the baseline\n\n| table | variant | column | baseline | variant's | relative"
-                        + " difference |\n|---|---|---|---:|---:|---:|\n| namespace host | #2 host:usnet.forward.cow=head-copy"
+                        + " difference | rank |\n|---|---|---|---:|---:|---:|---|\n| namespace host | #2 host:usnet.forward.cow=head-copy"
                         + " | COW bytes | " + cowBytes[0] + " | " + cowBytes[1] + " | ")) {
             assertTrue(report.contains(s), s + " not in\n" + report);
         }
