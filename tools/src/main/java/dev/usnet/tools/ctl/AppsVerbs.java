@@ -21,7 +21,7 @@ final class AppsVerbs {
         Args a = c.args("apps");
         a.end();
         Apps apps = c.cp().host().apps().get();
-        List<Map<String, Object>> l = apps == null ? List.of() : list(apps);
+        List<Map<String, Object>> l = apps == null ? List.of() : list(apps, ns -> c.cp().stack(ns).now());
         StringBuilder sb = new StringBuilder();
         for (Map<String, Object> m : l) {
             sb.append(m.get("name")).append(" [").append(m.get("status")).append(", ").append(m.get("outcome"));
@@ -38,6 +38,29 @@ final class AppsVerbs {
         return t.client().bytesReceived() + t.server().bytesReceived();
     }
 
+    /**
+     * A TCP app that has not finished has no result yet (its ends report when they close): what it has moved so
+     * far, and the rate since its client started, instead of its ends' "no result".
+     */
+    private static void running(Map<String, Object> m, Apps.TcpApp t, long bytes, java.util.function.ToLongFunction<String> clock) {
+        long started = t.startNanos();
+        String so = bytes + " bytes received so far (client " + t.client().bytesReceived() + ", server "
+                + t.server().bytesReceived() + ")";
+        if (clock == null || started == 0) {
+            m.put("summary", (started == 0 ? "starting: " : "running: ") + so);
+            return;
+        }
+        double seconds = (clock.applyAsLong(t.namespace()) - started) / 1e9;
+        if (seconds > 0) {
+            double mbit = bytes * 8 / seconds / 1e6;
+            m.put("elapsed_s", Math.round(seconds * 1000) / 1000.0);
+            m.put("mbit_s_so_far", Math.round(mbit * 1000) / 1000.0);
+            m.put("summary", String.format(java.util.Locale.ROOT, "running for %.1f s: %s, %.1f Mbit/s so far", seconds, so, mbit));
+        } else {
+            m.put("summary", "running: " + so);
+        }
+    }
+
     static String kind(Apps.App a) {
         return switch (a) {
             case Apps.Pinger p -> "ping";
@@ -50,6 +73,14 @@ final class AppsVerbs {
 
     /** Every app, in file order, as it is now (read from any thread: app counters are safe to read). */
     static List<Map<String, Object>> list(Apps apps) {
+        return list(apps, null);
+    }
+
+    /**
+     * As {@link #list(Apps)}; {@code clock} (a namespace's clock now, ns) gives a running TCP app its elapsed time
+     * and rate so far.
+     */
+    static List<Map<String, Object>> list(Apps apps, java.util.function.ToLongFunction<String> clock) {
         List<Map<String, Object>> l = new ArrayList<>();
         Map<String, Integer> index = new HashMap<>();
         for (Apps.App a : apps.list()) {
@@ -101,6 +132,7 @@ final class AppsVerbs {
                         m.put("mbit_s", r.mbps());
                     } else {
                         bytes = delivered(t);
+                        running(m, t, bytes, clock);
                     }
                 }
                 default -> { }
@@ -112,7 +144,9 @@ final class AppsVerbs {
                 m.put("p50_us", lat.p50Us());
                 m.put("p99_us", lat.p99Us());
             }
-            m.put("summary", a.summary().replace('\n', ' '));
+            if (!m.containsKey("summary")) {
+                m.put("summary", a.summary().replace('\n', ' '));
+            }
             l.add(m);
         }
         return l;

@@ -91,6 +91,19 @@ public final class ControlPlane implements AutoCloseable {
         };
     }
 
+    /**
+     * Whether {@code args} ask for a capture streamed down the connection ({@code capture start NS/DEV - ...}),
+     * which the server handles as a stream, as it does {@code events}.
+     */
+    static boolean isCaptureStream(List<String> args) {
+        return args.size() >= 4 && args.get(0).equals("capture") && args.get(1).equals("start") && args.get(3).equals("-");
+    }
+
+    /** Starts a capture streamed into {@code sink} (see {@link CaptureVerbs#startStream}). */
+    Reply streamCapture(String ns, List<String> args, CaptureStream.Sink sink, java.util.function.Consumer<CaptureStream> started) {
+        return CaptureVerbs.startStream(new Call(this, ns, args), sink, started);
+    }
+
     static final List<String> VERBS = List.of("version", "ns", "link", "addr", "route", "neigh", "bridge", "sysctl", "netem",
             "stats", "capture", "hist", "apps", "events", "help");
 
@@ -108,7 +121,7 @@ public final class ControlPlane implements AutoCloseable {
             "sysctl -a | sysctl KEY... | sysctl -w KEY=VALUE...",
             "netem show [DEV] | netem set DEV SPEC... | netem del DEV",
             "stats",
-            "capture start NS/DEV FILE [in|out|inout] [count N] | capture stop [FILE] | capture list",
+            "capture start NS/DEV FILE|- [in|out|inout] [count N] | capture stop [FILE] | capture list",
             "hist dump",
             "apps",
             "events");

@@ -77,6 +77,41 @@ public final class CtlClient implements AutoCloseable {
         return line == null ? null : JSON.readTree(line);
     }
 
+    /**
+     * Sends a request whose answer is a stream of bytes ({@code capture start NS/DEV -}): reads its reply line and,
+     * when it is ok, copies every byte that follows into {@code sink}, flushing as they come, until the daemon
+     * hangs up or {@code sink} fails (its reader went away: tcpdump -c exited). Returns the reply line. Not to be
+     * mixed with {@link #read()} on one connection.
+     */
+    public JsonNode requestBytes(String ns, List<String> args, OutputStream sink) throws IOException {
+        send(ns, args);
+        // Read the reply line a byte at a time: a buffered reader would swallow (and decode) the bytes after it.
+        java.io.InputStream raw = Channels.newInputStream(ch);
+        java.io.ByteArrayOutputStream line = new java.io.ByteArrayOutputStream();
+        int b;
+        while ((b = raw.read()) != -1 && b != '\n') {
+            line.write(b);
+        }
+        if (line.size() == 0) {
+            throw new IOException("the daemon closed the connection without answering");
+        }
+        JsonNode r = JSON.readTree(line.toString(StandardCharsets.UTF_8));
+        if (!r.path("ok").asBoolean()) {
+            return r;
+        }
+        byte[] buf = new byte[1 << 16];
+        int n;
+        while ((n = raw.read(buf)) > 0) {
+            try {
+                sink.write(buf, 0, n);
+                sink.flush();
+            } catch (IOException sinkGone) {
+                return r;
+            }
+        }
+        return r;
+    }
+
     @Override
     public void close() throws IOException {
         ch.close();

@@ -23,7 +23,8 @@ import picocli.CommandLine.Spec;
         description = {"Show or change a running usnet daemon (usnet run) through its control socket, with iproute2's verbs:",
                 "  ns list|add|del, link show|set|add|del, addr show|add|del, route show|get|add|del|replace,",
                 "  neigh show|add|del|flush, bridge fdb show|add|del, bridge link show|set, sysctl -a|KEY|-w KEY=V,",
-                "  netem show|set|del, stats, capture start|stop|list, hist dump, apps, events, version.",
+                "  netem show|set|del, stats, capture start|stop|list (FILE, or - for a live pcap on standard output:"
+                        + " ... capture start host/br0 - | tcpdump -r - -n), hist dump, apps, events, version.",
                 "Every verb and its output: docs/ctl.md. Exit 0 when the daemon did it, 1 when it refused (the reason is"
                         + " printed), 2 when the daemon cannot be reached."})
 public final class CtlCommand implements Callable<Integer> {
@@ -39,6 +40,10 @@ public final class CtlCommand implements Callable<Integer> {
 
     @Option(names = {"-j", "--json"}, description = "print the reply's data as JSON instead of text")
     boolean json;
+
+    /** Where a streamed capture's pcap bytes go ({@code capture start NS/DEV -}); standard output but in tests. */
+    // Not System.out: a PrintStream hides the broken pipe of a reader that went away, and the copy would go on.
+    java.io.OutputStream binaryOut = new java.io.FileOutputStream(java.io.FileDescriptor.out);
 
     @Parameters(paramLabel = "VERB", arity = "1..*", description = "the verb and its words, e.g. route add 198.18.9.0/24 via 198.18.1.1")
     List<String> words = new ArrayList<>();
@@ -65,6 +70,9 @@ public final class CtlCommand implements Callable<Integer> {
             return 2;
         }
         try (c) {
+            if (ControlPlane.isCaptureStream(args)) {
+                return streamCapture(c, args, e);
+            }
             JsonNode r = c.request(ns, args);
             if (!r.path("ok").asBoolean()) {
                 e.println("usnet: " + r.path("error").asText());
@@ -80,6 +88,28 @@ public final class CtlCommand implements Callable<Integer> {
             }
             return 0;
         }
+    }
+
+    /**
+     * {@code capture start NS/DEV -}: the pcap on standard output, a frame at a time, for {@code | tcpdump -r -}
+     * or {@code | wireshark -k -i -}; what the daemon says goes to standard error. Ends when the daemon ends the
+     * capture (its count reached, the device deleted) or the reader of standard output goes away.
+     */
+    private int streamCapture(CtlClient c, List<String> args, PrintWriter e) throws IOException {
+        JsonNode r;
+        try {
+            r = c.requestBytes(ns, args, binaryOut);
+        } catch (IOException ex) {
+            e.println("usnet: capture: " + ex.getMessage());
+            e.flush();
+            return 1;
+        }
+        if (!r.path("ok").asBoolean()) {
+            e.println("usnet: " + r.path("error").asText());
+            e.flush();
+            return 1;
+        }
+        return 0;
     }
 
     private static void print(PrintWriter o, JsonNode r, boolean json) throws IOException {

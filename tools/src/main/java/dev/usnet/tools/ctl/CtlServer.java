@@ -7,6 +7,7 @@ import dev.usnet.tools.UsageException;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -217,6 +218,7 @@ public final class CtlServer implements AutoCloseable {
         private Channel ch;
         private CompletableFuture<Void> tail = CompletableFuture.completedFuture(null);
         private EventHub.Subscription events;
+        private volatile CaptureStream capture;
 
         @Override
         public void channelActive(ChannelHandlerContext ctx) {
@@ -249,7 +251,9 @@ public final class CtlServer implements AutoCloseable {
             } finally {
                 ReferenceCountUtil.release(msg);
             }
-            if (line.isEmpty() || !ch.isOpen()) {
+            if (line.isEmpty() || !ch.isOpen() || capture != null) {
+                // Once a capture streams, a reply would land in the middle of its pcap bytes: the stream is all
+                // the connection says, and what the client sends is read (so that its hang-up is seen) and ignored.
                 return;
             }
             CtlRequest req;
@@ -264,6 +268,10 @@ public final class CtlServer implements AutoCloseable {
             List<String> args = req.args();
             if (args.getFirst().equals("events")) {
                 startEvents(id, args);
+                return;
+            }
+            if (ControlPlane.isCaptureStream(args)) {
+                tail = tail.thenRunAsync(() -> startCapture(id, ns, args), workers);
                 return;
             }
             tail = tail.thenRunAsync(() -> write(answer(id, ns, args)), workers);
@@ -281,6 +289,81 @@ public final class CtlServer implements AutoCloseable {
             ObjectNode ok = ok(id, Map.of("streaming", true), "streaming events (one JSON object a line) until you disconnect");
             write(ok);
             events = cp.events().subscribe(this::event);
+        }
+
+        /**
+         * {@code capture start NS/DEV -}: the reply line, then the connection carries the pcap's bytes and nothing
+         * else (requests that follow are not read) until the capture ends or the client hangs up.
+         */
+        private void startCapture(JsonNode id, String ns, List<String> args) {
+            if (events != null || capture != null) {
+                write(error(id, "this connection already streams " + (events != null ? "events" : "a capture")));
+                return;
+            }
+            StreamSink sink = new StreamSink();
+            ObjectNode reply;
+            try {
+                Reply r = cp.streamCapture(ns, args, sink, cs -> capture = cs);
+                reply = ok(id, r.data(), r.text());
+            } catch (CtlException e) {
+                write(error(id, e.getMessage()));
+                return;
+            } catch (RuntimeException e) {
+                write(error(id, "internal error: " + e));
+                return;
+            }
+            write(reply);
+            sink.release();
+            if (!ch.isActive()) {
+                capture.end();
+            }
+        }
+
+        /**
+         * The connection as a capture's byte sink. Bytes the capture writes before its reply line is out (the pcap
+         * header, the first frames) are held and sent after it, so that the client reads one JSON line, then pcap.
+         */
+        private final class StreamSink implements CaptureStream.Sink {
+            private java.io.ByteArrayOutputStream held = new java.io.ByteArrayOutputStream();
+            /** The capture ended (its count reached) before its reply line was out: hang up after releasing. */
+            private boolean endPending;
+
+            @Override
+            public boolean writable() {
+                return ch.isActive() && ch.isWritable();
+            }
+
+            @Override
+            public synchronized void write(byte[] b, int off, int len) {
+                if (held != null) {
+                    held.write(b, off, len);
+                    return;
+                }
+                ch.writeAndFlush(Unpooled.copiedBuffer(b, off, len), ch.voidPromise());
+            }
+
+            synchronized void release() {
+                byte[] h = held.toByteArray();
+                held = null;
+                ch.writeAndFlush(Unpooled.wrappedBuffer(h), ch.voidPromise());
+                if (endPending) {
+                    hangUp();
+                }
+            }
+
+            @Override
+            public synchronized void end() {
+                if (held != null) {
+                    endPending = true;
+                    return;
+                }
+                hangUp();
+            }
+
+            /** After what is queued: the client sees the whole last frame, then end of file (tcpdump then exits). */
+            private void hangUp() {
+                ch.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> ch.close());
+            }
         }
 
         /** From any thread: an event line, unless the client is behind (then it is counted and a later line says so). */
@@ -325,7 +408,10 @@ public final class CtlServer implements AutoCloseable {
         @Override
         public void channelWritabilityChanged(ChannelHandlerContext ctx) {
             // Back-pressure: a client that does not read its replies is not read from either.
-            if (events == null) {
+            if (capture != null) {
+                // A capture's frames are dropped (and counted) while the client is behind; its input is ignored.
+                ch.config().setAutoRead(true);
+            } else if (events == null) {
                 ch.config().setAutoRead(ch.isWritable());
             } else if (ch.isWritable()) {
                 events.resumed();
@@ -337,6 +423,10 @@ public final class CtlServer implements AutoCloseable {
         public void channelInactive(ChannelHandlerContext ctx) {
             if (events != null) {
                 events.close();
+            }
+            CaptureStream c = capture;
+            if (c != null) {
+                c.end();
             }
         }
 

@@ -18,6 +18,8 @@ final class RuntimeCaptures {
 
     private final Path outDir;
     private final Map<Path, Running> running = new LinkedHashMap<>();
+    /** Captures streamed to clients ({@code capture start NS/DEV -}); a stream that ended is dropped when next seen. */
+    private final List<CaptureStream> streams = new ArrayList<>();
 
     RuntimeCaptures(Path outDir) {
         this.outDir = outDir;
@@ -78,8 +80,24 @@ final class RuntimeCaptures {
         return List.copyOf(running.values());
     }
 
+    synchronized void startStream(CaptureStream s) {
+        streams.removeIf(CaptureStream::ended);
+        streams.add(s);
+    }
+
+    /** The streams still running. */
+    synchronized List<CaptureStream> streams() {
+        streams.removeIf(CaptureStream::ended);
+        return List.copyOf(streams);
+    }
+
     /** A device that is being deleted: its captures end with it. */
     synchronized void forget(Device d) {
+        for (CaptureStream s : List.copyOf(streams)) {
+            if (s.device() == d) {
+                s.end();
+            }
+        }
         for (Running r : new ArrayList<>(running.values())) {
             if (r.dev() == d) {
                 try {
@@ -92,6 +110,10 @@ final class RuntimeCaptures {
     }
 
     synchronized void closeAll() {
+        for (CaptureStream s : List.copyOf(streams)) {
+            s.end();
+        }
+        streams.clear();
         for (Running r : new ArrayList<>(running.values())) {
             try {
                 close(r);
