@@ -135,9 +135,10 @@ final class SocketCalls {
     // ---- socket, bind, listen ----
 
     private SyscallResult socket(Syscall c) {
-        long domain = c.intArg(0);
+        // packetdrill fills a domain or protocol written ... from the script's address family: IPv4 and TCP here.
+        long domain = c.arg(0) instanceof Value.Ellipsis ? AF_INET : c.intArg(0);
         long type = c.intArg(1);
-        long protocol = c.intArg(2);
+        long protocol = c.arg(2) instanceof Value.Ellipsis ? IPPROTO_TCP : c.intArg(2);
         if (domain != AF_INET) {
             throw new TargetException("line " + c.line() + ": socket domain " + domain + " is not supported by the usnet "
                     + "target (only AF_INET: usnet has no IPv6)");
