@@ -413,6 +413,76 @@ class UsnetTargetTest {
         List<String> second = scriptedExchange();
         assertTrue(first.size() >= 3, "data and at least one retransmission: " + first);
         assertEquals(first, second);
-        assertTrue(first.get(first.size() - 1).split(" ")[0].compareTo("0") > 0);
+        long lastAt = Long.parseLong(first.get(first.size() - 1).split(" ")[0]);
+        assertTrue(lastAt >= 200_000, "a retransmission after the RTO floor: " + first);
+    }
+
+    @Test
+    void aBlockingWriteReturnsWhenAcksMadeRoomAndANonBlockingOneTakesWhatFits() {
+        open();
+        long iss = established();
+        PendingCall w = start("write", i(4), Value.ELLIPSIS, i(200_000));
+        assertFalse(w.isDone(), "200 kB do not fit a fresh send buffer");
+        long acked = 0;
+        long at = 0;
+        while (!w.isDone() && at < 2_000_000) {
+            at += 10_000;
+            t.advanceTo(at);
+            Sniffed s;
+            while ((s = t.sniff(at)) != null) {
+                TestPackets.Segment g = TestPackets.parse(s.ipPacket());
+                acked = Math.max(acked, g.seq() - iss - 1 + g.payload());
+            }
+            inject(ACK, PEER_ISN + 1, iss + 1 + acked, 65535, null, 0);
+        }
+        assertTrue(w.isDone(), "the write never completed; acked " + acked);
+        assertEquals(200_000, w.result().ret());
+        assertEquals(at, w.endMicros(), "returned at the ACK that made the last room");
+
+        ok("fcntl", i(4), i(F_SETFL), i(O_NONBLOCK));
+        long n = ok("write", i(4), Value.ELLIPSIS, i(10_000_000));
+        assertTrue(n > 0 && n < 10_000_000, "a non-blocking write takes what fits: " + n);
+        assertEquals(EAGAIN, call("write", i(4), Value.ELLIPSIS, i(1000)).errno(), "then nothing fits");
+        SyscallResult p = call("poll", arr(struct("fd", 4, "events", POLLOUT)), i(1), i(0));
+        assertEquals(0, p.ret(), "a full send buffer is not writable");
+    }
+
+    @Test
+    void edgeTriggeredEpollReportsOnlyNewArrivals() {
+        open();
+        long iss = established();
+        long ep = ok("epoll_create1", i(0));
+        ok("epoll_ctl", i(ep), i(EPOLL_CTL_ADD), i(4), struct("events", EPOLLIN | (1L << 31), "u64", 99));
+        inject(ACK | PSH, PEER_ISN + 1, iss + 1, 257, null, 100);
+        SyscallResult first = call("epoll_wait", i(ep), Value.ELLIPSIS, i(1), i(0));
+        assertEquals(1, first.ret());
+        assertEquals(arr(struct("events", EPOLLIN, "u64", 99)), first.outArgs().get(1));
+        assertEquals(0, call("epoll_wait", i(ep), Value.ELLIPSIS, i(1), i(0)).ret(),
+                "the same unread data is not reported twice");
+        inject(ACK | PSH, PEER_ISN + 101, iss + 1, 257, null, 100);
+        assertEquals(1, call("epoll_wait", i(ep), Value.ELLIPSIS, i(1), i(0)).ret(), "new data is");
+        assertEquals(200, ok("read", i(4), Value.ELLIPSIS, i(1000)));
+    }
+
+    @Test
+    void shutdownSendsAFinAndLingerZeroCloseAResetAndDescriptorsAreReused() {
+        open();
+        long iss = established();
+        ok("shutdown", i(4), i(1));
+        TestPackets.Segment fin = sniff(0);
+        assertTrue(fin.has(FIN), "shutdown(SHUT_WR) sends a FIN: " + fin);
+        assertEquals(EPIPE, call("write", i(4), Value.ELLIPSIS, i(10)).errno());
+        inject(ACK | PSH, PEER_ISN + 1, iss + 2, 257, null, 50);
+        assertEquals(50, ok("read", i(4), Value.ELLIPSIS, i(1000)), "the read side is still open");
+
+        ok("close", i(3));
+        assertEquals(3, ok("socket", Value.ELLIPSIS, i(SOCK_STREAM), Value.ELLIPSIS), "the lowest free descriptor");
+        ok("setsockopt", i(4), i(SOL_SOCKET), i(13), struct("l_onoff", 1, "l_linger", 0), i(8));
+        while (t.sniff(0) != null) {
+            // the ACK of the data above
+        }
+        ok("close", i(4));
+        TestPackets.Segment rst = sniff(0);
+        assertTrue(rst.has(RST), "SO_LINGER 0 closes with a reset: " + rst);
     }
 }
