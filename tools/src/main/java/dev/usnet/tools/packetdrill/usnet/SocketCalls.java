@@ -239,6 +239,10 @@ final class SocketCalls {
     private SyscallResult listen(Syscall c, SocketFile s) {
         int backlog = (int) c.intArg(1);
         if (s.listener != null) {
+            if (backlog != s.listenBacklog) {
+                throw new TargetException("line " + c.line() + ": listen() again with backlog " + backlog + " (was "
+                        + s.listenBacklog + "): changing a listener's backlog is not supported by the usnet target");
+            }
             return SyscallResult.ok(0);
         }
         if (s.sock != null) {
@@ -250,6 +254,7 @@ final class SocketCalls {
         }
         try {
             s.listener = tcp.listen(s.boundAddr, s.boundPort, backlog < 0 ? Integer.MAX_VALUE : backlog, null);
+            s.listenBacklog = backlog;
         } catch (IllegalStateException e) {
             return SyscallResult.error(EADDRINUSE);
         }

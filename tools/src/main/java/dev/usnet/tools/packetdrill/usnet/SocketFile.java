@@ -28,6 +28,8 @@ final class SocketFile implements OpenFile, TcpSock.Callbacks {
     int boundPort;
     boolean bound;
     TcpListener listener;
+    /** The backlog listen() was called with. */
+    int listenBacklog;
     TcpSock sock;
     ConnectState connectState = ConnectState.UNCONNECTED;
     /** sk_err: the errno a failed or reset connection left, reported (and cleared) once. */

@@ -6,6 +6,7 @@ import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.time.VirtualScheduler;
 import dev.usnet.tcp.Tcp;
 import dev.usnet.tcp.TcpSysctl;
+import dev.usnet.tcp.cc.KernelPreset;
 import dev.usnet.tools.packetdrill.PendingCall;
 import dev.usnet.tools.packetdrill.ScriptOptions;
 import dev.usnet.tools.packetdrill.Sniffed;
@@ -29,8 +30,8 @@ import java.util.function.BooleanSupplier;
  * at the instant it happened. Two runs of a script give the same packets at the same times.
  */
 public final class UsnetTarget implements Target {
-    /** usnet.tcp.kernel when the script's options name none: the newest Linux usnet models. */
-    static final String DEFAULT_PRESET = "6.x";
+    /** usnet.tcp.kernel when the script's options name none: the newest Linux usnet models (the kernel here is 6.x). */
+    static final String DEFAULT_PRESET = KernelPreset.values()[KernelPreset.values().length - 1].label();
 
     /**
      * What this machine's kernel (Linux 6.x, HZ=250) gives a fresh network namespace, where usnet's knob defaults
@@ -88,18 +89,8 @@ public final class UsnetTarget implements Target {
     private void build(ScriptOptions options) {
         var knobs = stack.knobs();
         KERNEL_DEFAULTS.forEach(knobs::set);
-        preset = options.preset();
-        if (preset == null || preset.isEmpty()) {
-            preset = DEFAULT_PRESET;
-            try {
-                knobs.set(TcpSysctl.KERNEL.key(), preset);
-            } catch (IllegalArgumentException e) {
-                // A usnet without the 6.x preset: its newest one, which describe() names.
-                preset = knobs.get(TcpSysctl.KERNEL).label();
-            }
-        } else {
-            setKnob(TcpSysctl.KERNEL.key(), preset, "preset");
-        }
+        preset = options.preset() == null || options.preset().isEmpty() ? DEFAULT_PRESET : options.preset();
+        setKnob(TcpSysctl.KERNEL.key(), preset, "preset");
         SocketOptions socketOptions = new SocketOptions(knobs);
         sysctls = new Sysctls(knobs, socketOptions.limits);
         if (options.knobs() != null) {

@@ -364,6 +364,31 @@ class UsnetTargetTest {
     }
 
     @Test
+    void thePresetAndKnobsOfTheOptionsReachTheNamespace() {
+        UsnetTarget u = new UsnetTarget();
+        opened.add(u);
+        u.open(new ScriptOptions(LOCAL, REMOTE, GATEWAY, 24, 1500, 4000, 0, false, "3.19",
+                Map.of("net.ipv4.tcp_timestamps", "0"), null));
+        u.start();
+        t = u;
+        assertEquals("usnet (preset 3.19)", u.describe());
+        ok("socket", i(AF_INET), i(SOCK_STREAM), i(IPPROTO_TCP));
+        start("connect", i(3), Value.ELLIPSIS, Value.ELLIPSIS);
+        TestPackets.Segment syn = sniff(0);
+        assertFalse(syn.hasTs(), "--set net.ipv4.tcp_timestamps=0 reached the SYN");
+        assertEquals(22, call("listen", i(3), i(5)).errno(), "EINVAL: listen on a connecting socket");
+    }
+
+    @Test
+    void aPresetUsnetDoesNotHaveFailsNamingIt() {
+        UsnetTarget u = new UsnetTarget();
+        TargetException e = assertThrows(TargetException.class, () -> u.open(new ScriptOptions(LOCAL, REMOTE, GATEWAY,
+                24, 1500, 4000, 0, false, "2.6", Map.of(), null)));
+        assertTrue(e.getMessage().contains("usnet.tcp.kernel") && e.getMessage().contains("2.6"), e.getMessage());
+        u.close();
+    }
+
+    @Test
     void backtickCommandsSetSysctlsAndRefuseAnythingElse(@TempDir Path dir) throws Exception {
         Path common = Files.createDirectories(dir.resolve("common"));
         Files.writeString(common.resolve("defaults.sh"), """
