@@ -196,6 +196,15 @@ class UsnetTargetTest {
         assertEquals(10L, t.tcpInfo(4).get("tcpi_rcv_wscale"));
         assertEquals(7L, t.tcpInfo(4).get("tcpi_snd_wscale"));
         assertEquals(10L, t.tcpInfo(3).get("tcpi_state"), "the listener is LISTEN");
+        Map<String, Long> info = t.tcpInfo(4);
+        assertEquals(7L, info.get("tcpi_options"), "timestamps, SACK and window scaling");
+        assertEquals(1448L, info.get("tcpi_snd_mss"), "MSS 1460 less the timestamp option");
+        assertEquals(10L, info.get("tcpi_snd_cwnd"));
+        assertEquals(0L, info.get("tcpi_ca_state"), "Open");
+        // One RTT sample of 10 ms from the SYN-ACK; Linux's RTO is then srtt + max(4 * rttvar, rto_min) = 210 ms.
+        assertEquals(10_000L, info.get("tcpi_rtt"));
+        assertEquals(210_000L, info.get("tcpi_rto"));
+        assertFalse(info.containsKey("tcpi_pacing_rate"), "usnet does not pace: the field is absent, not 0");
     }
 
     @Test
