@@ -94,7 +94,14 @@ public final class UsnetTarget implements Target {
         SocketOptions socketOptions = new SocketOptions(knobs);
         sysctls = new Sysctls(knobs, socketOptions.limits);
         if (options.knobs() != null) {
-            options.knobs().forEach((k, v) -> setKnob(k, v, "--set " + k));
+            // --set takes usnet knobs and Linux sysctls alike, as a script's sysctl lines do.
+            options.knobs().forEach((k, v) -> {
+                try {
+                    sysctls.set(k, v);
+                } catch (TargetException e) {
+                    throw new TargetException("--set " + k + "=" + v + ": " + e.getMessage(), e);
+                }
+            });
         }
         Tcp tcp = Tcp.install(stack);
         tun = new TunDevice("tun0");

@@ -377,7 +377,7 @@ class UsnetTargetTest {
         UsnetTarget u = new UsnetTarget();
         opened.add(u);
         u.open(new ScriptOptions(LOCAL, REMOTE, GATEWAY, 24, 1500, 4000, 0, false, "3.19",
-                Map.of("net.ipv4.tcp_timestamps", "0"), null));
+                Map.of("net.ipv4.tcp_timestamps", "0", "net/ipv4/tcp_ecn", "0"), null));
         u.start();
         t = u;
         assertEquals("usnet (preset 3.19)", u.describe());
@@ -395,6 +395,11 @@ class UsnetTargetTest {
                 24, 1500, 4000, 0, false, "2.6", Map.of(), null)));
         assertTrue(e.getMessage().contains("usnet.tcp.kernel") && e.getMessage().contains("2.6"), e.getMessage());
         u.close();
+        UsnetTarget v = new UsnetTarget();
+        TargetException s = assertThrows(TargetException.class, () -> v.open(new ScriptOptions(LOCAL, REMOTE, GATEWAY,
+                24, 1500, 4000, 0, false, null, Map.of("net.ipv4.tcp_ecn", "1"), null)));
+        assertTrue(s.getMessage().startsWith("--set net.ipv4.tcp_ecn=1"), s.getMessage());
+        v.close();
     }
 
     @Test
