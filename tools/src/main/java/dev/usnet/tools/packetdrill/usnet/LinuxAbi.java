@@ -10,9 +10,11 @@ final class LinuxAbi {
 
     // errno (asm-generic/errno-base.h, errno.h)
     static final int EPERM = 1;
+    static final int ENOENT = 2;
     static final int EBADF = 9;
     static final int EAGAIN = 11;
     static final int EFAULT = 14;
+    static final int EEXIST = 17;
     static final int EINVAL = 22;
     static final int EPIPE = 32;
     static final int ENOTSOCK = 88;

@@ -623,9 +623,6 @@ final class SocketCalls {
         return SyscallResult.ok(fds.allocate(new EpollFile()));
     }
 
-    private static final int ENOENT = 2;
-    private static final int EEXIST = 17;
-
     private SyscallResult epollCtl(Syscall c) {
         OpenFile ef = fds.get(c.intArg(0));
         long fd = c.intArg(2);

@@ -90,16 +90,32 @@ final class SocketFile implements OpenFile, TcpSock.Callbacks {
     }
 
     private void noteError(TcpError e) {
-        int errno = switch (e) {
-            case ECONNREFUSED -> LinuxAbi.ECONNREFUSED;
-            case ECONNRESET -> LinuxAbi.ECONNRESET;
-            case ETIMEDOUT -> LinuxAbi.ETIMEDOUT;
-            // The application's own abort (close with unread data, SO_LINGER 0) leaves no error for it to read.
-            case NONE, ECONNABORTED -> 0;
-        };
+        int errno = errnoOf(e);
         if (errno != 0) {
             skErr = errno;
         }
+    }
+
+    /**
+     * The errno a connection's end leaves in sk_err, by the error's name (Linux's): the application's own abort
+     * (close with unread data, SO_LINGER 0) and an orderly end leave none.
+     */
+    static int errnoOf(TcpError e) {
+        return switch (e.name()) {
+            case "NONE", "ECONNABORTED" -> 0;
+            case "ECONNREFUSED" -> LinuxAbi.ECONNREFUSED;
+            case "ECONNRESET" -> LinuxAbi.ECONNRESET;
+            case "ETIMEDOUT" -> LinuxAbi.ETIMEDOUT;
+            case "ENETUNREACH" -> LinuxAbi.ENETUNREACH;
+            case "EHOSTUNREACH" -> 113;
+            case "ENOPROTOOPT" -> LinuxAbi.ENOPROTOOPT;
+            case "EMSGSIZE" -> 90;
+            case "EOPNOTSUPP" -> LinuxAbi.EOPNOTSUPP;
+            case "EHOSTDOWN" -> 112;
+            case "ENONET" -> 64;
+            case "EPROTO" -> 71;
+            default -> throw new IllegalStateException("no errno known for TCP error " + e);
+        };
     }
 
     /** sock_error: the pending error, cleared as it is reported; 0 when none. */

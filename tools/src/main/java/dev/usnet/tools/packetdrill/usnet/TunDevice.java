@@ -62,6 +62,7 @@ final class TunDevice extends Device {
             s.drop(p, DropReason.TX_QUEUE_FULL);
             return;
         }
+        // A copy per packet: the runner takes each as a byte array (Sniffed), and this device exists for scripts.
         int ipLen = p.length() - EthernetFrame.HEADER_LEN;
         byte[] ip = new byte[ipLen];
         p.buf().getBytes(p.start() + EthernetFrame.HEADER_LEN, ip);
