@@ -89,6 +89,7 @@ final class SocketCalls {
             case "close" -> now(close(c));
             case "shutdown" -> now(onSocket(c, s -> shutdown(c, s)));
             case "fcntl" -> now(fcntl(c));
+            case "ioctl" -> now(onSocket(c, s -> ioctl(c, s)));
             case "setsockopt" -> now(onSocket(c, s -> options.set(s, c)));
             case "getsockopt" -> now(onSocket(c, s -> options.get(s, c)));
             case "poll" -> poll(c);
@@ -563,6 +564,29 @@ final class SocketCalls {
         }
         throw new TargetException("line " + c.line() + ": fcntl command " + cmd + " is not supported by the usnet target "
                 + "(only F_GETFL and F_SETFL)");
+    }
+
+    private static final long SIOCINQ = 0x541B;
+    private static final long SIOCOUTQ = 0x5411;
+    private static final long SIOCOUTQNSD = 0x894B;
+
+    /** tcp_ioctl: bytes waiting to be read (SIOCINQ, FIONREAD), bytes written and not yet sent (SIOCOUTQNSD). */
+    private SyscallResult ioctl(Syscall c, SocketFile s) {
+        long req = c.intArg(1);
+        if (req != SIOCINQ && req != SIOCOUTQNSD) {
+            throw new TargetException("line " + c.line() + ": ioctl request 0x" + Long.toHexString(req) + " is not "
+                    + "supported by the usnet target (SIOCINQ/FIONREAD and SIOCOUTQNSD are" + (req == SIOCOUTQ
+                    ? "; usnet does not expose the bytes in flight SIOCOUTQ adds" : "") + ")");
+        }
+        if (s.listener != null) {
+            return SyscallResult.error(EINVAL);
+        }
+        long n = 0;
+        TcpState st = s.linuxState();
+        if (s.sock != null && st != TcpState.SYN_SENT && st != TcpState.SYN_RECV) {
+            n = req == SIOCINQ ? s.sock.readableBytes() : s.sock.info().sendQueued();
+        }
+        return new SyscallResult(0, 0, Map.of(2, new Value.Array(List.of(Value.of(n)))));
     }
 
     // ---- poll, epoll ----

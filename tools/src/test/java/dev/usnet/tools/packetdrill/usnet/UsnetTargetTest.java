@@ -275,6 +275,9 @@ class UsnetTargetTest {
         inject(ACK | PSH, PEER_ISN + 1, iss + 1001, 257, new TestPackets.Options().nop().nop().ts(140, data.tsVal()), 600);
         assertTrue(read.isDone());
         assertEquals(600, read.result().ret());
+        inject(ACK | PSH, PEER_ISN + 601, iss + 1001, 257, new TestPackets.Options().nop().nop().ts(150, data.tsVal()), 300);
+        assertEquals(arr(i(300)), call("ioctl", i(4), i(0x541B), arr(i(0))).outArgs().get(2), "SIOCINQ");
+        assertEquals(300, ok("read", i(4), Value.ELLIPSIS, i(4000)));
         assertEquals(30_000, read.endMicros());
         SyscallResult empty = call("recv", i(4), Value.ELLIPSIS, i(100), i(0x40));
         assertEquals(EAGAIN, empty.errno(), "MSG_DONTWAIT read of an empty socket");
