@@ -228,6 +228,14 @@ public abstract class Device {
     /** Upper bound of {@link #setNeededHeadroom}: Linux keeps needed_headroom in an unsigned short. */
     public static final int MAX_NEEDED_HEADROOM = 65535;
 
+    /**
+     * IFF_NOARP: a layer-3 device (a TUN) has no link-layer addresses to resolve, so the neighbour layer hands it
+     * packets for any next hop at once. Its frames still carry an Ethernet slot, which such a device ignores.
+     */
+    public boolean noArp() {
+        return false;
+    }
+
     /** dev->hard_header_len: every usnet device speaks Ethernet. */
     public int hardHeaderLen() {
         return EthernetFrame.HEADER_LEN;

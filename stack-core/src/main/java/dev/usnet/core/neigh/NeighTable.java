@@ -356,7 +356,7 @@ public final class NeighTable {
      * a 14-byte link-layer slot followed by the IP header; the slot is filled here.
      */
     public void output(Device dev, int nextHop, Packet p) {
-        if (dev instanceof Loopback) {
+        if (dev instanceof Loopback || dev.noArp()) {
             EthernetFrame.write(p.buf(), p.start(), 0L, 0L, EthernetFrame.ETH_P_IP);
             dev.transmit(p);
             return;

@@ -1,0 +1,723 @@
+package dev.usnet.tools.packetdrill.usnet;
+
+import static dev.usnet.tools.packetdrill.usnet.LinuxAbi.*;
+
+import dev.usnet.core.wire.Ipv4Addr;
+import dev.usnet.tcp.Tcp;
+import dev.usnet.tcp.TcpListener;
+import dev.usnet.tcp.TcpSock;
+import dev.usnet.tcp.TcpState;
+import dev.usnet.tools.packetdrill.Syscall;
+import dev.usnet.tools.packetdrill.SyscallResult;
+import dev.usnet.tools.packetdrill.TargetException;
+import dev.usnet.tools.packetdrill.Value;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The system calls of a packetdrill script against usnet's TCP, with Linux's semantics at the socket layer: which
+ * call blocks, which fails with which errno, in which order the checks come (inet_stream_connect, tcp_sendmsg,
+ * tcp_recvmsg, tcp_poll). Each call becomes an {@link BlockedCall.Attempt}: tried at once, and again after each
+ * instant of virtual time while it would block.
+ *
+ * <p>Addresses a script leaves as {@code ...} are packetdrill's: bind() takes the local address and port 8080,
+ * connect() the remote address and port 8080. Data buffers are never looked at: a write sends that many zero bytes,
+ * a read discards what it takes.
+ */
+final class SocketCalls {
+    /** The target's clock as the calls need it. */
+    interface Clock {
+        long nowNanos();
+
+        /** Makes sure virtual time stops at {@code nanos} (a poll or epoll_wait timeout). */
+        void wakeAt(long nanos);
+    }
+
+    // send/recv flags
+    private static final int MSG_OOB = 0x1;
+    private static final int MSG_PEEK = 0x2;
+    private static final int MSG_TRUNC = 0x20;
+    private static final int MSG_DONTWAIT = 0x40;
+    private static final int MSG_WAITALL = 0x100;
+    private static final int MSG_NOSIGNAL = 0x4000;
+    private static final int SEND_FLAGS = MSG_DONTWAIT | MSG_NOSIGNAL;
+    private static final int RECV_FLAGS = MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT | MSG_WAITALL;
+
+    private static final int CHUNK = 1 << 16;
+
+    private final Tcp tcp;
+    private final FdTable fds;
+    private final SocketOptions options;
+    private final Clock clock;
+    private final int localIp;
+    private final int remoteIp;
+    /** Zeros: what every write sends (scripts write {@code ...}). */
+    private final ByteBuf zeros = Unpooled.wrappedBuffer(new byte[CHUNK]);
+
+    SocketCalls(Tcp tcp, FdTable fds, SocketOptions options, Clock clock, int localIp, int remoteIp) {
+        this.tcp = tcp;
+        this.fds = fds;
+        this.options = options;
+        this.clock = clock;
+        this.localIp = localIp;
+        this.remoteIp = remoteIp;
+    }
+
+    void close() {
+        zeros.release();
+    }
+
+    BlockedCall.Attempt start(Syscall c) {
+        return switch (c.name()) {
+            case "socket" -> now(socket(c));
+            case "bind" -> now(onSocket(c, s -> bind(c, s)));
+            case "listen" -> now(onSocket(c, s -> listen(c, s)));
+            case "accept", "accept4" -> socketAttempt(c, s -> accept(c, s));
+            case "connect" -> socketAttempt(c, s -> connect(c, s));
+            case "write", "send", "sendto" -> socketAttempt(c, s -> write(c, s, c.intArg(2),
+                    c.name().equals("write") ? 0 : (int) c.intArg(3)));
+            case "writev" -> socketAttempt(c, s -> write(c, s, iovLength(c, c.arg(1)), 0));
+            case "sendmsg" -> socketAttempt(c, s -> write(c, s, msgLength(c), (int) c.intArg(2)));
+            case "read", "recv", "recvfrom" -> socketAttempt(c, s -> read(c, s, c.intArg(2),
+                    c.name().equals("read") ? 0 : (int) c.intArg(3)));
+            case "readv" -> socketAttempt(c, s -> read(c, s, iovLength(c, c.arg(1)), 0));
+            case "recvmsg" -> socketAttempt(c, s -> read(c, s, msgLength(c), (int) c.intArg(2)));
+            case "close" -> now(close(c));
+            case "shutdown" -> now(onSocket(c, s -> shutdown(c, s)));
+            case "fcntl" -> now(fcntl(c));
+            case "ioctl" -> now(onSocket(c, s -> ioctl(c, s)));
+            case "setsockopt" -> now(onSocket(c, s -> options.set(s, c)));
+            case "getsockopt" -> now(onSocket(c, s -> options.get(s, c)));
+            case "poll" -> poll(c);
+            case "epoll_create", "epoll_create1" -> now(epollCreate(c));
+            case "epoll_ctl" -> now(epollCtl(c));
+            case "epoll_wait" -> epollWait(c);
+            default -> throw new TargetException("line " + c.line() + ": the usnet target does not implement the system "
+                    + "call " + c.name());
+        };
+    }
+
+    private static BlockedCall.Attempt now(SyscallResult r) {
+        return () -> r;
+    }
+
+    private interface OnSocket<T> {
+        T apply(SocketFile s);
+    }
+
+    /** The socket behind argument 0, or EBADF / ENOTSOCK. */
+    private SyscallResult onSocket(Syscall c, OnSocket<SyscallResult> f) {
+        OpenFile file = fds.get(c.intArg(0));
+        if (file == null) {
+            return SyscallResult.error(EBADF);
+        }
+        if (!(file instanceof SocketFile s)) {
+            return SyscallResult.error(ENOTSOCK);
+        }
+        return f.apply(s);
+    }
+
+    /** A call on a socket that may block: {@code f} makes the attempt once the descriptor checked out. */
+    private BlockedCall.Attempt socketAttempt(Syscall c, OnSocket<BlockedCall.Attempt> f) {
+        OpenFile file = fds.get(c.intArg(0));
+        if (file == null) {
+            return now(SyscallResult.error(EBADF));
+        }
+        if (!(file instanceof SocketFile s)) {
+            return now(SyscallResult.error(ENOTSOCK));
+        }
+        return f.apply(s);
+    }
+
+    // ---- socket, bind, listen ----
+
+    private SyscallResult socket(Syscall c) {
+        // packetdrill fills a domain or protocol written ... from the script's address family: IPv4 and TCP here.
+        long domain = c.arg(0) instanceof Value.Ellipsis ? AF_INET : c.intArg(0);
+        long type = c.intArg(1);
+        long protocol = c.arg(2) instanceof Value.Ellipsis ? IPPROTO_TCP : c.intArg(2);
+        if (domain != AF_INET) {
+            throw new TargetException("line " + c.line() + ": socket domain " + domain + " is not supported by the usnet "
+                    + "target (only AF_INET: usnet has no IPv6)");
+        }
+        if ((type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC)) != SOCK_STREAM) {
+            throw new TargetException("line " + c.line() + ": socket type " + type + " is not supported by the usnet "
+                    + "target (only SOCK_STREAM)");
+        }
+        if (protocol != IPPROTO_IP && protocol != IPPROTO_TCP) {
+            throw new TargetException("line " + c.line() + ": socket protocol " + protocol + " is not supported by the "
+                    + "usnet target (only TCP)");
+        }
+        return SyscallResult.ok(fds.allocate(new SocketFile((type & SOCK_NONBLOCK) != 0)));
+    }
+
+    /** An address argument: {@code ...} is the default, else {sin_addr=..., sin_port=...}. */
+    private static int[] address(Syscall c, Value v, int defaultIp, int defaultPort) {
+        if (v instanceof Value.Ellipsis) {
+            return new int[] {defaultIp, defaultPort};
+        }
+        if (v instanceof Value.Struct st) {
+            int ip = defaultIp;
+            int port = defaultPort;
+            Value a = st.fields().get("sin_addr");
+            if (a instanceof Value.Int i) {
+                ip = (int) i.value();
+            } else if (a instanceof Value.Str s) {
+                try {
+                    ip = Ipv4Addr.parse(s.value());
+                } catch (IllegalArgumentException e) {
+                    throw new TargetException("line " + c.line() + ": " + c.name() + ": bad sin_addr " + s, e);
+                }
+            }
+            Value p = st.fields().get("sin_port");
+            if (p instanceof Value.Int i) {
+                port = (int) i.value();
+            }
+            Value fam = st.fields().get("sin_family");
+            if (fam instanceof Value.Int f && f.value() != AF_INET) {
+                throw new TargetException("line " + c.line() + ": " + c.name() + ": address family " + f.value()
+                        + " is not supported by the usnet target (only AF_INET)");
+            }
+            return new int[] {ip, port};
+        }
+        throw new TargetException("line " + c.line() + ": " + c.name() + ": the address must be ... or "
+                + "{sin_family=AF_INET, sin_port=..., sin_addr=...}, got " + v);
+    }
+
+    private boolean portInUse(int port, SocketFile asking) {
+        for (TcpListener l : tcp.listeners()) {
+            if (l.port() == port) {
+                return true;
+            }
+        }
+        for (var e : fds.entries()) {
+            if (e.getValue() instanceof SocketFile s && s != asking && s.bound && s.boundPort == port
+                    && (!asking.reuseAddr || s.listener != null)) {
+                return true;
+            }
+        }
+        if (!asking.reuseAddr) {
+            // A connection on the port, in TIME-WAIT too, keeps it from being bound without SO_REUSEADDR.
+            for (TcpSock s : tcp.sockets()) {
+                if (s.localPort() == port && s.state() != TcpState.CLOSED) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private SyscallResult bind(Syscall c, SocketFile s) {
+        int[] a = address(c, c.arg(1), localIp, SCRIPT_PORT);
+        if (s.bound || s.sock != null) {
+            return SyscallResult.error(EINVAL);
+        }
+        if (a[0] != 0 && !tcp.stack().devinet().isLocal(a[0])) {
+            return SyscallResult.error(EADDRNOTAVAIL);
+        }
+        if (a[1] != 0 && portInUse(a[1], s)) {
+            return SyscallResult.error(EADDRINUSE);
+        }
+        s.bound = true;
+        s.boundAddr = a[0];
+        s.boundPort = a[1] != 0 ? a[1] : ephemeralPort(s);
+        return SyscallResult.ok(0);
+    }
+
+    private int ephemeralPort(SocketFile s) {
+        for (int p = 32768; p <= 60999; p++) {
+            if (!portInUse(p, s)) {
+                return p;
+            }
+        }
+        throw new TargetException("no free ephemeral port to bind");
+    }
+
+    private SyscallResult listen(Syscall c, SocketFile s) {
+        int backlog = (int) c.intArg(1);
+        if (s.listener != null) {
+            if (backlog != s.listenBacklog) {
+                throw new TargetException("line " + c.line() + ": listen() again with backlog " + backlog + " (was "
+                        + s.listenBacklog + "): changing a listener's backlog is not supported by the usnet target");
+            }
+            return SyscallResult.ok(0);
+        }
+        if (s.sock != null) {
+            return SyscallResult.error(EINVAL);
+        }
+        if (!s.bound) {
+            s.bound = true;
+            s.boundPort = ephemeralPort(s);
+        }
+        try {
+            s.listener = tcp.listen(s.boundAddr, s.boundPort, backlog < 0 ? Integer.MAX_VALUE : backlog, null);
+            s.listenBacklog = backlog;
+        } catch (IllegalStateException e) {
+            return SyscallResult.error(EADDRINUSE);
+        }
+        return SyscallResult.ok(0);
+    }
+
+    // ---- accept, connect ----
+
+    private BlockedCall.Attempt accept(Syscall c, SocketFile s) {
+        int flags = c.name().equals("accept4") ? (int) c.intArg(3) : 0;
+        boolean nonBlocking = s.nonBlocking;
+        return () -> {
+            if (s.listener == null) {
+                return SyscallResult.error(EINVAL);
+            }
+            TcpSock child = s.listener.accept();
+            if (child == null) {
+                return nonBlocking ? SyscallResult.error(EAGAIN) : null;
+            }
+            SocketFile f = new SocketFile((flags & SOCK_NONBLOCK) != 0);
+            f.bound = true;
+            f.boundAddr = child.localAddr();
+            f.boundPort = child.localPort();
+            f.connectState = SocketFile.ConnectState.CONNECTED;
+            // What an accepted socket inherits from its listener (sk_clone_lock copies the socket's settings).
+            f.reuseAddr = s.reuseAddr;
+            f.noDelay = s.noDelay;
+            f.keepAlive = s.keepAlive;
+            f.keepIdleS = s.keepIdleS;
+            f.keepIntvlS = s.keepIntvlS;
+            f.keepCnt = s.keepCnt;
+            f.congestion = s.congestion;
+            f.rcvbufRequest = s.rcvbufRequest;
+            f.sndbufRequest = s.sndbufRequest;
+            f.lingerOn = s.lingerOn;
+            f.lingerSeconds = s.lingerSeconds;
+            f.attach(child);
+            f.applyOptions(child);
+            return SyscallResult.ok(fds.allocate(f));
+        };
+    }
+
+    private BlockedCall.Attempt connect(Syscall c, SocketFile s) {
+        int[] a = address(c, c.arg(1), remoteIp, SCRIPT_PORT);
+        boolean nonBlocking = s.nonBlocking;
+        switch (s.connectState) {
+            case CONNECTED -> {
+                return now(SyscallResult.error(EISCONN));
+            }
+            case CONNECTING -> {
+                TcpState st = s.sock.state();
+                if ((st == TcpState.SYN_SENT || st == TcpState.SYN_RECV) && nonBlocking) {
+                    return now(SyscallResult.error(EALREADY));
+                }
+                return () -> connectOutcome(s);
+            }
+            case UNCONNECTED -> { }
+        }
+        if (s.listener != null) {
+            return now(SyscallResult.error(EISCONN));
+        }
+        if (s.sock != null && s.sock.state() != TcpState.CLOSED) {
+            return now(SyscallResult.error(EISCONN));
+        }
+        TcpSock sock;
+        try {
+            sock = tcp.connect(s.bound ? s.boundAddr : 0, s.bound ? s.boundPort : 0, a[0], a[1], s, s::applyOptions);
+        } catch (IllegalStateException e) {
+            String m = String.valueOf(e.getMessage());
+            if (m.contains("ENETUNREACH")) {
+                return now(SyscallResult.error(ENETUNREACH));
+            }
+            if (m.contains("EADDRNOTAVAIL")) {
+                return now(SyscallResult.error(EADDRNOTAVAIL));
+            }
+            throw new TargetException("line " + c.line() + ": connect: " + m, e);
+        } catch (IllegalArgumentException e) {
+            return now(SyscallResult.error(EINVAL));
+        }
+        s.skErr = 0;
+        s.attach(sock);
+        s.connectState = SocketFile.ConnectState.CONNECTING;
+        if (nonBlocking) {
+            return now(SyscallResult.error(EINPROGRESS));
+        }
+        return () -> connectOutcome(s);
+    }
+
+    /** inet_wait_for_connect and after: null while the handshake runs. */
+    private static SyscallResult connectOutcome(SocketFile s) {
+        TcpState st = s.sock.state();
+        if (st == TcpState.SYN_SENT || st == TcpState.SYN_RECV) {
+            return null;
+        }
+        if (st == TcpState.CLOSED) {
+            s.connectState = SocketFile.ConnectState.UNCONNECTED;
+            int e = s.takeError();
+            return SyscallResult.error(e != 0 ? e : ECONNABORTED);
+        }
+        s.connectState = SocketFile.ConnectState.CONNECTED;
+        return SyscallResult.ok(0);
+    }
+
+    // ---- write, read ----
+
+    private static long iovLength(Syscall c, Value iov) {
+        if (!(iov instanceof Value.Array a)) {
+            throw new TargetException("line " + c.line() + ": " + c.name() + " needs an iovec array "
+                    + "[{iov_base=..., iov_len=N}], got " + iov);
+        }
+        long n = 0;
+        for (Value e : a.elements()) {
+            if (e instanceof Value.Struct st && st.fields().get("iov_len") instanceof Value.Int len) {
+                n += len.value();
+            } else {
+                throw new TargetException("line " + c.line() + ": " + c.name() + ": an iovec needs an integer iov_len, "
+                        + "got " + e);
+            }
+        }
+        return n;
+    }
+
+    private static long msgLength(Syscall c) {
+        if (c.arg(1) instanceof Value.Struct st && st.fields().containsKey("msg_iov")) {
+            return iovLength(c, st.fields().get("msg_iov"));
+        }
+        throw new TargetException("line " + c.line() + ": " + c.name() + " needs a msghdr {msg_iov=[...], ...}, got "
+                + c.arg(1));
+    }
+
+    private static void checkFlags(Syscall c, int flags, int allowed) {
+        int unknown = flags & ~allowed;
+        if (unknown != 0) {
+            throw new TargetException("line " + c.line() + ": " + c.name() + " flags 0x" + Integer.toHexString(unknown)
+                    + " are not supported by the usnet target" + ((unknown & MSG_OOB) != 0 ? " (MSG_OOB: usnet has no "
+                    + "urgent data)" : ""));
+        }
+    }
+
+    /** tcp_sendmsg: waits for the connection, then copies everything (blocking) or what fits (non-blocking). */
+    private BlockedCall.Attempt write(Syscall c, SocketFile s, long len, int flags) {
+        checkFlags(c, flags, SEND_FLAGS);
+        if (len < 0) {
+            return now(SyscallResult.error(EINVAL));
+        }
+        boolean nonBlocking = s.nonBlocking || (flags & MSG_DONTWAIT) != 0;
+        long[] copied = {0};
+        return () -> {
+            if (s.listener != null || s.sock == null) {
+                int e = s.takeError();
+                return SyscallResult.error(e != 0 ? e : EPIPE);
+            }
+            TcpState st = s.sock.state();
+            if (st == TcpState.SYN_SENT || st == TcpState.SYN_RECV) {
+                return nonBlocking ? SyscallResult.error(EAGAIN) : null;
+            }
+            if (s.skErr != 0) {
+                return copied[0] > 0 ? SyscallResult.ok(copied[0]) : SyscallResult.error(s.takeError());
+            }
+            if (s.sendShutdown() || st != TcpState.ESTABLISHED && st != TcpState.CLOSE_WAIT) {
+                return copied[0] > 0 ? SyscallResult.ok(copied[0]) : SyscallResult.error(EPIPE);
+            }
+            while (copied[0] < len) {
+                int n = s.sock.write(zeros, 0, (int) Math.min(CHUNK, len - copied[0]));
+                if (n <= 0) {
+                    break;
+                }
+                copied[0] += n;
+            }
+            if (copied[0] == len) {
+                return SyscallResult.ok(len);
+            }
+            if (nonBlocking) {
+                return copied[0] > 0 ? SyscallResult.ok(copied[0]) : SyscallResult.error(EAGAIN);
+            }
+            return null;
+        };
+    }
+
+    /** tcp_recvmsg: data first, then the pending error, then end of stream, then EAGAIN or waiting. */
+    private BlockedCall.Attempt read(Syscall c, SocketFile s, long len, int flags) {
+        checkFlags(c, flags, RECV_FLAGS);
+        if (len < 0) {
+            return now(SyscallResult.error(EINVAL));
+        }
+        boolean nonBlocking = s.nonBlocking || (flags & MSG_DONTWAIT) != 0;
+        boolean peek = (flags & MSG_PEEK) != 0;
+        boolean waitAll = (flags & MSG_WAITALL) != 0 && !peek;
+        long[] copied = {0};
+        return () -> {
+            if (s.listener != null || s.sock == null) {
+                return SyscallResult.error(ENOTCONN);
+            }
+            while (copied[0] < len) {
+                int avail = s.sock.readableBytes();
+                if (avail <= 0) {
+                    break;
+                }
+                int want = (int) Math.min(Math.min(avail, len - copied[0]), Integer.MAX_VALUE);
+                if (peek) {
+                    return SyscallResult.ok(want);
+                }
+                int n = s.sock.skip(want);
+                if (n <= 0) {
+                    break;
+                }
+                copied[0] += n;
+                if (!waitAll) {
+                    return SyscallResult.ok(copied[0]);
+                }
+            }
+            if (copied[0] == len || len == 0) {
+                return SyscallResult.ok(copied[0]);
+            }
+            if (copied[0] > 0 && (s.skErr != 0 || s.rcvShutdown() || nonBlocking)) {
+                return SyscallResult.ok(copied[0]);
+            }
+            if (s.skErr != 0) {
+                return SyscallResult.error(s.takeError());
+            }
+            if (s.rcvShutdown()) {
+                return SyscallResult.ok(0);
+            }
+            return nonBlocking ? SyscallResult.error(EAGAIN) : null;
+        };
+    }
+
+    // ---- close, shutdown, fcntl ----
+
+    private SyscallResult close(Syscall c) {
+        long fd = c.intArg(0);
+        OpenFile f = fds.get(fd);
+        if (f == null) {
+            return SyscallResult.error(EBADF);
+        }
+        fds.remove((int) fd);
+        for (var e : fds.entries()) {
+            if (e.getValue() instanceof EpollFile ep) {
+                ep.forget((int) fd, f);
+            }
+        }
+        if (f instanceof SocketFile s) {
+            if (s.listener != null) {
+                s.listener.close();
+            } else if (s.sock != null) {
+                if (s.lingerOn && s.lingerSeconds == 0) {
+                    s.sock.abort();
+                } else {
+                    s.sock.close();
+                }
+            }
+        }
+        return SyscallResult.ok(0);
+    }
+
+    private SyscallResult shutdown(Syscall c, SocketFile s) {
+        long how = c.intArg(1);
+        if (how < SHUT_RD || how > SHUT_RDWR) {
+            return SyscallResult.error(EINVAL);
+        }
+        boolean rd = how != SHUT_WR;
+        boolean wr = how != SHUT_RD;
+        if (s.listener != null) {
+            if (rd) {
+                // A listener shut for reading stops listening (tcp_disconnect); its queued connections are reset.
+                s.listener.close();
+                s.listener = null;
+                return SyscallResult.ok(0);
+            }
+            return SyscallResult.error(ENOTCONN);
+        }
+        TcpState st = s.linuxState();
+        if (s.sock == null || st == TcpState.CLOSED) {
+            s.userShutRd |= rd;
+            s.userShutWr |= wr;
+            return SyscallResult.error(ENOTCONN);
+        }
+        if (st == TcpState.SYN_SENT) {
+            s.sock.abort();
+            s.connectState = SocketFile.ConnectState.UNCONNECTED;
+            return SyscallResult.ok(0);
+        }
+        s.userShutRd |= rd;
+        if (wr && !s.userShutWr) {
+            s.userShutWr = true;
+            s.sock.shutdownOutput();
+        }
+        return SyscallResult.ok(0);
+    }
+
+    private SyscallResult fcntl(Syscall c) {
+        OpenFile f = fds.get(c.intArg(0));
+        if (f == null) {
+            return SyscallResult.error(EBADF);
+        }
+        long cmd = c.intArg(1);
+        if (!(f instanceof SocketFile s)) {
+            throw new TargetException("line " + c.line() + ": fcntl on an epoll descriptor is not supported by the usnet target");
+        }
+        if (cmd == F_GETFL) {
+            return SyscallResult.ok(O_RDWR | (s.nonBlocking ? O_NONBLOCK : 0));
+        }
+        if (cmd == F_SETFL) {
+            s.nonBlocking = (c.intArg(2) & O_NONBLOCK) != 0;
+            return SyscallResult.ok(0);
+        }
+        throw new TargetException("line " + c.line() + ": fcntl command " + cmd + " is not supported by the usnet target "
+                + "(only F_GETFL and F_SETFL)");
+    }
+
+    private static final long SIOCINQ = 0x541B;
+    private static final long SIOCOUTQ = 0x5411;
+    private static final long SIOCOUTQNSD = 0x894B;
+
+    /** tcp_ioctl: bytes waiting to be read (SIOCINQ, FIONREAD), bytes written and not yet sent (SIOCOUTQNSD). */
+    private SyscallResult ioctl(Syscall c, SocketFile s) {
+        long req = c.intArg(1);
+        if (req != SIOCINQ && req != SIOCOUTQNSD) {
+            throw new TargetException("line " + c.line() + ": ioctl request 0x" + Long.toHexString(req) + " is not "
+                    + "supported by the usnet target (SIOCINQ/FIONREAD and SIOCOUTQNSD are" + (req == SIOCOUTQ
+                    ? "; usnet does not expose the bytes in flight SIOCOUTQ adds" : "") + ")");
+        }
+        if (s.listener != null) {
+            return SyscallResult.error(EINVAL);
+        }
+        long n = 0;
+        TcpState st = s.linuxState();
+        if (s.sock != null && st != TcpState.SYN_SENT && st != TcpState.SYN_RECV) {
+            n = req == SIOCINQ ? s.sock.readableBytes() : s.sock.info().sendQueued();
+        }
+        return new SyscallResult(0, 0, Map.of(2, new Value.Array(List.of(Value.of(n)))));
+    }
+
+    // ---- poll, epoll ----
+
+    private long timeoutDeadline(long timeoutMs) {
+        if (timeoutMs <= 0) {
+            return timeoutMs;
+        }
+        long at = clock.nowNanos() + timeoutMs * 1_000_000L;
+        clock.wakeAt(at);
+        return at;
+    }
+
+    private BlockedCall.Attempt poll(Syscall c) {
+        if (!(c.arg(0) instanceof Value.Array a)) {
+            throw new TargetException("line " + c.line() + ": poll needs [{fd=..., events=...}, ...], got " + c.arg(0));
+        }
+        List<Value.Struct> entries = new ArrayList<>();
+        for (Value v : a.elements()) {
+            if (!(v instanceof Value.Struct st) || !(st.fields().get("fd") instanceof Value.Int)
+                    || !(st.fields().get("events") instanceof Value.Int)) {
+                throw new TargetException("line " + c.line() + ": a pollfd needs integer fd and events, got " + v);
+            }
+            entries.add(st);
+        }
+        long deadline = timeoutDeadline(c.intArg(2));
+        return () -> {
+            List<Value> out = new ArrayList<>();
+            int ready = 0;
+            for (Value.Struct st : entries) {
+                long fd = ((Value.Int) st.fields().get("fd")).value();
+                long events = ((Value.Int) st.fields().get("events")).value();
+                int revents;
+                if (fd < 0) {
+                    revents = 0;
+                } else {
+                    OpenFile f = fds.get(fd);
+                    revents = f == null ? POLLNVAL : f.readyEvents() & (int) (events | POLLERR | POLLHUP);
+                }
+                if (revents != 0) {
+                    ready++;
+                }
+                LinkedHashMap<String, Value> fields = new LinkedHashMap<>(st.fields());
+                fields.put("revents", Value.of(revents));
+                out.add(new Value.Struct(fields));
+            }
+            if (ready == 0 && deadline != 0 && (deadline < 0 || clock.nowNanos() < deadline)) {
+                return null;
+            }
+            return new SyscallResult(ready, 0, Map.of(0, new Value.Array(out)));
+        };
+    }
+
+    private SyscallResult epollCreate(Syscall c) {
+        if (c.name().equals("epoll_create") && c.intArg(0) <= 0) {
+            return SyscallResult.error(EINVAL);
+        }
+        return SyscallResult.ok(fds.allocate(new EpollFile()));
+    }
+
+    private SyscallResult epollCtl(Syscall c) {
+        OpenFile ef = fds.get(c.intArg(0));
+        long fd = c.intArg(2);
+        OpenFile target = fds.get(fd);
+        if (ef == null || target == null) {
+            return SyscallResult.error(EBADF);
+        }
+        if (!(ef instanceof EpollFile ep) || target == ef) {
+            return SyscallResult.error(EINVAL);
+        }
+        long op = c.intArg(1);
+        EpollFile.Interest existing = ep.interest((int) fd);
+        if (op == EPOLL_CTL_DEL) {
+            if (existing == null) {
+                return SyscallResult.error(ENOENT);
+            }
+            ep.remove((int) fd);
+            return SyscallResult.ok(0);
+        }
+        Value ev = c.arg(3);
+        if (!(ev instanceof Value.Struct st) || !(st.fields().get("events") instanceof Value.Int events)) {
+            throw new TargetException("line " + c.line() + ": epoll_ctl needs an event {events=..., fd=...}, got " + ev);
+        }
+        LinkedHashMap<String, Value> data = new LinkedHashMap<>(st.fields());
+        data.remove("events");
+        if (op == EPOLL_CTL_ADD) {
+            if (existing != null) {
+                return SyscallResult.error(EEXIST);
+            }
+            ep.add((int) fd, new EpollFile.Interest(target, (int) events.value(), data));
+            return SyscallResult.ok(0);
+        }
+        if (op == EPOLL_CTL_MOD) {
+            if (existing == null) {
+                return SyscallResult.error(ENOENT);
+            }
+            existing.events = (int) events.value();
+            existing.data = data;
+            existing.disabled = false;
+            existing.reportedWakeups = -1;
+            return SyscallResult.ok(0);
+        }
+        return SyscallResult.error(EINVAL);
+    }
+
+    private BlockedCall.Attempt epollWait(Syscall c) {
+        OpenFile ef = fds.get(c.intArg(0));
+        if (ef == null) {
+            return now(SyscallResult.error(EBADF));
+        }
+        if (!(ef instanceof EpollFile ep)) {
+            return now(SyscallResult.error(EINVAL));
+        }
+        long max = c.intArg(2);
+        if (max <= 0) {
+            return now(SyscallResult.error(EINVAL));
+        }
+        long deadline = timeoutDeadline(c.intArg(3));
+        return () -> {
+            var due = ep.collect((int) Math.min(max, Integer.MAX_VALUE));
+            if (due.isEmpty() && deadline != 0 && (deadline < 0 || clock.nowNanos() < deadline)) {
+                return null;
+            }
+            List<Value> out = new ArrayList<>();
+            for (var d : due) {
+                LinkedHashMap<String, Value> fields = new LinkedHashMap<>();
+                fields.put("events", Value.of(d.getValue()));
+                fields.putAll(ep.interest(d.getKey()).data);
+                out.add(new Value.Struct(fields));
+            }
+            return new SyscallResult(due.size(), 0, Map.of(1, new Value.Array(out)));
+        };
+    }
+}
