@@ -85,6 +85,7 @@ public final class ControlPlane implements AutoCloseable {
             case "capture" -> CaptureVerbs.run(c);
             case "hist" -> histDump(c);
             case "apps" -> AppsVerbs.run(c);
+            case "ss" -> SsVerbs.run(c);
             case "events" -> throw new CtlException("events is a stream: ask for it as its own request (usnet ctl events)");
             case "help" -> Reply.of(Map.of("verbs", VERBS), String.join("\n", HELP));
             default -> throw new CtlException("unknown verb '" + args.getFirst() + "' (one of: " + String.join(", ", VERBS) + ")");
@@ -105,7 +106,7 @@ public final class ControlPlane implements AutoCloseable {
     }
 
     static final List<String> VERBS = List.of("version", "ns", "link", "addr", "route", "neigh", "bridge", "sysctl", "netem",
-            "stats", "capture", "hist", "apps", "events", "help");
+            "stats", "capture", "hist", "apps", "ss", "events", "help");
 
     private static final List<String> HELP = List.of(
             "version                                  protocol version, topology, clock, uptime",
@@ -124,6 +125,7 @@ public final class ControlPlane implements AutoCloseable {
             "capture start NS/DEV FILE|- [in|out|inout] [count N] | capture stop [FILE] | capture list",
             "hist dump",
             "apps",
+            "ss [-t] [-i] [-n] [-l|-a]                TCP sockets as ss -tin shows them",
             "events");
 
     private Reply version() {

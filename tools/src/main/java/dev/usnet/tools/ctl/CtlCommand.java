@@ -24,7 +24,7 @@ import picocli.CommandLine.Spec;
                 "  ns list|add|del, link show|set|add|del, addr show|add|del, route show|get|add|del|replace,",
                 "  neigh show|add|del|flush, bridge fdb show|add|del, bridge link show|set, sysctl -a|KEY|-w KEY=V,",
                 "  netem show|set|del, stats, capture start|stop|list (FILE, or - for a live pcap on standard output:"
-                        + " ... capture start host/br0 - | tcpdump -r - -n), hist dump, apps, events, version.",
+                        + " ... capture start host/hb1 - | tcpdump -r - -n), hist dump, apps, ss [-tin], events, version.",
                 "Every verb and its output: docs/ctl.md. Exit 0 when the daemon did it, 1 when it refused (the reason is"
                         + " printed), 2 when the daemon cannot be reached."})
 public final class CtlCommand implements Callable<Integer> {
