@@ -30,6 +30,7 @@ final class Symbols {
         put("PF_INET", 2);
         put("PF_INET6", 10);
         put("INADDR_ANY", 0);
+        put("NULL", 0);
         put("SOCK_STREAM", 1);
         put("SOCK_DGRAM", 2);
         put("SOCK_RAW", 3);
@@ -85,6 +86,8 @@ final class Symbols {
         put("IP_MTU_DISCOVER", 10);
         put("IP_RECVERR", 11);
         put("IP_MTU", 14);
+        put("IP_FREEBIND", 15);
+        put("TCP_CM_INQ", 36);
         put("IP_PMTUDISC_DONT", 0);
         put("IP_PMTUDISC_WANT", 1);
         put("IP_PMTUDISC_DO", 2);
