@@ -171,11 +171,10 @@ final class OutboundMatcher {
                 }
             } else if (so instanceof TcpOptionSpec.Sack ss && lo instanceof TcpOptionSpec.Sack ls) {
                 if (!sackEquals(ss, ls)) {
-                    return "bad value in outbound TCP option (kind=5): expected " + ss + " vs actual " + ls;
+                    return "bad value in outbound TCP option (kind=5): expected: " + ss + " actual: " + ls;
                 }
             } else if (!so.equals(lo)) {
-                return "bad value in outbound TCP option (kind=" + so.kind() + "): expected " + so + " vs actual "
-                        + lo;
+                return "bad value in outbound TCP option (kind=" + so.kind() + "): expected: " + so + " actual: " + lo;
             }
         }
         return null;

@@ -72,7 +72,9 @@ public final class PacketdrillCommand implements Callable<Integer> {
         if (toleranceUs != null && toleranceUs < 0) {
             throw new UsageException("--tolerance-us must not be negative, got " + toleranceUs);
         }
-        Supplier<Target> factory = targetFactory != null ? targetFactory : loadTarget(target);
+        if (targetFactory == null && !TARGETS.containsKey(target)) {
+            throw new UsageException("unknown target '" + target + "': use one of usnet, kernel");
+        }
         checkJunitPath();
 
         // Read every script first: a script that cannot be read stops the run before anything is started.
@@ -114,6 +116,7 @@ public final class PacketdrillCommand implements Callable<Integer> {
             writeJunit(results, err);
             return 2;
         }
+        Supplier<Target> factory = targetFactory != null ? targetFactory : loadTarget(target);
         int passed = 0;
         for (int k = 0; k < parsed.size(); k++) {
             ScriptResult r = runOne(scripts.get(k).toString(), parsed.get(k), settings.get(k), factory, out);

@@ -215,7 +215,7 @@ final class Runner {
                 } else if (o instanceof TcpOptionSpec.Timestamp ts && ack) {
                     Long live = flow.tsEcrScriptToLive(ts.ecr(), settings.tsEcrScaled());
                     if (live == null) {
-                        throw fail(e.line(), "unable to infer live TS ecr for script TS ecr " + ts.ecr()
+                        throw fail(e.line(), "error handling packet: unable to infer live TS ecr for script TS ecr " + ts.ecr()
                                 + "; no matching or preceding outbound TS val");
                     }
                     o = new TcpOptionSpec.Timestamp(ts.val(), live);
@@ -274,14 +274,14 @@ final class Runner {
     private void outbound(Event e, PacketSpec p, long start, long end) {
         long deadline = e.time().kind() == EventTime.Kind.ANY ? target.nowMicros() + ANY_TIME_WAIT_US
                 : Math.max(start, end) + tolerance + LATE_PACKET_GRACE_US;
-        String scriptLine = "script packet: " + Micros.seconds(start) + " " + p.describe().substring(2);
+        String scriptLine = "script packet:  " + Micros.seconds(start) + " " + p.describe().substring(2);
         if (p.icmp() != null) {
             LivePacket lp = nextLive(deadline, null, e.line());
             if (lp == null || lp.protocol() != LivePacket.PROTO_ICMP || lp.icmpType() != p.icmp().type()
                     || lp.icmpCode() != p.icmp().code()) {
-                throw new ScriptFailure(script.file(), e.line(), lp == null ? "expected ICMP packet was not sent"
-                        : "expected an ICMP type " + p.icmp().type() + " code " + p.icmp().code(), scriptLine
-                        + (lp == null ? "" : "\nactual packet: " + Micros.seconds(lp.micros()) + " "
+                throw new ScriptFailure(script.file(), e.line(), "error handling packet: " + (lp == null
+                        ? "expected ICMP packet was not sent" : "expected an ICMP type " + p.icmp().type() + " code " + p.icmp().code()), scriptLine
+                        + (lp == null ? "" : "\nactual packet:  " + Micros.seconds(lp.micros()) + " "
                                 + matcher.describe(lp)));
             }
             timing(e, start, end, lp, scriptLine);
@@ -291,9 +291,9 @@ final class Runner {
         switch (r) {
             case OutboundMatcher.Mismatch m -> {
                 String details = scriptLine + (m.actual() == null ? "\nactual packet: none by "
-                        + Micros.seconds(deadline) + " sec" : "\nactual packet: " + Micros.seconds(m.actual().micros())
+                        + Micros.seconds(deadline) + " sec" : "\nactual packet:  " + Micros.seconds(m.actual().micros())
                         + " " + matcher.describe(m.actual()));
-                throw new ScriptFailure(script.file(), e.line(), m.reason(), details);
+                throw new ScriptFailure(script.file(), e.line(), "error handling packet: " + m.reason(), details);
             }
             case OutboundMatcher.Matched m -> {
                 log(Micros.seconds(m.packet().micros()) + " line " + e.line() + " matched "
@@ -306,7 +306,7 @@ final class Runner {
     private void timing(Event e, long start, long end, LivePacket lp, String scriptLine) {
         String err = timingError(e.time(), start, end, lp.micros(), "outbound packet");
         if (err != null) {
-            throw new ScriptFailure(script.file(), e.line(), err, scriptLine + "\nactual packet: "
+            throw new ScriptFailure(script.file(), e.line(), "error handling packet: " + err, scriptLine + "\nactual packet:  "
                     + Micros.seconds(lp.micros()) + " " + matcher.describe(lp));
         }
     }
@@ -408,13 +408,13 @@ final class Runner {
         String where = "runtime error in " + s.name() + " call: ";
         Value expected = evaluator.eval(s.result());
         if (expected instanceof Value.Int want && want.value() != r.ret()) {
-            throw fail(e.line(), where + "expected result " + want.value() + " but got " + r.ret()
-                    + (r.ret() < 0 ? " with errno " + Symbols.errnoName(r.errno()) : ""));
+            throw fail(e.line(), where + "Expected result " + want.value() + " but got " + r.ret()
+                    + (r.ret() < 0 ? " with errno " + r.errno() + " (" + Symbols.errnoName(r.errno()) + ")" : ""));
         }
         if (s.errno() != null) {
             int want = Symbols.errno(s.errno());
             if (r.errno() != want) {
-                throw fail(e.line(), where + "expected errno " + s.errno() + " (" + want + ") but got "
+                throw fail(e.line(), where + "Expected errno " + want + " (" + s.errno() + ") but got "
                         + (r.errno() == 0 ? "none" : Symbols.errnoName(r.errno()) + " (" + r.errno() + ")"));
             }
         }
