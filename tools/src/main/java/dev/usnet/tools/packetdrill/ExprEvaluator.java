@@ -7,7 +7,8 @@ import java.util.List;
 /**
  * Turns a script expression into the {@link Value} a target receives: symbols become Linux numbers, {@code A|B}
  * an or-ed integer, {@code htons(N)} N, {@code inet_addr("a.b.c.d")} the address as an int. A struct written
- * positionally as {@code {..., N}} (an iovec) gets the fields {@code iov_base} and {@code iov_len}.
+ * positionally as {@code {..., N}} (an iovec) gets the fields {@code iov_base} and {@code iov_len}; a linger
+ * written {@code {onoff=1, linger=0}} gets {@code l_onoff} and {@code l_linger}.
  */
 final class ExprEvaluator {
     private final String file;
@@ -64,7 +65,7 @@ final class ExprEvaluator {
                 throw error(m, "a struct has either all fields named (name=value) or none");
             }
             if (m instanceof Expr.Field f) {
-                if (fields.put(f.name(), eval(f.value())) != null) {
+                if (fields.put(cName(f.name()), eval(f.value())) != null) {
                     throw error(f, "field " + f.name() + " given twice");
                 }
             } else {
@@ -72,6 +73,18 @@ final class ExprEvaluator {
             }
         }
         return new Value.Struct(fields);
+    }
+
+    /**
+     * packetdrill writes a {@code struct linger} as {@code {onoff=1, linger=0}}; targets get the C names
+     * {@code l_onoff} and {@code l_linger} (either spelling may be written).
+     */
+    private static String cName(String field) {
+        return switch (field) {
+            case "onoff" -> "l_onoff";
+            case "linger" -> "l_linger";
+            default -> field;
+        };
     }
 
     private static String positionalName(int size, int k) {

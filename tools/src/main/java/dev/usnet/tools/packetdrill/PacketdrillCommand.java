@@ -149,9 +149,7 @@ public final class PacketdrillCommand implements Callable<Integer> {
             t = factory.get();
             t.open(s.options());
             described = t.describe();
-            Runner runner = new Runner(script, s, t, verbose ? out : null);
-            t.start();
-            runner.run();
+            new Runner(script, s, t, verbose ? out : null).run();
             return new ScriptResult(name, ScriptResult.Outcome.PASSED, described, seconds(t0), null, "");
         } catch (ScriptFailure f) {
             return new ScriptResult(name, ScriptResult.Outcome.FAILED, described, seconds(t0),

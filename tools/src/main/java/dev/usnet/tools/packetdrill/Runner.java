@@ -63,11 +63,27 @@ final class Runner {
         flow.localPort = settings.bindPort();
     }
 
-    /** Runs every event; throws {@link ScriptFailure} at the first that does not hold. */
+    /**
+     * Runs the script on an opened target: the commands before the first timed event (the usual
+     * {@code `../defaults.sh`}) before the clock starts, as packetdrill runs its init command, then
+     * {@link Target#start}, then every event. Throws {@link ScriptFailure} at the first that does not hold.
+     */
     void run() {
-        for (Event e : script.events()) {
+        List<Event> events = script.events();
+        int k = 0;
+        for (; k < events.size() && events.get(k).time().kind() == EventTime.Kind.NONE; k++) {
+            Event e = events.get(k);
+            try {
+                log("line " + e.line() + " `" + ((Action.Command) e.action()).text().strip() + "` (before the start)");
+                target.command(((Action.Command) e.action()).text(), e.line());
+            } catch (TargetException ex) {
+                throw fail(e.line(), ex.getMessage());
+            }
+        }
+        target.start();
+        for (; k < events.size(); k++) {
             finishPendingIfDone();
-            runEvent(e);
+            runEvent(events.get(k));
         }
         finishPendingAtEnd();
     }

@@ -148,12 +148,17 @@ final class FakeTarget implements Target {
 
     @Override
     public void inject(byte[] p) {
+        if (!started) {
+            throw new TargetException("fake: inject before start");
+        }
         if (!PacketBuilder.checksumsValid(p)) {
             throw new TargetException("fake: injected packet has a bad checksum");
         }
         LivePacket in = LivePacket.decode(p, now);
         if (in.protocol() == LivePacket.PROTO_ICMP) {
-            commands.add("icmp " + in.icmpType() + "/" + in.icmpCode());
+            // type/code, the next-hop MTU, the quoted segment's ports and sequence number
+            commands.add("icmp " + in.icmpType() + "/" + in.icmpCode() + " mtu " + LivePacket.u16(p, 26) + " "
+                    + LivePacket.u16(p, 48) + ">" + LivePacket.u16(p, 50) + " seq " + LivePacket.u32(p, 52));
             return;
         }
         for (TcpOptionSpec o : in.options()) {
@@ -488,7 +493,7 @@ final class FakeTarget implements Target {
         if (shellCommand.contains("fail")) {
             throw new TargetException("line " + line + ": fake refuses " + shellCommand.strip());
         }
-        commands.add(shellCommand.strip());
+        commands.add((started ? "" : "before start: ") + shellCommand.strip());
         return "";
     }
 

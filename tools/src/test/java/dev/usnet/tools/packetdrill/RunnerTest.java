@@ -66,7 +66,8 @@ class RunnerTest {
         assertTrue(out.startsWith("PASS " + resource("passive-write.pkt") + " (fake, "), out);
         assertTrue(out.endsWith("1/1 passed\n"), out);
         FakeTarget t = made.get(0);
-        assertEquals(List.of("sysctl -q net.ipv4.tcp_sack=1"), t.commands);
+        assertEquals(List.of("before start: sysctl -q net.ipv4.tcp_sack=1"), t.commands,
+                "a command before the first event runs before the clock starts");
         assertEquals(1000, t.options.toleranceUs(), "the script's --tolerance_usecs");
         assertTrue(t.closed);
     }
@@ -131,6 +132,24 @@ class RunnerTest {
         assertEquals(1, run(t -> { }, never.toString()));
         assertTrue(out.contains("never.pkt:4: runtime error: exiting while a blocking accept call is in progress"),
                 out);
+    }
+
+    @Test
+    void icmpErrorsQuoteTheStacksSegmentWithItsLiveSequenceNumber() throws Exception {
+        Path icmp = script("icmp.pkt", """
+                0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3
+                +0 bind(3, ..., ...) = 0
+                +0 listen(3, 1) = 0
+                +0 < S 0:0(0) win 32792 <mss 1000,nop,wscale 7>
+                +0 > S. 0:0(0) ack 1 <...>
+                +.1 < . 1:1(0) ack 1 win 257
+                +0 accept(3, ..., ...) = 4
+                +0 write(4, ..., 1000) = 1000
+                +0 > P. 1:1001(1000) ack 1
+                +.01 < icmp unreachable frag_needed mtu 576 [1:1001(1000)]
+                """);
+        assertEquals(0, run(t -> { }, icmp.toString()), out);
+        assertEquals("icmp 3/4 mtu 576 8080>48000 seq " + (FakeTarget.ISN + 1), made.get(0).commands.get(0));
     }
 
     @Test
