@@ -4,6 +4,7 @@ import dev.usnet.tools.IoErrors;
 import dev.usnet.tools.UsageException;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -159,6 +160,12 @@ public final class PacketdrillCommand implements Callable<Integer> {
         } catch (TargetException e) {
             return new ScriptResult(name, ScriptResult.Outcome.FAILED, described, seconds(t0),
                     "target " + described + ": " + e.getMessage(), "");
+        } catch (RuntimeException e) {
+            // A bug in a target or the runner fails this script, not the whole run: the others still run.
+            StringWriter trace = new StringWriter();
+            e.printStackTrace(new PrintWriter(trace));
+            return new ScriptResult(name, ScriptResult.Outcome.FAILED, described, seconds(t0),
+                    "internal error: " + e, trace.toString().strip());
         } finally {
             if (t != null) {
                 try {

@@ -231,8 +231,8 @@ final class Runner {
                 } else if (o instanceof TcpOptionSpec.Timestamp ts && ack) {
                     Long live = flow.tsEcrScriptToLive(ts.ecr(), settings.tsEcrScaled());
                     if (live == null) {
-                        throw fail(e.line(), "error handling packet: unable to infer live TS ecr for script TS ecr " + ts.ecr()
-                                + "; no matching or preceding outbound TS val");
+                        throw fail(e.line(), "error handling packet: unable to infer live TS ecr for script TS ecr "
+                                + ts.ecr() + "; no matching or preceding outbound TS val");
                     }
                     o = new TcpOptionSpec.Timestamp(ts.val(), live);
                 }
@@ -295,10 +295,11 @@ final class Runner {
             LivePacket lp = nextLive(deadline, null, e.line());
             if (lp == null || lp.protocol() != LivePacket.PROTO_ICMP || lp.icmpType() != p.icmp().type()
                     || lp.icmpCode() != p.icmp().code()) {
-                throw new ScriptFailure(script.file(), e.line(), "error handling packet: " + (lp == null
-                        ? "expected ICMP packet was not sent" : "expected an ICMP type " + p.icmp().type() + " code " + p.icmp().code()), scriptLine
-                        + (lp == null ? "" : "\nactual packet:  " + Micros.seconds(lp.micros()) + " "
-                                + matcher.describe(lp)));
+                String why = lp == null ? "expected ICMP packet was not sent"
+                        : "expected an ICMP type " + p.icmp().type() + " code " + p.icmp().code();
+                String actual = lp == null ? "" : "\nactual packet:  " + Micros.seconds(lp.micros()) + " "
+                        + matcher.describe(lp);
+                throw new ScriptFailure(script.file(), e.line(), "error handling packet: " + why, scriptLine + actual);
             }
             timing(e, start, end, lp, scriptLine);
             return;
@@ -322,8 +323,8 @@ final class Runner {
     private void timing(Event e, long start, long end, LivePacket lp, String scriptLine) {
         String err = timingError(e.time(), start, end, lp.micros(), "outbound packet");
         if (err != null) {
-            throw new ScriptFailure(script.file(), e.line(), "error handling packet: " + err, scriptLine + "\nactual packet:  "
-                    + Micros.seconds(lp.micros()) + " " + matcher.describe(lp));
+            throw new ScriptFailure(script.file(), e.line(), "error handling packet: " + err,
+                    scriptLine + "\nactual packet:  " + Micros.seconds(lp.micros()) + " " + matcher.describe(lp));
         }
     }
 

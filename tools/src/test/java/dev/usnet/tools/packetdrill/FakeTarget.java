@@ -224,7 +224,8 @@ final class FakeTarget implements Target {
             send(c, ISN, TcpFlags.SYN | TcpFlags.ACK, 0, opts);
             return;
         }
-        if (s.state == State.SYN_SENT && (in.flags() & (TcpFlags.SYN | TcpFlags.ACK)) == (TcpFlags.SYN | TcpFlags.ACK)) {
+        int synAck = TcpFlags.SYN | TcpFlags.ACK;
+        if (s.state == State.SYN_SENT && (in.flags() & synAck) == synAck) {
             if (in.ack() != ISN + 1) {
                 return;
             }

@@ -13,9 +13,10 @@ class PacketBuilderTest {
 
     @Test
     void tcpSegmentsRoundTripWithValidChecksumsAndPaddedOptions() {
+        List<TcpOptionSpec> opts = List.of(new TcpOptionSpec.Mss(1000), new TcpOptionSpec.SackPermitted(),
+                new TcpOptionSpec.WindowScale(7));
         byte[] p = new PacketBuilder().tcp(REMOTE, LOCAL, 2, 48000, 8080, 0xFFFF_FFF0L, 1234, TcpFlags.SYN, 32792, 0,
-                List.of(new TcpOptionSpec.Mss(1000), new TcpOptionSpec.SackPermitted(), new TcpOptionSpec.WindowScale(7)),
-                0);
+                opts, 0);
         assertTrue(PacketBuilder.checksumsValid(p));
         assertEquals(20 + 20 + 12, p.length, "9 option bytes padded to 12");
         LivePacket d = LivePacket.decode(p, 5);
