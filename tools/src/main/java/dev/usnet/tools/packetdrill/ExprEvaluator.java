@@ -17,6 +17,22 @@ final class ExprEvaluator {
         this.file = file;
     }
 
+    /**
+     * Evaluates every system call's arguments and result and checks its errno name, so that a script with an
+     * unknown symbol is refused before anything runs rather than failing halfway.
+     */
+    void checkAll(Script script) {
+        for (Event e : script.events()) {
+            if (e.action() instanceof SyscallSpec s) {
+                s.args().forEach(this::eval);
+                eval(s.result());
+                if (s.errno() != null && Symbols.errno(s.errno()) == null) {
+                    throw new ScriptSyntaxException(file, e.line(), "unknown errno name " + s.errno());
+                }
+            }
+        }
+    }
+
     private ScriptSyntaxException error(Expr at, String msg) {
         return new ScriptSyntaxException(file, at.line(), msg);
     }

@@ -88,6 +88,7 @@ public final class PacketdrillCommand implements Callable<Integer> {
             try {
                 String src = Files.readString(p, StandardCharsets.UTF_8);
                 Script s = Parser.parse(p.toString(), src);
+                new ExprEvaluator(s.file()).checkAll(s);
                 Path dir = p.toAbsolutePath().getParent();
                 settings.add(ScriptSettings.resolve(s, cli, dir));
                 parsed.add(s);

@@ -259,6 +259,11 @@ final class Runner {
             if (s == null) {
                 return null;
             }
+            if (s.ipPacket().length == 0 || (s.ipPacket()[0] >> 4 & 15) != 4) {
+                // IPv6 the kernel may send on its own (router solicitations, MLD): not the script's business.
+                log(Micros.seconds(s.micros()) + " ignored (not IPv4, " + s.ipPacket().length + " bytes)");
+                continue;
+            }
             LivePacket lp;
             try {
                 lp = LivePacket.decode(s.ipPacket(), s.micros());
@@ -351,7 +356,11 @@ final class Runner {
             }
         }
         notePorts(s.name(), args);
-        log(Micros.seconds(target.nowMicros()) + " line " + e.line() + " " + s.name() + args);
+        if (verbose != null) {
+            StringBuilder b = new StringBuilder();
+            args.forEach(a -> b.append(b.isEmpty() ? "" : ", ").append(a));
+            log(Micros.seconds(target.nowMicros()) + " line " + e.line() + " " + s.name() + "(" + b + ")");
+        }
         PendingCall call = target.call(new Syscall(s.name(), List.copyOf(args), e.line()));
         if (blocking) {
             long base = e.time().relative() ? start - e.time().startUs() : 0;

@@ -24,6 +24,8 @@ final class FakeTarget implements Target {
     /** Bugs the fake can have, so tests see the runner catch them. */
     int advertisedWindow = 64_240;
     int synAckWscale = 7;
+    /** Sends an IPv6 packet (as a kernel's router solicitation would be) when the clock starts. */
+    boolean ipv6Noise;
 
     ScriptOptions options;
     boolean started;
@@ -109,6 +111,11 @@ final class FakeTarget implements Target {
     public void start() {
         started = true;
         now = 0;
+        if (ipv6Noise) {
+            byte[] v6 = new byte[48];
+            v6[0] = 0x60;
+            sent.add(new Sniffed(v6, 0));
+        }
     }
 
     @Override

@@ -73,6 +73,11 @@ class RunnerTest {
     }
 
     @Test
+    void ipv6PacketsOnTheDeviceAreNotTheScriptsBusiness() {
+        assertEquals(0, run(t -> t.ipv6Noise = true, resource("passive-write.pkt").toString()), out);
+    }
+
+    @Test
     void activeOpenMapsTimestampEchoesAndWaitsForABlockingRead() {
         int code = run(t -> { }, resource("active-connect.pkt").toString());
         assertEquals(0, code, out + err);
@@ -180,6 +185,19 @@ class RunnerTest {
         String xml = Files.readString(junit);
         assertTrue(xml.contains("<skipped"), xml);
         assertTrue(xml.contains("<error message=\"" + bad + ":2: TCP MD5"), xml);
+    }
+
+    @Test
+    void anUnknownSymbolOrErrnoIsRefusedBeforeAnythingRuns() throws Exception {
+        Path sym = script("sym.pkt", "0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3\n+1 close(3) = 0\n"
+                + "+0 setsockopt(3, SOL_SOCKET, SO_NOPE, [1], 4) = 0\n");
+        assertEquals(2, run(t -> { }, sym.toString()));
+        assertTrue(err.contains("sym.pkt:3: unknown symbol SO_NOPE"), err);
+        Path errno = script("errno2.pkt", "0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3\n"
+                + "+0 close(3) = -1 ENOTANERRNO\n");
+        assertEquals(2, run(t -> { }, errno.toString()));
+        assertTrue(err.contains("errno2.pkt:2: unknown errno name ENOTANERRNO"), err);
+        assertTrue(made.isEmpty());
     }
 
     @Test
