@@ -33,8 +33,32 @@ final class Flow {
     private long firstScriptTsVal;
     private long firstLiveTsVal;
 
+    /** True once the script sent a SYN to a listener: the connection's ports are the script's. */
+    boolean inboundSynSent;
+
     boolean localIsnKnown() {
         return localIsnKnown;
+    }
+
+    /** True once a packet went either way: a new socket then starts a new connection. */
+    boolean used() {
+        return portsFromWire || inboundSynSent || localIsnKnown;
+    }
+
+    /**
+     * A new socket: the script's packets now belong to its connection (as packetdrill's socket under test),
+     * from a fresh port of the script's so the old connection's packets are not mistaken for the new one's.
+     */
+    void startNew(int bindPort) {
+        localPort = bindPort;
+        remotePort++;
+        portsFromWire = false;
+        inboundSynSent = false;
+        localIsnKnown = false;
+        scriptLocalIsn = 0;
+        liveLocalIsn = 0;
+        tsScriptToLive.clear();
+        tsBaseKnown = false;
     }
 
     /** The stack's SYN or SYN-ACK carried live ISN {@code live}; the script wrote {@code script} for it. */

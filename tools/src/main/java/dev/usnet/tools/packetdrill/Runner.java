@@ -46,7 +46,6 @@ final class Runner {
     private boolean firstTimedEvent = true;
     private Integer socketUnderTest;
     private Pending pending;
-    private boolean inboundSynSent;
 
     private record Pending(Event event, SyscallSpec spec, List<Value> args, PendingCall call, long expectedEnd) {
     }
@@ -215,7 +214,7 @@ final class Runner {
         int flags = TcpFlags.fromLetters(s.flags());
         boolean ack = (flags & TcpFlags.ACK) != 0;
         if ((flags & TcpFlags.SYN) != 0 && !ack) {
-            inboundSynSent = true;
+            flow.inboundSynSent = true;
         }
         long liveAck = s.ack() == null ? 0 : ack ? flow.localScriptToLive(s.ack()) : s.ack();
         List<TcpOptionSpec> opts = null;
@@ -282,7 +281,7 @@ final class Runner {
                 continue;
             }
             boolean newActiveOpen = expecting.has('S') && !expecting.has('.') && (lp.flags() & TcpFlags.SYN) != 0;
-            boolean known = flow.portsFromWire || inboundSynSent;
+            boolean known = flow.portsFromWire || flow.inboundSynSent;
             if (known && !newActiveOpen && (lp.srcPort() != flow.localPort || lp.dstPort() != flow.remotePort)) {
                 log(Micros.seconds(lp.micros()) + " ignored (another connection " + lp.srcPort() + ">"
                         + lp.dstPort() + "): " + matcher.describe(lp));
@@ -456,6 +455,9 @@ final class Runner {
         }
         if ((s.name().equals("socket") || s.name().startsWith("accept")) && r.ret() >= 0) {
             socketUnderTest = (int) r.ret();
+            if (s.name().equals("socket") && flow.used()) {
+                flow.startNew(settings.bindPort());
+            }
         }
     }
 

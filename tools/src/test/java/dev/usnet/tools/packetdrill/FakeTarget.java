@@ -357,6 +357,10 @@ final class FakeTarget implements Target {
                 call.done(SyscallResult.ok(fd));
             }
             case "setsockopt", "bind" -> {
+                if (s == null) {
+                    call.done(SyscallResult.error(9));
+                    return call;
+                }
                 if (c.name().equals("bind")) {
                     s.localPort = Flow.DEFAULT_PORT;
                 }
@@ -393,10 +397,21 @@ final class FakeTarget implements Target {
                     blocked.add(call);
                 }
             }
-            case "accept", "read", "close", "write" -> {
+            case "close" -> {
+                if (s == null) {
+                    call.done(SyscallResult.error(9));
+                } else if (s.state == State.ESTABLISHED) {
+                    doWriteOrClose(call, s);
+                } else {
+                    s.state = State.CLOSED;
+                    fds.values().remove(s);
+                    call.done(SyscallResult.ok(0));
+                }
+            }
+            case "accept", "read", "write" -> {
                 blocked.add(call);
                 wake();
-                if (c.name().equals("write") || c.name().equals("close")) {
+                if (c.name().equals("write")) {
                     blocked.remove(call);
                     doWriteOrClose(call, s);
                 } else if (!call.isDone() && s.nonblocking) {

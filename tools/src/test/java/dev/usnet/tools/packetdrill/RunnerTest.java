@@ -158,6 +158,27 @@ class RunnerTest {
     }
 
     @Test
+    void aNewSocketStartsANewConnectionAndTheOldOnesPacketsAreSkipped() throws Exception {
+        String open = """
+                +0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3
+                +0 bind(3, ..., ...) = 0
+                +0 listen(3, 1) = 0
+                +0 < S 0:0(0) win 32792 <mss 1000,nop,wscale 7>
+                +0 > S. 0:0(0) ack 1 <...>
+                +.1 < . 1:1(0) ack 1 win 257
+                +0 accept(3, ..., ...) = 4
+                """;
+        // The first connection's FIN is never acknowledged: its retransmissions (at +.2, +.6) go on while the
+        // second connection (a fresh port of the script's) is matched.
+        Path two = script("two.pkt", open + "+0 close(4) = 0\n+0 > F. 1:1(0) ack 1\n"
+                + "+0 close(3) = 0\n+.3 " + open.strip().substring(3) + "\n+0 write(4, ..., 10) = 10\n"
+                + "+0 > P. 1:11(10) ack 1\n");
+        int code = run(t -> { }, "-v", two.toString());
+        assertEquals(0, code, out);
+        assertTrue(out.contains("ignored (another connection 8080>48000): F. "), out);
+    }
+
+    @Test
     void codeAssertionsCommandsAndTimeReportTheirLine() throws Exception {
         Path code = script("code.pkt", "0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3\n+0 %{\n"
                 + "assert tcpi_snd_cwnd == 10\nassert tcpi_state == TCP_ESTABLISHED, tcpi_state\n}%\n");
