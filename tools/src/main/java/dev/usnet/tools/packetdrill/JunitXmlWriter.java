@@ -19,7 +19,12 @@ final class JunitXmlWriter {
     private JunitXmlWriter() {
     }
 
-    static void write(Path file, String suite, List<ScriptResult> results) throws IOException {
+    /**
+     * Writes {@code results} as test suite {@code suite}; each testcase's classname is {@code suite.targetName}
+     * (a name CI tools can group by), the target's full description is a suite property.
+     */
+    static void write(Path file, String suite, String targetName, String targetDescription,
+                      List<ScriptResult> results) throws IOException {
         int failures = 0;
         int errors = 0;
         int skipped = 0;
@@ -45,12 +50,18 @@ final class JunitXmlWriter {
             w.writeAttribute("errors", Integer.toString(errors));
             w.writeAttribute("skipped", Integer.toString(skipped));
             w.writeAttribute("time", seconds(time));
+            w.writeCharacters("\n  ");
+            w.writeStartElement("properties");
+            w.writeEmptyElement("property");
+            w.writeAttribute("name", "target");
+            w.writeAttribute("value", targetDescription == null ? targetName : targetDescription);
+            w.writeEndElement();
             w.writeCharacters("\n");
             for (ScriptResult r : results) {
                 w.writeCharacters("  ");
                 w.writeStartElement("testcase");
                 w.writeAttribute("name", r.name());
-                w.writeAttribute("classname", suite + "." + (r.target() == null ? "none" : r.target()));
+                w.writeAttribute("classname", suite + "." + targetName);
                 w.writeAttribute("time", seconds(r.wallSeconds()));
                 switch (r.outcome()) {
                     case FAILED -> element(w, "failure", r);

@@ -229,7 +229,9 @@ public final class PacketdrillCommand implements Callable<Integer> {
             return;
         }
         try {
-            JunitXmlWriter.write(junit, "packetdrill", results);
+            String described = results.stream().map(ScriptResult::target).filter(java.util.Objects::nonNull)
+                    .findFirst().orElse(target);
+            JunitXmlWriter.write(junit, "packetdrill", target, described, results);
         } catch (IOException e) {
             err.println("usnet: cannot write --junit " + IoErrors.describe(junit, e));
         }

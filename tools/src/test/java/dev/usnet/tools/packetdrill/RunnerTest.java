@@ -231,6 +231,8 @@ class RunnerTest {
         String xml = Files.readString(junit);
         assertTrue(xml.contains("tests=\"2\" failures=\"1\" errors=\"0\""), xml);
         assertEquals(2, xml.split("<testcase ").length - 1, xml);
+        assertTrue(xml.contains("classname=\"packetdrill.usnet\""), xml);
+        assertTrue(xml.contains("<property name=\"target\" value=\"fake\"/>"), xml);
         assertTrue(xml.contains("<failure message=\"" + resource("late-retransmit.pkt") + ":13: error handling packet:"
                 + " timing error"), xml);
     }
