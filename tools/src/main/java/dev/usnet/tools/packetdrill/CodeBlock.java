@@ -73,6 +73,14 @@ final class CodeBlock {
         new CodeBlock(source, firstLine, variables).statements();
     }
 
+    /**
+     * Checks a block's tokens (strings closed, no stray characters) when the script is read; what the code
+     * means is only known when it runs, with the tcp_info values.
+     */
+    static void checkTokens(String source, int firstLine) {
+        new CodeBlock(source, firstLine, Map.of());
+    }
+
     // ---- lexing ----
 
     private void lex(String s, int line) {

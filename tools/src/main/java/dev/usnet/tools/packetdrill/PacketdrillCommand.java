@@ -89,6 +89,15 @@ public final class PacketdrillCommand implements Callable<Integer> {
                 String src = Files.readString(p, StandardCharsets.UTF_8);
                 Script s = Parser.parse(p.toString(), src);
                 new ExprEvaluator(s.file()).checkAll(s);
+                for (Event e : s.events()) {
+                    if (e.action() instanceof Action.Code c) {
+                        try {
+                            CodeBlock.checkTokens(c.text(), c.line());
+                        } catch (CodeBlock.CodeException ce) {
+                            throw new ScriptSyntaxException(s.file(), ce.line, "in code: " + ce.getMessage());
+                        }
+                    }
+                }
                 Path dir = p.toAbsolutePath().getParent();
                 settings.add(ScriptSettings.resolve(s, cli, dir));
                 parsed.add(s);

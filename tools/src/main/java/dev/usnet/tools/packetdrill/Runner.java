@@ -145,8 +145,6 @@ final class Runner {
             }
         } catch (TargetException ex) {
             throw fail(e.line(), ex.getMessage());
-        } catch (ScriptSyntaxException ex) {
-            throw ex;
         }
         lastEvent = e;
         lastEventStart = start;

@@ -218,6 +218,10 @@ class RunnerTest {
                 + "+0 close(3) = -1 ENOTANERRNO\n");
         assertEquals(2, run(t -> { }, errno.toString()));
         assertTrue(err.contains("errno2.pkt:2: unknown errno name ENOTANERRNO"), err);
+        Path code = script("code2.pkt", "0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3\n+0 %{\nx = 1\n"
+                + "assert x == 1, 'not closed\n}%\n");
+        assertEquals(2, run(t -> { }, code.toString()));
+        assertTrue(err.contains("code2.pkt:4: in code: string not closed"), err);
         assertTrue(made.isEmpty());
     }
 
