@@ -12,7 +12,10 @@ import java.util.Map;
  *
  * <p>Time: an absolute time is script time; a relative one counts from the moment the previous event finished
  * (target time then), except that consecutive inbound packets are anchored to each other's script times so they
- * do not drift. The tolerance applies to each event's time so computed, hence relative to the previous event.
+ * do not drift, and an event after a {@code >} line counts from when that packet was sent. packetdrill counts
+ * from the moment its sniffer handed the packet over, which is the send time give or take microseconds; a
+ * target whose sniffer is slower (a JVM thread on a loaded machine) would otherwise shift every later event by
+ * its latency. The tolerance applies to each event's time so computed, hence relative to the previous event.
  *
  * <p>Packets are compared only at {@code >} lines: what the stack sends meanwhile waits in the target's queue and
  * is the next candidate at the next {@code >} line; packets left when the script ends do not fail it.
@@ -43,6 +46,8 @@ final class Runner {
 
     private Event lastEvent;
     private long lastEventStart;
+    /** When the packet the last {@code >} line matched was sent (its last segment's time). */
+    private long lastOutboundMicros;
     private boolean firstTimedEvent = true;
     private Integer socketUnderTest;
     private Pending pending;
@@ -117,7 +122,12 @@ final class Runner {
                 end = t.endUs();
             }
             default -> {
-                long offset = isInboundPacket(lastEvent) && isInboundPacket(e) ? lastEventStart : now;
+                long offset = now;
+                if (isInboundPacket(lastEvent) && isInboundPacket(e)) {
+                    offset = lastEventStart;
+                } else if (lastEvent != null && lastEvent.action() instanceof PacketSpec p && !p.inbound()) {
+                    offset = lastOutboundMicros;
+                }
                 start = offset + t.startUs();
                 end = offset + t.endUs();
             }
@@ -304,6 +314,7 @@ final class Runner {
                 throw new ScriptFailure(script.file(), e.line(), "error handling packet: " + why, scriptLine + actual);
             }
             timing(e, start, end, lp, scriptLine);
+            lastOutboundMicros = lp.micros();
             return;
         }
         OutboundMatcher.Result r = matcher.match(p.tcp(), () -> nextLive(deadline, p.tcp(), e.line()));
@@ -318,6 +329,7 @@ final class Runner {
                 log(Micros.seconds(m.packet().micros()) + " line " + e.line() + " matched "
                         + matcher.describe(m.packet()));
                 timing(e, start, end, m.packet(), scriptLine);
+                lastOutboundMicros = m.packet().micros();
             }
         }
     }

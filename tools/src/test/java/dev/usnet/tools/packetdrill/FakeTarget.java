@@ -24,6 +24,8 @@ final class FakeTarget implements Target {
     /** Bugs the fake can have, so tests see the runner catch them. */
     int advertisedWindow = 64_240;
     int synAckWscale = 7;
+    /** How long after a packet was sent {@link #sniff} hands it over (a slow sniffer thread). */
+    long sniffLatencyUs;
     /** Sends an IPv6 packet (as a kernel's router solicitation would be) when the clock starts. */
     boolean ipv6Noise;
 
@@ -329,7 +331,9 @@ final class FakeTarget implements Target {
             }
             runTimersUntil(next);
         }
-        return sent.poll();
+        Sniffed p = sent.poll();
+        advanceTo(p.micros() + sniffLatencyUs);
+        return p;
     }
 
     private long nextTimer() {

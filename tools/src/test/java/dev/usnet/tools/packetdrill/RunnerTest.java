@@ -73,6 +73,14 @@ class RunnerTest {
     }
 
     @Test
+    void eventsAfterAnOutboundPacketCountFromItsSendTimeNotFromASlowSniffer() {
+        // The sniffer hands packets over 30 ms late; the RTO retransmission is still expected 200 ms after the
+        // data was sent (with a 1 ms tolerance), and the handshake ACK comes 100 ms after the SYN-ACK was sent.
+        assertEquals(0, run(t -> t.sniffLatencyUs = 30_000, "-v", resource("passive-write.pkt").toString()), out);
+        assertTrue(out.contains("0.100000 line 14 inject < . 1:1(0) ack 1 win 257"), out);
+    }
+
+    @Test
     void ipv6PacketsOnTheDeviceAreNotTheScriptsBusiness() {
         assertEquals(0, run(t -> t.ipv6Noise = true, resource("passive-write.pkt").toString()), out);
     }
