@@ -175,11 +175,17 @@ final class Runner {
             return null;
         }
         if (t.range()) {
-            if (actual < start - tolerance || actual > end + tolerance) {
-                return "timing error: expected " + what + " in time range " + Micros.seconds(start) + "~"
-                        + Micros.seconds(end) + " sec but happened at " + Micros.seconds(actual) + " sec";
+            if (actual >= start - tolerance && actual <= end + tolerance) {
+                return null;
             }
-            return null;
+            if (t.kind() == EventTime.Kind.RELATIVE_RANGE) {
+                long offset = start - t.startUs();
+                return "timing error: expected " + what + " in relative time range +" + Micros.seconds(t.startUs())
+                        + "~+" + Micros.seconds(t.endUs()) + " sec but happened at +"
+                        + Micros.seconds(actual - offset) + " sec";
+            }
+            return "timing error: expected " + what + " in time range " + Micros.seconds(start) + "~"
+                    + Micros.seconds(end) + " sec but happened at " + Micros.seconds(actual) + " sec";
         }
         if (actual < start - tolerance || actual > start + tolerance) {
             return "timing error: expected " + what + " at " + Micros.seconds(start) + " sec but happened at "

@@ -107,11 +107,16 @@ class RunnerTest {
     }
 
     @Test
-    void aLateRetransmissionIsATimingErrorRelativeToThePreviousEvent() {
+    void aLateRetransmissionIsATimingErrorRelativeToThePreviousEvent() throws Exception {
         int code = run(t -> { }, resource("late-retransmit.pkt").toString());
         assertEquals(1, code, out);
         assertTrue(out.contains(":13: error handling packet: timing error: expected outbound packet at 0.200000 sec"
                 + " but happened at 0.300000 sec; tolerance 0.005000 sec"), out);
+        Path range = script("range.pkt", Files.readString(resource("late-retransmit.pkt"))
+                .replace("  +.1 > P. 1:1001(1000) ack 1", "+.1~+.15 > P. 1:1001(1000) ack 1"));
+        assertEquals(1, run(t -> { }, range.toString()));
+        assertTrue(out.contains("range.pkt:13: error handling packet: timing error: expected outbound packet in "
+                + "relative time range +0.100000~+0.150000 sec but happened at +0.200000 sec"), out);
         // The user's tolerance overrides the script's: 100 ms late is then in time.
         assertEquals(0, run(t -> { }, "--tolerance-us", "100001", resource("late-retransmit.pkt").toString()),
                 out);
