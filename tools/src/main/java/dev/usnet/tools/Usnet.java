@@ -15,6 +15,7 @@ import picocli.CommandLine.Command;
         subcommands = {DemoCommand.class, RunCommand.class, dev.usnet.tools.ctl.CtlCommand.class, dev.usnet.tools.compare.CompareCommand.class, CleanupCommand.class, ReplayCommand.class,
                 dev.usnet.tools.tcp.TcpCommand.class, dev.usnet.tools.experiment.ExperimentCommand.class,
                 dev.usnet.tools.oracle.OracleCommand.class, dev.usnet.tools.calibrate.CalibrateCommand.class,
+                dev.usnet.tools.packetdrill.PacketdrillCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Usnet implements Runnable {
     /** Exit code for bad input: an invalid file, key or option. */

@@ -35,7 +35,7 @@ import picocli.CommandLine.Spec;
                 + " in virtual time (or real time), and put the runs side by side in DIR: every run's results in one JSON file,"
                 + " a Markdown report with a table per app, path and namespace (a row per variant, the one that"
                 + " differs most from the first in bold) and PNG charts (latency percentile curves, throughput and"
-                + " CPU bars). See docs/topology.md.",
+                + " CPU bars). The file format: docs/topology.md.",
                 "Every variant is checked before any runs: a bad key or value exits 2 with nothing run.",
                 "On a cluster: --shard K/N runs every N-th run (a part each, e.g. one per Slurm array task), then"
                 + " usnet compare --merge PART... --out DIR writes what one machine would have."})
