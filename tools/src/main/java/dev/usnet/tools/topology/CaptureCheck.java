@@ -154,7 +154,7 @@ public record CaptureCheck(String capture, CaptureFilter filter, PcapReplay.Fram
             return null;
         }
         String text = "capture " + cap + " matches " + file + (maskTtl ? " without ttl" : "")
-                + (tolerance >= 0 ? " with times within " + NetemParams.formatTime(tolerance) : "");
+                + (tolerance == 0 ? " with exact times" : tolerance > 0 ? " with times within " + NetemParams.formatTime(tolerance) : "");
         return new Expectation("capture", cap, "matches", "==", BigDecimal.ONE, text, m.where(),
                 new CaptureCheck(cap, null, frames, file, maskTtl, tolerance));
     }
