@@ -71,7 +71,7 @@ public record PcapReplay(String file, Path path, Frames frames, int loop, double
      */
     static PcapReplay read(YamlMap m, Path baseDir, Problems problems) {
         Long loop = m.integer("loop", 0, Integer.MAX_VALUE);
-        Double rate = m.number("rate", 1e-6, 1e6);
+        Double rate = m.number("rate", 0.001, 1000);
         if (!m.require("file")) {
             return null;
         }

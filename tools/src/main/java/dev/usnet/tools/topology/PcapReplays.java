@@ -66,7 +66,12 @@ final class PcapReplays {
                 Packet p = Packet.allocate(Buffers.HEADROOM, data.length);
                 p.buf().writeBytes(data);
                 end.transmit(p);
-                sent++;
+                if (sent++ == 0) {
+                    // The schedule counts from the first frame's departure: in real time the first send through a
+                    // cold path (class loading, the JIT) must not make every later frame late. Virtual time stands
+                    // still meanwhile.
+                    start = clock.nanoTime();
+                }
                 if (++next == recs.size()) {
                     // The next pass starts at the instant this one's last frame left.
                     next = 0;
@@ -120,6 +125,11 @@ final class PcapReplays {
                     l.add(new Sender(ns.name() + "/" + v.link().name(), v.replay(), end));
                 }
             }
+        }
+        if (!l.isEmpty()) {
+            // The first buffer a process allocates sets up Netty's allocator, which can take a second: here, before
+            // the run starts, rather than in the first frame's send.
+            Packet.allocate(Buffers.HEADROOM, 64).release();
         }
         return new PcapReplays(List.copyOf(l));
     }

@@ -698,7 +698,12 @@ public final class TopologyFile {
             problems.add(m.where("addresses"), "a replay device only sends its file's frames and takes in what"
                     + " arrives; give the addresses to its peer");
         }
+        int mastersBefore = masters.size();
         DeviceSpec d = readVeth(ns, m, link, peers);
+        // A master: on the replay end itself is refused by the keys it allows; it joins no bridge either.
+        if (m.has("master") && masters.size() > mastersBefore && masters.get(mastersBefore).where().equals(m.where("master"))) {
+            masters.remove(mastersBefore);
+        }
         // With its file unreadable (reported) the pair stays a plain one, so its peer is judged as it will be.
         return d instanceof Veth v && r != null ? new Veth(v.link(), v.peerNamespace(), v.peer(), false, r) : d;
     }

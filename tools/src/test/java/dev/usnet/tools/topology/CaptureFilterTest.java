@@ -144,7 +144,7 @@ class CaptureFilterTest {
                 assertThrows(IllegalArgumentException.class, () -> CaptureFilter.parse("tcp port 70000")).getMessage());
         assertTrue(assertThrows(IllegalArgumentException.class, () -> CaptureFilter.parse("tcp and vlan"))
                 .getMessage().startsWith("column 9: unknown word 'vlan'"));
-        assertEquals("column 13: expected ')', got the end of the filter",
+        assertEquals("column 12: expected ')', got the end of the filter",
                 assertThrows(IllegalArgumentException.class, () -> CaptureFilter.parse("(tcp or udp")).getMessage());
         assertEquals("column 5: expected 'and', 'or' or the end of the filter, got 'udp'",
                 assertThrows(IllegalArgumentException.class, () -> CaptureFilter.parse("tcp udp")).getMessage());
