@@ -595,8 +595,8 @@ public final class Daemon implements AutoCloseable {
             // Captures are complete now: expectations on them can be judged, and every verdict goes into the results.
             results = ExpectationVerdicts.judge(spec, results, options.outDir);
         }
-        summary = new Summary(PcapReplays.withLines(counts.appLines(), replays), histograms.files(), List.copyOf(logs), caps, usnetNs, deleted, errors, counts.links(),
-                counts.outcomes(), counts.drops(), counts.devices());
+        summary = new Summary(PcapReplays.withLines(counts.appLines(), replays), histograms.files(), List.copyOf(logs), caps,
+                usnetNs, deleted, errors, counts.links(), counts.outcomes(), counts.drops(), counts.devices());
         if (results != null) {
             // As in virtual time: the run from the start of the build to the end of the teardown.
             results.measured().put("wall_s", Results.seconds(System.nanoTime() - startedNanos));

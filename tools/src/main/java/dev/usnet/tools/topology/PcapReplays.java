@@ -20,7 +20,10 @@ import java.util.List;
  * (after its taps, so a capture on it sees it) and not handed to its namespace.
  */
 final class PcapReplays {
-    /** One replay device sending. Its fields are touched on its namespace's thread only, but {@code stopped}. */
+    /**
+     * One replay device sending. Its fields are touched on its namespace's thread only, but {@code stopped} and
+     * {@code pending}, which {@link #stop} (any thread) sets and cancels.
+     */
     static final class Sender {
         private final String label;
         private final PcapReplay replay;
@@ -32,7 +35,7 @@ final class PcapReplays {
         private int next;
         private int pass;
         private long sent;
-        private Timeout pending;
+        private volatile Timeout pending;
         private volatile boolean stopped;
 
         Sender(String label, PcapReplay replay, Device end) {

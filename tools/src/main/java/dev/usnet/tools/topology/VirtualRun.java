@@ -179,8 +179,8 @@ public final class VirtualRun {
         Map<Path, Long> caps = captures.close(errors);
         // Captures are complete now: expectations on them can be judged, and every verdict goes into the results.
         results = ExpectationVerdicts.judge(t, results, o.outDir());
-        Daemon.Summary s = new Daemon.Summary(PcapReplays.withLines(counts.appLines(), replays), histograms.files(), List.copyOf(logs), caps, stacks.size(),
-                List.of(), errors,
+        Daemon.Summary s = new Daemon.Summary(PcapReplays.withLines(counts.appLines(), replays), histograms.files(),
+                List.copyOf(logs), caps, stacks.size(), List.of(), errors,
                 counts.links(), counts.outcomes(), counts.drops(), counts.devices());
         long wall = System.nanoTime() - wall0;
         // What the wall clock measured: the only part of the results that differs between runs with one seed.
