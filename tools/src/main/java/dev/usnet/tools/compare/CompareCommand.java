@@ -414,8 +414,8 @@ public final class CompareCommand implements Callable<Integer> {
                 if (!x.holds(v)) {
                     expectFailed++;
                     e.println("usnet: compare: expect failed: #" + (r.planned().variant().group() + 1) + " seed "
-                            + r.planned().seed() + ": " + x.where().file() + ":" + x.where().line() + ": " + x.text() + " (was "
-                            + (v == null ? "absent from the run" : v.stripTrailingZeros().toPlainString()) + ")");
+                            + r.planned().seed() + ": " + x.where().file() + ":" + x.where().line() + ": " + x.text()
+                            + x.failure(r.result().results()));
                 }
             }
         }

@@ -225,7 +225,8 @@ record ComparePart(Path dir, Shard shard, MatrixOptions options, List<String> ar
         return new Results((String) t.get("topology"), (String) t.get("clock"), ((Number) t.get("seed")).longValue(),
                 ((Number) t.get("duration_s")).doubleValue(), knobs, (List<Map<String, Object>>) t.get("apps"),
                 (List<Map<String, Object>>) t.get("namespaces"), (List<Map<String, Object>>) t.get("paths"),
-                (List<Map<String, Object>>) t.get("devices"), (Map<String, Object>) t.get("measured"), params, snapshots);
+                (List<Map<String, Object>>) t.get("devices"), (Map<String, Object>) t.get("measured"), params, snapshots,
+                t.containsKey("expectations") ? (List<Map<String, Object>>) t.get("expectations") : List.of());
     }
 
     /**

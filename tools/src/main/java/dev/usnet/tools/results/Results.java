@@ -32,13 +32,32 @@ import java.util.TreeMap;
 public record Results(String topology, String clock, long seed, double durationSeconds, Map<String, Map<String, String>> knobs,
                       List<Map<String, Object>> apps, List<Map<String, Object>> namespaces, List<Map<String, Object>> paths,
                       List<Map<String, Object>> devices, Map<String, Object> measured, Map<String, String> params,
-                      List<Map<String, Object>> snapshots) {
+                      List<Map<String, Object>> snapshots, List<Map<String, Object>> expectations) {
     public static final String SCHEMA = "usnet-results/1";
 
     public Results {
         // Declaration order is part of the byte-stable text.
         params = params == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(params));
         snapshots = snapshots == null ? List.of() : List.copyOf(snapshots);
+        expectations = expectations == null ? List.of() : List.copyOf(expectations);
+    }
+
+    /** Results whose {@code expect:} lines have not been judged (or that have none). */
+    public Results(String topology, String clock, long seed, double durationSeconds, Map<String, Map<String, String>> knobs,
+                   List<Map<String, Object>> apps, List<Map<String, Object>> namespaces, List<Map<String, Object>> paths,
+                   List<Map<String, Object>> devices, Map<String, Object> measured, Map<String, String> params,
+                   List<Map<String, Object>> snapshots) {
+        this(topology, clock, seed, durationSeconds, knobs, apps, namespaces, paths, devices, measured, params, snapshots,
+                List.of());
+    }
+
+    /**
+     * The same results with the verdict on each {@code expect:} line of the topology, in file order: its line, text,
+     * the value the run had ({@code null} when absent), whether it held, and for a capture check that failed, where.
+     */
+    public Results withExpectations(List<Map<String, Object>> verdicts) {
+        return new Results(topology, clock, seed, durationSeconds, knobs, apps, namespaces, paths, devices, measured, params,
+                snapshots, verdicts);
     }
 
     /** Results without periodic snapshots. */
@@ -50,7 +69,8 @@ public record Results(String topology, String clock, long seed, double durationS
 
     /** The same results with the run's periodic counter snapshots ({@code --snapshot-interval}). */
     public Results withSnapshots(List<Map<String, Object>> s) {
-        return new Results(topology, clock, seed, durationSeconds, knobs, apps, namespaces, paths, devices, measured, params, s);
+        return new Results(topology, clock, seed, durationSeconds, knobs, apps, namespaces, paths, devices, measured, params, s,
+                expectations);
     }
 
     /**
@@ -317,6 +337,9 @@ public record Results(String topology, String clock, long seed, double durationS
         m.put("devices", devices);
         if (!snapshots.isEmpty()) {
             m.put("snapshots", snapshots);
+        }
+        if (!expectations.isEmpty()) {
+            m.put("expectations", expectations);
         }
         m.put("measured", measured);
         return m;

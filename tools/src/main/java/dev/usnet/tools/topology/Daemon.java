@@ -138,6 +138,8 @@ public final class Daemon implements AutoCloseable {
     private ScheduledExecutorService ticker;
     private Summary summary;
     private Results results;
+    /** The {@code kind: replay} devices, sending from the apps' start to their stop. */
+    private PcapReplays replays;
     /** When {@link #start} began, and when the apps were started (System.nanoTime), for the results. */
     private final long startedNanos = System.nanoTime();
     private long appsStartedNanos;
@@ -364,10 +366,12 @@ public final class Daemon implements AutoCloseable {
         }
         captures.open(spec, topology, options.outDir, System.currentTimeMillis() * 1_000_000L - System.nanoTime());
         stopIfRequested("before starting the apps");
+        replays = PcapReplays.of(topology);
         apps = Apps.of(topology);
         startup.appsStarting(topology);
         appsStartedNanos = System.nanoTime();
         apps.start();
+        replays.start();
         double iv = spec.output().histogramIntervalSeconds();
         if (iv > 0 && histograms.anyNamespace()) {
             ticker = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -499,6 +503,9 @@ public final class Daemon implements AutoCloseable {
         if (ticker != null) {
             ticker.shutdownNow();
         }
+        if (replays != null) {
+            replays.stop();
+        }
         if (apps != null) {
             try {
                 apps.stop();
@@ -584,8 +591,12 @@ public final class Daemon implements AutoCloseable {
                 errors.add("deleting kernel namespace " + k + ": " + e.getMessage() + " (delete it with: ip netns del " + k + ")");
             }
         }
-        summary = new Summary(counts.appLines(), histograms.files(), List.copyOf(logs), caps, usnetNs, deleted, errors, counts.links(),
-                counts.outcomes(), counts.drops(), counts.devices());
+        if (results != null) {
+            // Captures are complete now: expectations on them can be judged, and every verdict goes into the results.
+            results = ExpectationVerdicts.judge(spec, results, options.outDir);
+        }
+        summary = new Summary(PcapReplays.withLines(counts.appLines(), replays), histograms.files(), List.copyOf(logs), caps,
+                usnetNs, deleted, errors, counts.links(), counts.outcomes(), counts.drops(), counts.devices());
         if (results != null) {
             // As in virtual time: the run from the start of the build to the end of the teardown.
             results.measured().put("wall_s", Results.seconds(System.nanoTime() - startedNanos));

@@ -13,9 +13,17 @@ import java.util.Set;
 /**
  * One {@code expect:} line of a topology file, {@code app|ns|path|device SELECTOR FIELD OP VALUE}, checked
  * against a run's {@link Results}: e.g. {@code app ctr1.ping-0 ops >= 100}, {@code ns host drops.NEIGH_QUEUE_FULL == 0},
- * {@code path hb1->br0 p99_us < 50}, {@code device host/br0 tx_dropped == 0}.
+ * {@code path hb1->br0 p99_us < 50}, {@code device host/br0 tx_dropped == 0}; or, written as a mapping, a check on a
+ * capture ({@link CaptureCheck}, kind {@code capture}, field {@code count} or {@code matches}), whose value the run
+ * computes from the capture file and keeps in the results' {@code expectations}.
  */
-public record Expectation(String kind, String selector, String field, String op, BigDecimal value, String text, Where where) {
+public record Expectation(String kind, String selector, String field, String op, BigDecimal value, String text, Where where,
+                          CaptureCheck capture) {
+    /** An expectation on the run's results (not on a capture). */
+    public Expectation(String kind, String selector, String field, String op, BigDecimal value, String text, Where where) {
+        this(kind, selector, field, op, value, text, where, null);
+    }
+
     static final Set<String> APP_FIELDS = Set.of("bytes", "mbit_s", "ops", "p50_us", "p99_us", "p999_us", "max_us",
             "retrans", "rtos", "ok",
             // mpi apps (an app without the field is "absent from the run")
@@ -95,6 +103,7 @@ public record Expectation(String kind, String selector, String field, String op,
         List<String> apps = appNames(spec);
         for (Expectation x : l) {
             switch (x.kind) {
+                case "capture" -> CaptureCheck.find(spec, x.selector, x.where, p);
                 case "app" -> {
                     if (!apps.contains(x.selector)) {
                         p.add(x.where, "no app '" + x.selector + "' (apps are named <ns>.<kind>-<i>: "
@@ -149,6 +158,10 @@ public record Expectation(String kind, String selector, String field, String op,
 
     /** The value the results have for this expectation, or null when the run has no such app, path or device. */
     public BigDecimal actual(Results r) {
+        if (capture != null) {
+            Map<String, Object> v = verdict(r);
+            return v == null || v.get("value") == null ? null : new BigDecimal(v.get("value").toString());
+        }
         Map<String, Object> row = switch (kind) {
             case "app" -> find(r.apps(), "name", selector);
             case "ns" -> find(r.namespaces(), "name", selector);
@@ -170,6 +183,29 @@ public record Expectation(String kind, String selector, String field, String op,
             v = row.get(field);
         }
         return v == null ? null : new BigDecimal(v.toString());
+    }
+
+    /** This expectation's entry in the results' {@code expectations} (by line and text), or null. */
+    private Map<String, Object> verdict(Results r) {
+        for (Map<String, Object> v : r.expectations()) {
+            if (v.get("line") instanceof Number n && n.intValue() == where.line() && text.equals(v.get("expect"))) {
+                return v;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * What a failed expectation says after its text: the value the run had ({@code  (was 6.598)}, {@code  (was absent
+     * from the run)}), or for a capture check {@code : } and what differed or why it could not be judged.
+     */
+    public String failure(Results r) {
+        Map<String, Object> v = capture == null ? null : verdict(r);
+        if (v != null && v.get("detail") != null) {
+            return ": " + v.get("detail");
+        }
+        BigDecimal a = actual(r);
+        return " (was " + (a == null ? "absent from the run" : a.stripTrailingZeros().toPlainString()) + ")";
     }
 
     private static Map<String, Object> find(List<Map<String, Object>> l, String key, String value) {

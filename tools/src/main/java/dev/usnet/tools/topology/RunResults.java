@@ -43,7 +43,7 @@ final class RunResults {
                 held++;
             } else {
                 e.println("usnet: expect failed: " + x.where().file() + ":" + x.where().line() + ": " + x.text()
-                        + " (was " + (v == null ? "absent from the run" : v.stripTrailingZeros().toPlainString()) + ")");
+                        + x.failure(r));
             }
         }
         o.println("usnet: " + held + " of " + ex.size() + " expectations held");

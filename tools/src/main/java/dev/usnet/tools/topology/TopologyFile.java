@@ -109,6 +109,7 @@ public final class TopologyFile {
         m.put("tap", Set.of("vnet_hdr", "kernel"));
         m.put("pcap", Set.of("interface", "promisc"));
         m.put("loopback", Set.of());
+        m.put("replay", PcapReplay.KEYS);
         return m;
     }
 
@@ -301,7 +302,17 @@ public final class TopologyFile {
         String nm = name != null ? name : stem(file);
         List<Expectation> expect = new ArrayList<>();
         for (YamlMap.Item it : top.list("expect")) {
-            String x = top.scalar(it.node(), it.where(), "an expectation: app|ns|path|device SELECTOR FIELD OP VALUE");
+            if (it.node() instanceof org.snakeyaml.engine.v2.nodes.MappingNode) {
+                // A check on a capture: {capture: NS/DEV, count: {...}} or {capture: NS/DEV, matches: FILE}.
+                YamlMap cm = YamlMap.of(problems, file, it.node(), it.where().path());
+                Expectation e = CaptureCheck.read(cm, PcapReplay.baseDir(file), problems);
+                if (e != null) {
+                    expect.add(e);
+                }
+                continue;
+            }
+            String x = top.scalar(it.node(), it.where(), "an expectation: app|ns|path|device SELECTOR FIELD OP VALUE,"
+                    + " or a capture check {capture: NS/DEV, count: {...} | matches: FILE}");
             Expectation e = x == null ? null : Expectation.parse(x, it.where(), problems);
             if (e != null) {
                 expect.add(e);
@@ -446,6 +457,7 @@ public final class TopologyFile {
         }
         return switch (kind) {
             case "veth" -> readVeth(ns, m, link, peers);
+            case "replay" -> readReplay(ns, m, link, peers);
             case "bridge" -> {
                 List<Ref> ports = new ArrayList<>();
                 for (YamlMap.Item p : m.list("ports")) {
@@ -674,6 +686,26 @@ public final class TopologyFile {
         // any other device there.
         peers.computeIfAbsent(peerNs, x -> new ArrayList<>()).add(new Veth(peer, ns, link, true));
         return v;
+    }
+
+    /**
+     * {@code kind: replay}: a veth pair whose declared end sends a pcap file's frames ({@link PcapReplay}) and takes
+     * in whatever reaches it. It has no addresses: nothing in its namespace speaks through it.
+     */
+    private DeviceSpec readReplay(String ns, YamlMap m, Link link, Map<String, List<DeviceSpec>> peers) {
+        PcapReplay r = PcapReplay.read(m, PcapReplay.baseDir(file), problems);
+        if (!link.addresses().isEmpty()) {
+            problems.add(m.where("addresses"), "a replay device only sends its file's frames and takes in what"
+                    + " arrives; give the addresses to its peer");
+        }
+        int mastersBefore = masters.size();
+        DeviceSpec d = readVeth(ns, m, link, peers);
+        // A master: on the replay end itself is refused by the keys it allows; it joins no bridge either.
+        if (m.has("master") && masters.size() > mastersBefore && masters.get(mastersBefore).where().equals(m.where("master"))) {
+            masters.remove(mastersBefore);
+        }
+        // With its file unreadable (reported) the pair stays a plain one, so its peer is judged as it will be.
+        return d instanceof Veth v && r != null ? new Veth(v.link(), v.peerNamespace(), v.peer(), false, r) : d;
     }
 
     /**

@@ -263,12 +263,20 @@ public record TopologySpec(String file, String name, long seed, Output output, L
     /**
      * A veth pair ({@code ip link add NAME type veth peer name PEER netns PEERNS}). The peer end is created
      * in {@code peerNamespace} with its own settings; {@link #peerSide()} is true for that end's entry,
-     * which the parser adds to the peer namespace's device list.
+     * which the parser adds to the peer namespace's device list. A {@code kind: replay} device is such a pair
+     * whose declared end sends the frames of a pcap file ({@code replay}, null for a plain veth).
      */
-    public record Veth(Link link, String peerNamespace, Link peer, boolean peerSide) implements DeviceSpec {
+    public record Veth(Link link, String peerNamespace, Link peer, boolean peerSide, PcapReplay replay)
+            implements DeviceSpec {
+        /** A plain veth end, sending what its namespace gives it. */
+        public Veth(Link link, String peerNamespace, Link peer, boolean peerSide) {
+            this(link, peerNamespace, peer, peerSide, null);
+        }
+
+        /** {@code replay} for the end that sends a pcap file's frames ({@link PcapReplay}), else {@code veth}. */
         @Override
         public String kind() {
-            return "veth";
+            return replay != null && !peerSide ? "replay" : "veth";
         }
     }
 

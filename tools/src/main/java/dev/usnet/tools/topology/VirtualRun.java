@@ -105,13 +105,16 @@ public final class VirtualRun {
         dev.usnet.tools.ctl.NsLoops.Virtual inbox = null;
         UsageException stalled = null;
         apps = null;
+        PcapReplays replays = null;
         try {
             captures.open(t, topo, o.outDir(), 0);
+            replays = PcapReplays.of(topo);
             apps = Apps.of(topo);
             if (o.control() != null) {
                 control = dev.usnet.tools.ctl.DaemonControl.begin(topo, true, virtual0, o.control());
             }
             apps.start();
+            replays.start();
             if (control != null) {
                 inbox = new dev.usnet.tools.ctl.NsLoops.Virtual();
                 Apps running = apps;
@@ -127,6 +130,7 @@ public final class VirtualRun {
             if (inbox != null) {
                 inbox.close();
             }
+            replays.stop();
             try {
                 apps.stop();
             } catch (RuntimeException e) {
@@ -173,8 +177,10 @@ public final class VirtualRun {
         }
         long virtualNanos = vs.nanoTime() - virtual0;
         Map<Path, Long> caps = captures.close(errors);
-        Daemon.Summary s = new Daemon.Summary(counts.appLines(), histograms.files(), List.copyOf(logs), caps, stacks.size(),
-                List.of(), errors,
+        // Captures are complete now: expectations on them can be judged, and every verdict goes into the results.
+        results = ExpectationVerdicts.judge(t, results, o.outDir());
+        Daemon.Summary s = new Daemon.Summary(PcapReplays.withLines(counts.appLines(), replays), histograms.files(),
+                List.copyOf(logs), caps, stacks.size(), List.of(), errors,
                 counts.links(), counts.outcomes(), counts.drops(), counts.devices());
         long wall = System.nanoTime() - wall0;
         // What the wall clock measured: the only part of the results that differs between runs with one seed.

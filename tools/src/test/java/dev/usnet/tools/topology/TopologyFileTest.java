@@ -156,7 +156,7 @@ class TopologyFileTest {
                 .replace("kind: bridge", "kind: switch"));
         assertEquals(3, e.size(), e.toString());
         assertTrue(e.get(0).startsWith("t.yaml:7: namespaces.host.devices[0].kind: expected one of veth, bridge, tap, pcap,"
-                + " loopback, got \"switch\""), e.get(0));
+                + " loopback, replay, got \"switch\""), e.get(0));
         assertTrue(e.get(1).startsWith("t.yaml:14: namespaces.ctr1.devices[0].mtu:"), e.get(1));
         assertTrue(e.get(2).startsWith("t.yaml:15: namespaces.ctr1.devices[0].addresses[0]:"), e.get(2));
     }
