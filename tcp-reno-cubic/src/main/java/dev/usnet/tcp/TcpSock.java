@@ -139,6 +139,7 @@ public final class TcpSock {
     final Undo undo;
     final TailLossProbe tlp;
     final TcpSmallQueues tsq;
+    final TcpErr icmpErr;
     /** SACK or NewReno: what the negotiated options allow (re-chosen when the handshake settles SACK). */
     LossRecovery recovery;
     TcpTrace trace;
@@ -212,6 +213,7 @@ public final class TcpSock {
         this.undo = new Undo(this);
         this.tlp = new TailLossProbe(this);
         this.tsq = new TcpSmallQueues(this, knobs.get(TcpSysctl.TSQ));
+        this.icmpErr = new TcpErr(this);
         chooseRecovery();
     }
 
@@ -228,6 +230,19 @@ public final class TcpSock {
 
     public TcpError error() {
         return error;
+    }
+
+    /**
+     * getsockopt(SO_ERROR): the pending error, else the soft one an ICMP error left (see {@link TcpErr}), cleared
+     * by reading; {@link TcpError#NONE} when there is none.
+     */
+    public TcpError takeSoError() {
+        return icmpErr.takeSoError();
+    }
+
+    /** IP_RECVERR: ICMP errors of an established connection become pending errors at once (off by default). */
+    public void setRecvErr(boolean on) {
+        icmpErr.setRecvErr(on);
     }
 
     public NetStack stack() {
@@ -646,9 +661,9 @@ public final class TcpSock {
         return Math.min(rt.dev().mtu() - 40, 65_495);
     }
 
-    /** The send MSS from the peer's and the route's, less timestamps; the TSO size goal from it. */
+    /** The send MSS from the peer's and the path MTU's, less timestamps; the TSO size goal from it. */
     void computeMss() {
-        int mtu = route.dev().mtu();
+        int mtu = icmpErr.pathMtu();
         int mss = Math.min(peerMss, mtu - 40);
         if (tsOk) {
             mss -= 12;
@@ -795,7 +810,9 @@ public final class TcpSock {
         }
         boolean wasSynRecv = state == TcpState.SYN_RECV;
         setState(TcpState.CLOSED);
-        error = why;
+        // tcp_write_err: a timeout reports the last ICMP error heard, if any.
+        error = why == TcpError.ETIMEDOUT ? icmpErr.timeoutError() : why;
+        why = error;
         timers.stopAll();
         releaseSendSide();
         rq.clearOutOfOrder();
