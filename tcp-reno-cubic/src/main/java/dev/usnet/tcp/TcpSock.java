@@ -495,11 +495,13 @@ public final class TcpSock {
                 Ipv4Addr.format(raddr) + ":" + rport, sendBuf.size(), rq.queuedBytes(),
                 tsOk, sackOk, wscaleOk ? sndWscale : -1, wscaleOk ? rcvWscale : -1,
                 rtt.rtoNanos / 1000, timers.backoff, rtt.srttUs, rtt.rttvarUs,
-                rtt.minRttUs == Long.MAX_VALUE ? 0 : rtt.minRttUs, delack.atoNanos / 1000, mssCache, rcvMss, advMss,
+                rtt.minRttUs == Long.MAX_VALUE ? -1 : rtt.minRttUs, delack.atoNanos / 1000, mssCache, rcvMss, advMss,
                 cc.sndCwnd, cc.sndSsthresh, cc.sndCwndCnt, stats.bytesSent, stats.bytesRetrans, stats.bytesAcked,
                 stats.bytesReceived, stats.segsOut, stats.segsIn, stats.dataSegsOut, stats.dataSegsIn,
                 sb.packetsOut, sb.retransOut, stats.totalRetrans, sb.lostOut, sb.sackedOut, stats.rtoCount,
-                reordering, sndWnd, rwnd.rcvWnd, cwv.isCwndLimited, lastSendNanos, lastRcvNanos, lastAckRcvNanos);
+                reordering, sndWnd, rwnd.rcvWnd, cwv.isCwndLimited, lastSendNanos, lastRcvNanos, lastAckRcvNanos,
+                timers.retransmits, route != null ? icmpErr.pathMtu() : 0, autotune.rcvSsthresh, autotune.rcvRttUs(),
+                autotune.rcvSpace(), sendBuf.size(), delack.lrcvNanos, stack.now());
     }
 
     @Override
