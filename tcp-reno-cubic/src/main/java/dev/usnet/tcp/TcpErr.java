@@ -32,8 +32,11 @@ import dev.usnet.tcp.cc.CaState;
  * lost, and the connection enters Loss without touching cwnd.
  * </ul>
  *
- * Differs: a redirect changes nothing (usnet's routes are per namespace, not per socket), and an unreachable
- * for the head of an RTO series does not revert one backoff step (RFC 6069, tcp_ld_RTO_revert).
+ * A network or host unreachable about the head of a series of timeouts undoes one backoff step (RFC 6069,
+ * tcp_ld_RTO_revert): the path is down, not congested, so backing off further would only delay the retry that
+ * finds it repaired.
+ *
+ * Differs: a redirect changes nothing (usnet's routes are per namespace, not per socket).
  */
 final class TcpErr {
     private final TcpSock sk;
@@ -113,6 +116,9 @@ final class TcpErr {
                     return;
                 }
                 err = TcpError.ofUnreachableCode(code);
+                if (code == IcmpPacket.CODE_NET_UNREACH || code == IcmpPacket.CODE_HOST_UNREACH) {
+                    revertRtoBackoff(seq);
+                }
             }
             default -> {
                 // Redirects (and anything else) change nothing here.
@@ -131,6 +137,26 @@ final class TcpErr {
         } else {
             soft = err;
         }
+    }
+
+    /**
+     * tcp_ld_RTO_revert: an unreachable quoting snd_una while the RTO is backed off takes one doubling back and
+     * re-arms the timer from the head's last transmission, or retransmits now if that time has passed.
+     */
+    private void revertRtoBackoff(long seq) {
+        TcpTimers timers = sk.timers;
+        Packet head = sk.sb.head();
+        if (seq != sk.sndUna || timers.retransmits == 0 || timers.backoff == 0 || head == null) {
+            return;
+        }
+        timers.backoff--;
+        RttEstimator rtt = sk.rtt;
+        long base = rtt.srttUs == 0 ? RttEstimator.TCP_TIMEOUT_INIT_NANOS
+                : Math.min((rtt.srttUs + Math.max(4 * rtt.rttvarUs, sk.tcp.rtoMinNanos() / 1000)) * 1000,
+                        RttEstimator.TCP_RTO_MAX_NANOS);
+        rtt.rtoNanos = Math.min(base << Math.min(timers.backoff, 16), RttEstimator.TCP_RTO_MAX_NANOS);
+        long remaining = rtt.rtoNanos - (sk.stack.now() - TcpSkbCb.txNanos(head));
+        timers.armRto(Math.max(remaining, 0));
     }
 
     /**

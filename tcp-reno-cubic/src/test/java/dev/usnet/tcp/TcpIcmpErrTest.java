@@ -169,6 +169,28 @@ class TcpIcmpErrTest {
     }
 
     @Test
+    void hostUnreachableForTheHeadOfATimeoutSeriesUndoesOneBackoffStep() {
+        try (SegmentHarness h = new SegmentHarness()) {
+            TcpSock s = h.flight(1);
+            // Run to the second timeout (a tail loss probe may come first): the RTO is doubled twice.
+            for (int i = 0; i < 400 && s.info().backoff() < 2; i++) {
+                h.advance(5_000_000L);
+            }
+            assertEquals(2, s.info().backoff());
+            List<SegmentHarness.Sent> resent = h.sent();
+            long rto = s.info().rtoUs() * 1000 / 4;
+            long lastResend = resent.get(resent.size() - 1).at();
+            h.advance(50_000_000L);
+            inject(h, icmpError(3, 1, 0, dataFrame(h, 1), 8));
+            assertEquals(1, s.info().backoff(), "one doubling taken back");
+            assertEquals(rto * 2, s.info().rtoUs() * 1000);
+            h.advance(2_000_000_000L);
+            SegmentHarness.Sent next = h.sent().get(0);
+            assertEquals(lastResend + 2 * rto, next.at(), "due one doubled RTO after the last resend, not two");
+        }
+    }
+
+    @Test
     void aTimeoutWithoutIcmpErrorsIsStillEtimedout() {
         try (SegmentHarness h = new SegmentHarness("net.ipv4.tcp_retries2", "3")) {
             h.flight(2);

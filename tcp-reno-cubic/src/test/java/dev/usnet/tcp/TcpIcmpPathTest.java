@@ -98,6 +98,19 @@ class TcpIcmpPathTest {
     }
 
     @Test
+    void aStreamClientBehindARouterWithNoRouteFailsWithTheReason() {
+        try (Path p = new Path()) {
+            var cfg = dev.usnet.tcp.app.AppConfig.defaults().withCount(1000);
+            var cli = dev.usnet.tcp.app.StreamApp.client(p.client, Ipv4Addr.parse("198.19.0.9"), cfg);
+            cli.start();
+            assertTrue(p.until(cli::isDone, 10_000_000_000L));
+            assertEquals(TcpError.ENETUNREACH, cli.result().error());
+            assertEquals(dev.usnet.tcp.app.Outcome.failed(
+                    "never connected: the path answered the SYN with an ICMP error, ENETUNREACH"), cli.result().outcome());
+        }
+    }
+
+    @Test
     void aConnectToAHostTheRouterCannotResolveFailsWithEhostunreach() {
         try (Path p = new Path()) {
             Outcome o = new Outcome();
@@ -144,6 +157,56 @@ class TcpIcmpPathTest {
             assertEquals(0, p.router.mib().get(Mib.IpFragCreates), "nothing was fragmented");
             long rto = p.client.mib().get(Mib.TcpExtTCPTimeouts);
             assertEquals(0, rto, "the first flight was resent at once, not after a timeout");
+        }
+    }
+
+    @Test
+    void aLearnedPathMtuServesNewConnectionsAndReachesOlderOnesThroughALocalError() {
+        try (Path p = new Path()) {
+            p.right[0].setMtu(1000);
+            TcpPair.HashingSink idleSink = new TcpPair.HashingSink();
+            p.serverTcp.listen(0, 5002, 16, c -> c.setCallbacks(idleSink));
+            // An older connection, established before anything was learned, holds its data back for now.
+            byte[] later = TcpPair.randomBytes(50_000, 9);
+            TcpPair.BulkSender olderSender = new TcpPair.BulkSender(later, 16_384) {
+                @Override
+                public void connected(TcpSock s) {
+                    connected = true;
+                }
+            };
+            TcpSock older = p.clientTcp.connect(SERVER, 5002, olderSender);
+            assertTrue(p.until(() -> olderSender.connected, 1_000_000_000L));
+            assertEquals(1448, older.info().sndMss());
+
+            // The first transfer learns the path MTU from the router.
+            byte[] data = TcpPair.randomBytes(100_000, 8);
+            TcpPair.HashingSink sink = new TcpPair.HashingSink();
+            p.serverTcp.listen(0, 5001, 16, c -> c.setCallbacks(sink));
+            p.clientTcp.connect(SERVER, 5001, new TcpPair.BulkSender(data, 16_384));
+            assertTrue(p.until(() -> sink.eof, 60_000_000_000L));
+            long routerErrors = p.router.mib().get(Mib.IcmpOutDestUnreachs);
+
+            // A new connection starts at the learned path MTU: nothing to resend, no error from the router.
+            byte[] third = TcpPair.randomBytes(100_000, 10);
+            TcpPair.HashingSink thirdSink = new TcpPair.HashingSink();
+            p.serverTcp.listen(0, 5003, 16, c -> c.setCallbacks(thirdSink));
+            long retransBefore = p.client.mib().get(Mib.TcpRetransSegs);
+            TcpSock fresh = p.clientTcp.connect(SERVER, 5003, new TcpPair.BulkSender(third, 16_384));
+            assertTrue(p.until(() -> thirdSink.eof, 60_000_000_000L));
+            assertEquals(TcpPair.sha256(third), thirdSink.hash());
+            assertEquals(1000 - 52, fresh.info().sndMss());
+            assertEquals(retransBefore, p.client.mib().get(Mib.TcpRetransSegs));
+            assertEquals(routerErrors, p.router.mib().get(Mib.IcmpOutDestUnreachs));
+
+            // The older connection's first oversized segment is refused by its own IP layer (fragmentation needed
+            // to itself), which lowers its MSS; the router never sees it.
+            long localErrors = p.client.mib().get(Mib.IcmpOutDestUnreachs);
+            olderSender.pump(older);
+            assertTrue(p.until(() -> idleSink.eof, 60_000_000_000L));
+            assertEquals(TcpPair.sha256(later), idleSink.hash());
+            assertEquals(1000 - 52, older.info().sndMss());
+            assertTrue(p.client.mib().get(Mib.IcmpOutDestUnreachs) > localErrors, "reported to itself");
+            assertEquals(routerErrors, p.router.mib().get(Mib.IcmpOutDestUnreachs));
         }
     }
 }

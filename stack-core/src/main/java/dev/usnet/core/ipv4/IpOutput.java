@@ -81,7 +81,7 @@ public final class IpOutput {
      */
     public int pathMtu(Route rt, int dst) {
         int devMtu = rt.dev().mtu();
-        return rt.type() == RouteType.LOCAL ? devMtu : pmtu.mtu(dst, devMtu, stack.now());
+        return rt.type() == RouteType.LOCAL || pmtu.isEmpty() ? devMtu : pmtu.mtu(dst, devMtu, stack.now());
     }
 
     /**
@@ -110,7 +110,7 @@ public final class IpOutput {
             stack.drop(p, DropReason.IP_NOROUTE);
             return false;
         }
-        if (df && rt.type() != RouteType.LOCAL && pmtu.locked(dst, stack.now())) {
+        if (df && !pmtu.isEmpty() && rt.type() != RouteType.LOCAL && pmtu.locked(dst, stack.now())) {
             df = false;
         }
         int totalLen = p.start() + p.length() - p.network();

@@ -23,6 +23,11 @@ final class PathMtuCache {
     // Made by the first learned MTU; most namespaces never learn one.
     private IntObjectHashMap<Entry> byDst;
 
+    /** Whether no path MTU was ever learned (the common case, checked before reading the clock). */
+    boolean isEmpty() {
+        return byDst == null || byDst.isEmpty();
+    }
+
     /** The path MTU to {@code dst} over a device of {@code devMtu} (ipv4_mtu): a learned one if still valid. */
     int mtu(int dst, int devMtu, long now) {
         Entry e = valid(dst, now);
