@@ -231,6 +231,16 @@ final class BufferAutotune {
         rcvRttUpdate(ms * sk.stack.knobs().hz() / 1000, false);
     }
 
+    /** rcv_rtt_est in microseconds (0 before the first sample); usnet measures it in jiffies. */
+    long rcvRttUs() {
+        return (rcvRtt8 >> 3) * 1_000_000L / sk.stack.knobs().hz();
+    }
+
+    /** rcvq_space.space: the bytes read per receiver RTT at the last adjustment. */
+    long rcvSpace() {
+        return spaceBytes;
+    }
+
     /**
      * tcp_rcv_rtt_update: with timestamps an average (1/8 gain), per window the minimum. As in Linux, the
      * minimum compares the new sample with the scaled estimate, so a sample below rtt*8 replaces it.

@@ -320,6 +320,28 @@ public final class Tcp implements L4Protocol, AutoCloseable {
         stack.drop(p, DropReason.TCP_NO_SOCKET);
     }
 
+    /**
+     * tcp_v4_err: an ICMP error quoting a segment this namespace sent goes to the connection with that 4-tuple
+     * ({@link TcpErr}); one for no connection is counted (IcmpInErrors), as Linux does. Listeners never hear
+     * errors: a SYN-ACK's is the SYN-RECV child's.
+     */
+    @Override
+    public void err(int type, int code, int info, ByteBuf quoted, int off, int len) {
+        int ihl = (quoted.getUnsignedByte(off) & 0x0f) * 4;
+        int src = quoted.getInt(off + Ipv4Packet.SRC);
+        int dst = quoted.getInt(off + Ipv4Packet.DST);
+        int t = off + ihl;
+        int sport = quoted.getUnsignedShort(t);
+        int dport = quoted.getUnsignedShort(t + 2);
+        long seq = quoted.getUnsignedInt(t + 4);
+        TcpSock s = established.get(key(dst, dport, sport));
+        if (s == null || s.laddr != src) {
+            stack.mib().inc(Mib.IcmpInErrors);
+            return;
+        }
+        s.icmpErr.icmpError(type, code, info, seq);
+    }
+
     private TcpListener listenerFor(int dst, int port) {
         TcpListener l = listeners.get(spread(port));
         if (l != null && (l.addr() == 0 || l.addr() == dst)) {

@@ -139,6 +139,7 @@ public final class TcpSock {
     final Undo undo;
     final TailLossProbe tlp;
     final TcpSmallQueues tsq;
+    final TcpErr icmpErr;
     /** SACK or NewReno: what the negotiated options allow (re-chosen when the handshake settles SACK). */
     LossRecovery recovery;
     TcpTrace trace;
@@ -212,6 +213,7 @@ public final class TcpSock {
         this.undo = new Undo(this);
         this.tlp = new TailLossProbe(this);
         this.tsq = new TcpSmallQueues(this, knobs.get(TcpSysctl.TSQ));
+        this.icmpErr = new TcpErr(this);
         chooseRecovery();
     }
 
@@ -228,6 +230,19 @@ public final class TcpSock {
 
     public TcpError error() {
         return error;
+    }
+
+    /**
+     * getsockopt(SO_ERROR): the pending error, else the soft one an ICMP error left (see {@link TcpErr}), cleared
+     * by reading; {@link TcpError#NONE} when there is none.
+     */
+    public TcpError takeSoError() {
+        return icmpErr.takeSoError();
+    }
+
+    /** IP_RECVERR: ICMP errors of an established connection become pending errors at once (off by default). */
+    public void setRecvErr(boolean on) {
+        icmpErr.setRecvErr(on);
     }
 
     public NetStack stack() {
@@ -480,11 +495,13 @@ public final class TcpSock {
                 Ipv4Addr.format(raddr) + ":" + rport, sendBuf.size(), rq.queuedBytes(),
                 tsOk, sackOk, wscaleOk ? sndWscale : -1, wscaleOk ? rcvWscale : -1,
                 rtt.rtoNanos / 1000, timers.backoff, rtt.srttUs, rtt.rttvarUs,
-                rtt.minRttUs == Long.MAX_VALUE ? 0 : rtt.minRttUs, delack.atoNanos / 1000, mssCache, rcvMss, advMss,
+                rtt.minRttUs == Long.MAX_VALUE ? -1 : rtt.minRttUs, delack.atoNanos / 1000, mssCache, rcvMss, advMss,
                 cc.sndCwnd, cc.sndSsthresh, cc.sndCwndCnt, stats.bytesSent, stats.bytesRetrans, stats.bytesAcked,
                 stats.bytesReceived, stats.segsOut, stats.segsIn, stats.dataSegsOut, stats.dataSegsIn,
                 sb.packetsOut, sb.retransOut, stats.totalRetrans, sb.lostOut, sb.sackedOut, stats.rtoCount,
-                reordering, sndWnd, rwnd.rcvWnd, cwv.isCwndLimited, lastSendNanos, lastRcvNanos, lastAckRcvNanos);
+                reordering, sndWnd, rwnd.rcvWnd, cwv.isCwndLimited, lastSendNanos, lastRcvNanos, lastAckRcvNanos,
+                timers.retransmits, route != null ? icmpErr.pathMtu() : 0, autotune.rcvSsthresh, autotune.rcvRttUs(),
+                autotune.rcvSpace(), sendBuf.size(), delack.lrcvNanos, stack.now());
     }
 
     @Override
@@ -646,9 +663,9 @@ public final class TcpSock {
         return Math.min(rt.dev().mtu() - 40, 65_495);
     }
 
-    /** The send MSS from the peer's and the route's, less timestamps; the TSO size goal from it. */
+    /** The send MSS from the peer's and the path MTU's, less timestamps; the TSO size goal from it. */
     void computeMss() {
-        int mtu = route.dev().mtu();
+        int mtu = icmpErr.pathMtu();
         int mss = Math.min(peerMss, mtu - 40);
         if (tsOk) {
             mss -= 12;
@@ -795,7 +812,9 @@ public final class TcpSock {
         }
         boolean wasSynRecv = state == TcpState.SYN_RECV;
         setState(TcpState.CLOSED);
-        error = why;
+        // tcp_write_err: a timeout reports the last ICMP error heard, if any.
+        error = why == TcpError.ETIMEDOUT ? icmpErr.timeoutError() : why;
+        why = error;
         timers.stopAll();
         releaseSendSide();
         rq.clearOutOfOrder();

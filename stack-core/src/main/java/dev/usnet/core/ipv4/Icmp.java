@@ -34,6 +34,8 @@ public final class Icmp {
     }
 
     private static final int MAX_ERROR_LEN = 576;
+    /** The highest destination-unreachable code Linux knows (NR_ICMP_UNREACH: 15, precedence cutoff). */
+    private static final int NR_ICMP_UNREACH = 15;
 
     private final NetStack stack;
     private final IcmpPacket icmp = new IcmpPacket();
@@ -110,10 +112,59 @@ public final class Icmp {
                 if (el != null && len >= IcmpPacket.HEADER_LEN + Ipv4Packet.MIN_HEADER_LEN) {
                     el.icmpError(type, icmp.code(), ip.src(), p.buf(), off + IcmpPacket.HEADER_LEN, len - IcmpPacket.HEADER_LEN);
                 }
+                if (bcast) {
+                    // icmp_rcv: an error sent to a broadcast or multicast address is nobody's to hear.
+                    stack.mib().inc(Mib.IcmpInErrors);
+                } else {
+                    deliverError(p, off, len, type);
+                }
             }
             default -> { }
         }
         p.release();
+    }
+
+    /**
+     * icmp_unreach, icmp_redirect and icmp_socket_deliver: an error quoting a datagram this namespace sent goes to
+     * the transport that sent it, with the type's {@code info} (next-hop MTU, parameter pointer, gateway). Source
+     * quench is deprecated (RFC 6633) and, as in Linux, heard by nobody; a destination-unreachable code above 15
+     * is unknown and ignored. A quote too short to hold the quoted IP header and 8 bytes of its transport header
+     * is an error (IcmpInErrors).
+     */
+    private void deliverError(Packet p, int off, int len, int type) {
+        int code = icmp.code();
+        ByteBuf b = p.buf();
+        int rest = b.getInt(off + IcmpPacket.REST);
+        int info;
+        switch (type) {
+            case IcmpPacket.DEST_UNREACH -> {
+                if (code > NR_ICMP_UNREACH) {
+                    return;
+                }
+                info = code == IcmpPacket.CODE_FRAG_NEEDED ? rest & 0xffff : 0;
+            }
+            case IcmpPacket.PARAMETER_PROB -> info = rest >>> 24;
+            case IcmpPacket.REDIRECT -> info = rest;
+            case IcmpPacket.TIME_EXCEEDED -> info = 0;
+            default -> {
+                return;
+            }
+        }
+        int q = off + IcmpPacket.HEADER_LEN;
+        int qlen = len - IcmpPacket.HEADER_LEN;
+        if (qlen < Ipv4Packet.MIN_HEADER_LEN) {
+            stack.mib().inc(Mib.IcmpInErrors);
+            return;
+        }
+        int ihl = (b.getUnsignedByte(q) & 0x0f) * 4;
+        if (ihl < Ipv4Packet.MIN_HEADER_LEN || qlen < ihl + 8) {
+            stack.mib().inc(Mib.IcmpInErrors);
+            return;
+        }
+        L4Protocol l4 = stack.ipInput().protocol(b.getUnsignedByte(q + Ipv4Packet.PROTOCOL));
+        if (l4 != null) {
+            l4.err(type, code, info, b, q, qlen);
+        }
     }
 
     private void echoReply(Packet req, int off, int len, boolean bcast) {

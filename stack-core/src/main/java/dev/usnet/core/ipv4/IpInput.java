@@ -38,6 +38,12 @@ public final class IpInput {
         protocols = t;
     }
 
+    /** The transport registered for protocol {@code proto}, or null (inet_protos[proto]). */
+    public L4Protocol protocol(int proto) {
+        L4Protocol[] t = protocols;
+        return proto >= 0 && proto < t.length ? t[proto] : null;
+    }
+
     /** ip_rcv. Owns {@code p}; {@code p.network()} is the IP header. */
     public void rcv(Packet p) {
         if (p.pktType() == Packet.PACKET_OTHERHOST) {

@@ -25,6 +25,7 @@ public final class IpOutput {
 
     private final NetStack stack;
     private final Ipv4Packet ip = new Ipv4Packet();
+    private final PathMtuCache pmtu = new PathMtuCache();
     private int nextId;
 
     public IpOutput(NetStack stack) {
@@ -75,14 +76,42 @@ public final class IpOutput {
     }
 
     /**
+     * The path MTU of a local datagram to {@code dst} over {@code rt} (dst_mtu): the device's MTU, or lower when a
+     * router reported a smaller one ({@link #updatePmtu}) that has not lapsed.
+     */
+    public int pathMtu(Route rt, int dst) {
+        int devMtu = rt.dev().mtu();
+        return rt.type() == RouteType.LOCAL || pmtu.isEmpty() ? devMtu : pmtu.mtu(dst, devMtu, stack.now());
+    }
+
+    /**
+     * A "fragmentation needed" error reported {@code reportedMtu} towards {@code dst} (inet_csk_update_pmtu and
+     * __ip_rt_update_pmtu): lowers the path MTU, never raises it, believes nothing below net.ipv4.route.min_pmtu
+     * and forgets it after net.ipv4.route.mtu_expires seconds. Returns the path MTU afterwards.
+     */
+    public int updatePmtu(Route rt, int dst, int reportedMtu) {
+        if (rt.type() == RouteType.LOCAL) {
+            return rt.dev().mtu();
+        }
+        var knobs = stack.knobs();
+        return pmtu.update(dst, reportedMtu, pathMtu(rt, dst), (int) knobs.getLong("net.ipv4.route.min_pmtu"),
+                knobs.getLong("net.ipv4.route.mtu_expires") * 1_000_000_000L, stack.now());
+    }
+
+    /**
      * ip_local_out for a packet from {@link #allocate}: writes the IP header (without options) and sends it.
-     * Returns false, and frees the packet, when there is no route.
+     * Returns false, and frees the packet, when there is no route. {@code df} is the socket's wish
+     * (IP_PMTUDISC_WANT): it is dropped when the path MTU to {@code dst} is locked at the floor
+     * (ip_dont_fragment), so routers fragment what a path below 552 bytes cannot carry.
      */
     public boolean sendLocal(Packet p, Route rt, int src, int dst, int proto, int tos, int ttl, boolean df) {
         if (rt == null) {
             stack.mib().inc(Mib.IpOutNoRoutes);
             stack.drop(p, DropReason.IP_NOROUTE);
             return false;
+        }
+        if (df && !pmtu.isEmpty() && rt.type() != RouteType.LOCAL && pmtu.locked(dst, stack.now())) {
+            df = false;
         }
         int totalLen = p.start() + p.length() - p.network();
         Ipv4Packet.writeHeader(p.buf(), p.network(), p.transport() - p.network(), tos, totalLen, nextId(),
@@ -92,16 +121,25 @@ public final class IpOutput {
             stack.neigh().output(stack.loopback(), dst, p);
             return true;
         }
-        finishOutput(p, rt.dev(), rt.nextHop(dst));
+        finishOutput(p, rt.dev(), rt.nextHop(dst), pathMtu(rt, dst));
         return true;
     }
 
-    /** ip_finish_output: fragments when needed, then neighbour output. Owns {@code p}. */
+    /** ip_finish_output for a forwarded packet: fragments when needed, then neighbour output. Owns {@code p}. */
     public void finishOutput(Packet p, Device dev, int nextHop) {
+        finishOutput(p, dev, nextHop, dev.mtu());
+    }
+
+    /**
+     * ip_finish_output with the path MTU {@code mtu}: a GSO packet passes when its segments fit it (the device, or
+     * software GSO for one without the offload, cuts it: skb_gso_validate_network_len), any other packet when it
+     * fits whole; beyond that, fragmentation, or for a local datagram with DF "fragmentation needed" reported to
+     * ourselves (which is how a TCP socket learns the path MTU its queued segments outgrew).
+     */
+    private void finishOutput(Packet p, Device dev, int nextHop, int mtu) {
         ip.wrap(p.buf(), p.network());
-        int mtu = dev.mtu();
         int len = ip.totalLength();
-        if (len <= mtu || (p.isGso() && dev.gsoOffload())) {
+        if (len <= mtu || (p.isGso() && gsoSegmentsFit(p, mtu))) {
             stack.neigh().output(dev, nextHop, p);
             return;
         }
@@ -183,6 +221,14 @@ public final class IpOutput {
         stack.mib().inc(Mib.IpFragOKs);
         stack.mib().add(Mib.IpFragCreates, created);
         p.release();
+    }
+
+    /** Whether every segment a GSO packet becomes fits {@code mtu}: its size plus the IP and transport headers. */
+    private static boolean gsoSegmentsFit(Packet p, int mtu) {
+        int l4hdr = p.gsoType() == Packet.GSO_TCPV4
+                ? (p.buf().getUnsignedByte(p.transport() + 12) >>> 4) * 4
+                : p.gsoType() == Packet.GSO_UDP ? 8 : 0;
+        return p.transport() - p.network() + l4hdr + p.gsoSize() <= mtu;
     }
 
     private static void completeTransportChecksum(Packet p) {

@@ -72,6 +72,8 @@ public final class Knobs {
             Map.entry("net.ipv4.ipfrag_time", new GlobalKnob(30, 1, Integer.MAX_VALUE)),
             Map.entry("net.ipv4.ipfrag_high_thresh", new GlobalKnob(4 * 1024 * 1024, 0, Integer.MAX_VALUE)),
             Map.entry("net.ipv4.ip_no_pmtu_disc", new GlobalKnob(0, 0, 3)),
+            Map.entry("net.ipv4.route.min_pmtu", new GlobalKnob(552, 68, 65_535)),
+            Map.entry("net.ipv4.route.mtu_expires", new GlobalKnob(600, 0, Integer.MAX_VALUE)),
             Map.entry("net.core.netdev_max_backlog", new GlobalKnob(1000, 1, 65_536)),
             Map.entry("net.core.dev_weight", new GlobalKnob(64, 1, 65_536)),
             Map.entry("usnet.hz", new GlobalKnob(1000, 100, 1000)),

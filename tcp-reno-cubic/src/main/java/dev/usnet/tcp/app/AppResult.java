@@ -69,6 +69,7 @@ public record AppResult(String app, App.Role role, String local, String peer, lo
                 case ECONNREFUSED -> "refused by a reset from " + peer + " (nothing listening), ECONNREFUSED";
                 case ECONNRESET -> "reset by " + peer + " during the handshake, ECONNRESET";
                 case NONE, ECONNABORTED -> "still connecting (SYN unanswered) when stopped";
+                default -> "the path answered the SYN with an ICMP error, " + error;
             });
         }
         long moved = bytesSent + bytesReceived;
@@ -80,7 +81,12 @@ public record AppResult(String app, App.Role role, String local, String peer, lo
                 return Outcome.failed("connection timed out after " + moved + " bytes: retransmissions"
                         + " unanswered (net.ipv4.tcp_retries2), ETIMEDOUT");
             }
-            default -> { }
+            case NONE, ECONNABORTED -> { }
+            default -> {
+                // A timeout after the path reported an ICMP error carries that error (tcp_write_err).
+                return Outcome.failed("connection timed out after " + moved + " bytes: retransmissions"
+                        + " unanswered, the path reporting " + error);
+            }
         }
         if (bytes == 0) {
             return Outcome.failed(moved == 0 ? "connected but moved 0 bytes"
