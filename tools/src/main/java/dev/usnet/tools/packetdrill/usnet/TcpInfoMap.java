@@ -13,16 +13,10 @@ import java.util.Map;
  * as include/net/tcp_states.h numbers it; tcpi_ca_state 0..4 as enum tcp_ca_state). Fields usnet does not keep
  * are absent, so a script asserting one fails with its name rather than comparing against a made-up zero.
  *
- * <p>When {@code TcpInfo} offers its own {@code tcpi_*} map, {@link #connection} can take that and add only the
- * socket-layer fields (state as the socket sees it, the last-event ages, pmtu).
+ * <p>{@link #connection} takes TCP's own {@code tcpi_*} map and adds only what the socket layer knows.
  */
 final class TcpInfoMap {
     private TcpInfoMap() {}
-
-    /** tcpi_options bits. */
-    private static final int TCPI_OPT_TIMESTAMPS = 1;
-    private static final int TCPI_OPT_SACK = 2;
-    private static final int TCPI_OPT_WSCALE = 4;
 
     static int linuxState(TcpState s) {
         return switch (s) {
@@ -40,51 +34,15 @@ final class TcpInfoMap {
         };
     }
 
-    /** A connection's tcp_info at {@code nowNanos}; {@code socketState} is the state its socket shows. */
+    /**
+     * A connection's tcp_info: {@link TcpInfo#asMap()} (the fields TCP keeps, in Linux's units), with the state the
+     * socket shows (a connection in TIME-WAIT is a closed socket to its owner) and the path MTU the target's
+     * device gives it.
+     */
     static Map<String, Long> connection(TcpSock sock, TcpState socketState, long nowNanos, int pmtu) {
-        TcpInfo i = sock.info();
-        Map<String, Long> m = new LinkedHashMap<>();
+        Map<String, Long> m = new LinkedHashMap<>(sock.info().asMap());
         m.put("tcpi_state", (long) linuxState(socketState));
-        // enum tcp_ca_state: Open 0, Disorder 1, CWR 2, Recovery 3, Loss 4 — the order of usnet's CaState.
-        m.put("tcpi_ca_state", (long) i.caState().ordinal());
-        m.put("tcpi_backoff", (long) i.backoff());
-        long options = (i.timestamps() ? TCPI_OPT_TIMESTAMPS : 0) | (i.sack() ? TCPI_OPT_SACK : 0)
-                | (i.wscaleSnd() >= 0 ? TCPI_OPT_WSCALE : 0);
-        m.put("tcpi_options", options);
-        m.put("tcpi_snd_wscale", (long) Math.max(0, i.wscaleSnd()));
-        m.put("tcpi_rcv_wscale", (long) Math.max(0, i.wscaleRcv()));
-        m.put("tcpi_rto", i.rtoUs());
-        m.put("tcpi_ato", i.atoUs());
-        m.put("tcpi_snd_mss", (long) i.sndMss());
-        m.put("tcpi_rcv_mss", (long) i.rcvMss());
-        m.put("tcpi_unacked", i.unacked());
-        m.put("tcpi_sacked", i.sacked());
-        m.put("tcpi_lost", i.lost());
-        m.put("tcpi_retrans", i.retrans());
-        m.put("tcpi_last_data_sent", (nowNanos - i.lastSendNanos()) / 1_000_000L);
-        m.put("tcpi_last_data_recv", (nowNanos - i.lastRcvNanos()) / 1_000_000L);
-        m.put("tcpi_last_ack_recv", (nowNanos - i.lastAckNanos()) / 1_000_000L);
-        m.put("tcpi_pmtu", (long) pmtu);
-        m.put("tcpi_rcv_ssthresh", sock.rcvSsthresh() == Long.MAX_VALUE ? 0xffff_ffffL : sock.rcvSsthresh());
-        m.put("tcpi_rtt", i.rttUs());
-        m.put("tcpi_rttvar", i.rttvarUs());
-        m.put("tcpi_snd_ssthresh", i.ssthresh());
-        m.put("tcpi_snd_cwnd", i.cwnd());
-        m.put("tcpi_advmss", (long) i.advMss());
-        m.put("tcpi_reordering", i.reordering());
-        m.put("tcpi_total_retrans", i.totalRetrans());
-        m.put("tcpi_bytes_acked", i.bytesAcked());
-        m.put("tcpi_bytes_received", i.bytesReceived());
-        m.put("tcpi_segs_out", i.segsOut());
-        m.put("tcpi_segs_in", i.segsIn());
-        m.put("tcpi_min_rtt", i.minRttUs() == 0 ? 0xffff_ffffL : i.minRttUs());
-        m.put("tcpi_data_segs_in", i.dataSegsIn());
-        m.put("tcpi_data_segs_out", i.dataSegsOut());
-        m.put("tcpi_bytes_sent", i.bytesSent());
-        m.put("tcpi_bytes_retrans", i.bytesRetrans());
-        m.put("tcpi_snd_wnd", i.sndWnd());
-        m.put("tcpi_rcv_wnd", i.rcvWnd());
-        m.put("tcpi_total_rto", i.timeouts());
+        m.putIfAbsent("tcpi_pmtu", (long) pmtu);
         return m;
     }
 
