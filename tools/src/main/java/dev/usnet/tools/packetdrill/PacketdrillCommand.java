@@ -57,6 +57,11 @@ public final class PacketdrillCommand implements Callable<Integer> {
     @Option(names = "--junit", paramLabel = "FILE", description = "Also write a JUnit XML report to FILE.")
     Path junit;
 
+    @Option(names = {"-j", "--jobs"}, paramLabel = "N", description = "Run N scripts at once, each with its own"
+            + " target (its own namespace); results are printed in script order. Default 1. On the kernel target more"
+            + " jobs mean more timer jitter: raise --tolerance-us with them.")
+    int jobs = 1;
+
     @Option(names = {"-v", "--verbose"}, description = "Print every packet and call as it happens.")
     boolean verbose;
 
@@ -72,6 +77,9 @@ public final class PacketdrillCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         if (toleranceUs != null && toleranceUs < 0) {
             throw new UsageException("--tolerance-us must not be negative, got " + toleranceUs);
+        }
+        if (jobs < 1 || jobs > 64) {
+            throw new UsageException("--jobs must be 1..64, got " + jobs);
         }
         if (targetFactory == null && !TARGETS.containsKey(target)) {
             throw new UsageException("unknown target '" + target + "': use one of usnet, kernel");
@@ -129,26 +137,71 @@ public final class PacketdrillCommand implements Callable<Integer> {
         }
         Supplier<Target> factory = targetFactory != null ? targetFactory : loadTarget(target);
         int passed = 0;
-        for (int k = 0; k < parsed.size(); k++) {
-            ScriptResult r = runOne(scripts.get(k).toString(), parsed.get(k), settings.get(k), factory, out);
-            results.set(k, r);
-            if (r.outcome() == ScriptResult.Outcome.PASSED) {
-                passed++;
-                out.printf(Locale.ROOT, "PASS %s (%s, %.2f s)%n", r.name(), r.target(), r.wallSeconds());
-            } else {
-                out.println("FAIL " + r.name() + ": " + r.message());
-                if (r.details() != null && !r.details().isEmpty()) {
-                    for (String l : r.details().split("\n")) {
-                        out.println("    " + l);
+        java.util.concurrent.ExecutorService pool = jobs == 1 ? null
+                : java.util.concurrent.Executors.newFixedThreadPool(jobs, Thread.ofPlatform().name("packetdrill-", 0).factory());
+        try {
+            List<java.util.concurrent.Future<Ran>> running = new ArrayList<>();
+            for (int k = 0; k < parsed.size(); k++) {
+                int i = k;
+                java.util.concurrent.Callable<Ran> job = () -> {
+                    // A script's own -v trace, printed with its result so that scripts run at once do not interleave.
+                    StringWriter trace = new StringWriter();
+                    PrintWriter to = pool == null ? out : new PrintWriter(trace);
+                    ScriptResult r = runOne(scripts.get(i).toString(), parsed.get(i), settings.get(i), factory, to);
+                    to.flush();
+                    return new Ran(r, trace.toString());
+                };
+                running.add(pool == null ? java.util.concurrent.CompletableFuture.completedFuture(call(job)) : pool.submit(job));
+            }
+            for (int k = 0; k < parsed.size(); k++) {
+                Ran ran = await(running.get(k));
+                ScriptResult r = ran.result();
+                results.set(k, r);
+                out.print(ran.trace());
+                if (r.outcome() == ScriptResult.Outcome.PASSED) {
+                    passed++;
+                    out.printf(Locale.ROOT, "PASS %s (%s, %.2f s)%n", r.name(), r.target(), r.wallSeconds());
+                } else {
+                    out.println("FAIL " + r.name() + ": " + r.message());
+                    if (r.details() != null && !r.details().isEmpty()) {
+                        for (String l : r.details().split("\n")) {
+                            out.println("    " + l);
+                        }
                     }
                 }
+                out.flush();
             }
-            out.flush();
+        } finally {
+            if (pool != null) {
+                pool.shutdownNow();
+            }
         }
         out.println(passed + "/" + parsed.size() + " passed");
         out.flush();
         writeJunit(results, err);
         return passed == parsed.size() ? 0 : 1;
+    }
+
+    /** A script's result and, with -v in parallel, its trace. */
+    private record Ran(ScriptResult result, String trace) {}
+
+    private static Ran call(java.util.concurrent.Callable<Ran> job) {
+        try {
+            return job.call();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static Ran await(java.util.concurrent.Future<Ran> f) {
+        try {
+            return f.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while scripts ran", e);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException(e.getCause());
+        }
     }
 
     private ScriptResult runOne(String name, Script script, ScriptSettings s, Supplier<Target> factory,
