@@ -163,6 +163,10 @@ public final class RunCommand implements Callable<Integer> {
             return 0;
         }
         Path dir = out != null ? out : t.output().dir() != null ? Path.of(t.output().dir()) : Path.of("usnet-out", t.name());
+        OutputPaths.checkDirectory(out != null ? "--out" : "the output directory", dir);
+        if (results != null) {
+            OutputPaths.checkFile("--results", results);
+        }
         if (dropEventRate != null && dropEventRate < 1) {
             throw new UsageException("--drop-event-rate must be at least 1, got " + dropEventRate);
         }
@@ -437,10 +441,11 @@ public final class RunCommand implements Callable<Integer> {
             e.println("usnet: " + err);
         }
         var failed = s.failed();
-        int code = 0;
+        // What could not be written (histograms, logs, captures) or undone is a failed run, whatever its apps did.
+        int code = s.errors().isEmpty() ? 0 : EXIT_APPS_FAILED;
         if (!failed.isEmpty()) {
             String which = String.join("; ", failed.stream().map(f -> f.app() + ": " + f.outcome().reason()).toList());
-            code = allowAppFailures ? 0 : EXIT_APPS_FAILED;
+            code = allowAppFailures ? code : EXIT_APPS_FAILED;
             (allowAppFailures ? o : e).println("usnet: " + failed.size() + " of " + count(s.outcomes().size(), "app")
                     + " failed" + (allowAppFailures ? " (--allow-app-failures: exit 0)" : "") + ": " + which);
         }
