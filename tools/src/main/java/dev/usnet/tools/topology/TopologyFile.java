@@ -615,6 +615,10 @@ public final class TopologyFile {
     }
 
     private Addr cidr(String s, Where w) {
+        if (s.indexOf(':') >= 0) {
+            problems.add(w, "IPv6 is not supported yet (usnet speaks IPv4 only), got \"" + s + "\"");
+            return null;
+        }
         int slash = s.indexOf('/');
         try {
             if (slash < 0) {
@@ -1113,6 +1117,10 @@ public final class TopologyFile {
         }
         String s = m.string(key);
         if (s == null) {
+            return null;
+        }
+        if (s.indexOf(':') >= 0) {
+            problems.add(m.where(key), "IPv6 is not supported yet (usnet speaks IPv4 only), got \"" + s + "\"");
             return null;
         }
         try {
