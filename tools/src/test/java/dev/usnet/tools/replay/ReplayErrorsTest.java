@@ -112,6 +112,17 @@ class ReplayErrorsTest {
         emptyPcap(f.resolve("expected/p1.pcap"));
         return f;
     }
+    @Test
+    void aScenarioThatIsNotJsonSaysTheLineAndColumn(@TempDir Path tmp) throws IOException {
+        // Cut short: the end of the input, line 3 column 1.
+        Path f = fixture(tmp.resolve("short"), "{\"name\": \"x\",\n \"device\": \"router\"\n");
+        Result r = run("replay", f.toString());
+        assertUsageError(r, f.resolve("scenario.json") + ":3:1: not valid JSON: Unexpected end-of-input");
+        // A stray character: where it is, line 2 column 12.
+        Path g = fixture(tmp.resolve("stray"), "{\"name\": \"x\",\n \"device\": ;\"router\"}\n");
+        r = run("replay", g.toString());
+        assertUsageError(r, g.resolve("scenario.json") + ":2:12: not valid JSON: Unexpected character (';'");
+    }
 
     private static Result expect(Path fixture, Path tmp) {
         return run("replay", fixture.toString(), "--out", tmp.resolve("out").toString(), "--expect");
