@@ -47,7 +47,7 @@ public final class Usnet implements Runnable {
             throw ex;
         });
         cl.setParameterExceptionHandler((ex, a) -> {
-            ex.getCommandLine().getErr().println("usnet: " + ex.getMessage());
+            ex.getCommandLine().getErr().println(CliErrors.describe(ex));
             ex.getCommandLine().usage(ex.getCommandLine().getErr());
             return EXIT_USAGE;
         });

@@ -225,7 +225,7 @@ public final class RunCommand implements Callable<Integer> {
 
                 @Override
                 public void warmingUp(int frames) {
-                    o.printf("usnet: warming up the data path (%d frames; SIGINT or SIGTERM stops it)%n", frames);
+                    o.println(warmingUpLine(frames));
                     o.flush();
                 }
 
@@ -317,8 +317,7 @@ public final class RunCommand implements Callable<Integer> {
             });
             TapWarmUp.Result w = d.warmUp();
             if (w != null) {
-                o.printf("usnet: data path warmed up (%d frames through a bridge and a router, %d lost, %d ms)%n", w.sent(),
-                        w.lost(), w.nanos() / 1_000_000);
+                o.println(warmedUpLine(w.sent(), w.lost(), w.nanos()));
             }
             announce(controlRef[0], o);
             o.printf("usnet: ready (%s, %s)%n", count(d.topology().namespaces().size(), "namespace"),
@@ -370,6 +369,21 @@ public final class RunCommand implements Callable<Integer> {
         o.flush();
         e.flush();
         return written ? code : Usnet.EXIT_USAGE;
+    }
+
+    /**
+     * The line before the warm-up: {@code frames} (--warm-up-frames) go through the throw-away bridge and as many
+     * through the router, so the total is said, as the line after it says it.
+     */
+    static String warmingUpLine(int frames) {
+        return String.format(java.util.Locale.ROOT, "usnet: warming up the data path (%d frames: %d through a bridge, %d"
+                + " through a router; SIGINT or SIGTERM stops it)", 2L * frames, frames, frames);
+    }
+
+    /** The line after the warm-up, with the frames sent through both. */
+    static String warmedUpLine(long sent, long lost, long nanos) {
+        return String.format(java.util.Locale.ROOT, "usnet: data path warmed up (%d frames through a bridge and a router,"
+                + " %d lost, %d ms)", sent, lost, nanos / 1_000_000);
     }
 
     /** Says where the control socket, /metrics and the event log are (those that are on). */
