@@ -44,7 +44,7 @@ public final class RunCommand implements Callable<Integer> {
             + " (default: the file's output.dir, else usnet-out/<name>)")
     Path out;
 
-    @Option(names = "--capture", paramLabel = "NS/DEV[:DIR]=FILE",
+    @Option(names = "--capture", paramLabel = "NS/DEV[:in|out|inout]=FILE",
             description = "also capture device DEV of usnet namespace NS (direction in, out or inout, default inout) to FILE,"
                     + " relative to the output directory; repeatable")
     java.util.List<String> captures = new java.util.ArrayList<>();

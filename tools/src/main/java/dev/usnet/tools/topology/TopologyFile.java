@@ -180,7 +180,7 @@ public final class TopologyFile {
 
     /**
      * What {@code usnet run --check} judges, in one pass: reads {@code path}, checks its references, adds the
-     * command line's captures ({@code NS/DEV[:DIR]=FILE}) and knobs ({@code [NS:]KEY=VALUE}), and builds it
+     * command line's captures ({@code NS/DEV[:in|out|inout]=FILE}) and knobs ({@code [NS:]KEY=VALUE}), and builds it
      * in virtual time. Throws {@link TopologyException} with every error of all of these at once.
      */
     public static Checked check(Path path, List<String> captures, List<String> knobs) {

@@ -145,6 +145,28 @@ class ReplayErrorsTest {
     }
 
     @Test
+    void withoutOutAMatchingReplayLeavesNothingBehindAndAPlainOneSaysWhereItWrote(@TempDir Path tmp) throws IOException {
+        Path f = goodFixture(tmp.resolve("fx"));
+        Result r = run("replay", f.toString(), "--expect");
+        assertEquals(0, r.code, r.out + r.err);
+        assertTrue(r.out.contains("no captures written (every port matched; give --out DIR to keep them)"), r.out);
+        assertFalse(r.out.contains("usnet-replay-"), r.out);
+        r = run("replay", f.toString());
+        assertEquals(0, r.code, r.out + r.err);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("wrote 2 port captures to (\\S+usnet-replay-\\S+) \\(a new"
+                + " temporary directory, kept for you to read: delete it when done, or give --out DIR\\)").matcher(r.out);
+        assertTrue(m.find(), r.out);
+        Path dir = Path.of(m.group(1));
+        assertTrue(Files.isRegularFile(dir.resolve("p2.pcap")));
+        try (var files = Files.list(dir)) {
+            for (Path p : files.toList()) {
+                Files.delete(p);
+            }
+        }
+        Files.delete(dir);
+    }
+
+    @Test
     void aTruncatedExpectedPcapIsExit2NamingTheFileAndTheRecord(@TempDir Path tmp) throws IOException {
         Path f = goodFixture(tmp.resolve("fx"));
         Path p2 = f.resolve("expected/p2.pcap");
