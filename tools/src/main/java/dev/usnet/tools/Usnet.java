@@ -48,7 +48,7 @@ public final class Usnet implements Runnable {
             throw ex;
         });
         cl.setParameterExceptionHandler((ex, a) -> {
-            ex.getCommandLine().getErr().println("usnet: " + ex.getMessage());
+            ex.getCommandLine().getErr().println(CliErrors.describe(ex));
             ex.getCommandLine().usage(ex.getCommandLine().getErr());
             return EXIT_USAGE;
         });
@@ -67,6 +67,16 @@ public final class Usnet implements Runnable {
 
     public static void main(String[] args) throws InterruptedException {
         standalone = true;
+        // Netty names its channels after a MAC of this machine, looked up among the kernel's interfaces, and warns
+        // when it finds none ("Failed to find a usable hardware address"): in a namespace with only lo, where usnet
+        // is often started, that is every run. The name is for Netty's logs only; random bytes, which Netty would
+        // fall back to anyway, spare the look-up and the warning.
+        if (System.getProperty("io.netty.machineId") == null) {
+            byte[] id = new byte[8];
+            new java.security.SecureRandom().nextBytes(id);
+            id[0] = (byte) ((id[0] | 0x02) & 0xfe);    // locally administered, unicast: never a real NIC's
+            System.setProperty("io.netty.machineId", java.util.HexFormat.ofDelimiter(":").formatHex(id));
+        }
         PrintWriter out = new PrintWriter(System.out, true);
         PrintWriter err = new PrintWriter(System.err, true);
         int[] code = {1};

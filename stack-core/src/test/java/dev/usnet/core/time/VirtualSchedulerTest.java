@@ -83,6 +83,7 @@ class VirtualSchedulerTest {
     void aRunThatCannotLeaveAnInstantEndsWithClockStalledNamingWhatSpun() {
         VirtualScheduler vs = new VirtualScheduler(5_000_000);
         vs.setStallLimit(10_000);
+        vs.setTaskLimit(5_000);
         vs.schedule(() -> { }, 1_000_000_000L);           // a timer the clock would go to, if it could
         Runnable spin = new Runnable() {
             @Override
@@ -98,8 +99,8 @@ class VirtualSchedulerTest {
         vs.execute(spin);
         VirtualScheduler.ClockStalled e = assertThrows(VirtualScheduler.ClockStalled.class, () -> vs.runFor(2_000_000_000L));
         assertEquals(5_000_000, e.atNanos());
-        assertTrue(e.work() > 10_000, "stopped after the limit: " + e.work());
-        assertEquals(List.of("spinner"), List.copyOf(e.busiest().keySet()));
+        assertEquals(15_000, e.work(), "stopped once the spinner alone did the task limit after the stall limit");
+        assertEquals(java.util.Map.of("spinner", 5_000L), e.busiest());
         assertTrue(e.getMessage().startsWith("virtual time stalled at 0.005000 s:"), e.getMessage());
         assertTrue(e.getMessage().contains("spinner ×"), e.getMessage());
         assertEquals(5_000_000, vs.nanoTime(), "the clock stayed where it stalled");
@@ -109,6 +110,7 @@ class VirtualSchedulerTest {
     void framesReportedByReceiveRunsCountTowardsTheLimit() {
         VirtualScheduler vs = new VirtualScheduler();
         vs.setStallLimit(1_000);
+        vs.setTaskLimit(1_000);
         Runnable heavy = new Runnable() {
             @Override
             public void run() {
@@ -118,8 +120,9 @@ class VirtualSchedulerTest {
         };
         vs.execute(heavy);
         VirtualScheduler.ClockStalled e = assertThrows(VirtualScheduler.ClockStalled.class, () -> vs.runFor(1));
-        // 1 000 units are 16 runs of 64 frames, not 1 000 runs.
-        assertTrue(e.work() < 1_000 + 65 * (1 + 1_000), "work " + e.work());
+        // 1 000 units are 16 runs of 64 frames, not 1 000 runs; the task's own count has its frames too.
+        assertTrue(e.work() < 2 * (1_000 + 65), "work " + e.work());
+        assertTrue(e.busiest().values().iterator().next() >= 1_000, e.busiest().toString());
     }
 
     @Test
@@ -136,15 +139,98 @@ class VirtualSchedulerTest {
             vs.runUntil(vs.nanoTime());
         }
         assertEquals(9_000, log.size());
-        // One burst of 1 500 that ends: too much for the limit, so it is a stall.
+        // One burst of 1 500 that ends: past the stall limit, but each task ran once, so it is no stall.
         for (int i = 0; i < 1_500; i++) {
             vs.execute(new Step(i, log));
         }
-        assertThrows(VirtualScheduler.ClockStalled.class, () -> vs.runUntil(vs.nanoTime()));
+        vs.runUntil(vs.nanoTime());
+        assertEquals(10_500, log.size());
+    }
+
+    /**
+     * A bridge flooding a broadcast from each of its hosts to every port, as receive runs: each of {@code hosts}
+     * ports' backlog gets one frame per sender and hands them on in runs of at most 64.
+     */
+    private static final class Port implements Runnable {
+        final VirtualScheduler vs;
+        final String name;
+        int queued;
+        int handled;
+
+        Port(VirtualScheduler vs, String name) {
+            this.vs = vs;
+            this.name = name;
+        }
+
+        void enqueue() {
+            if (queued++ == 0) {
+                vs.execute(this);
+            }
+        }
+
+        @Override
+        public void run() {
+            int n = Math.min(64, queued);
+            queued -= n;
+            handled += n;
+            vs.ranFrames(n);
+            if (queued > 0) {
+                vs.execute(this);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "receive backlog of " + name;
+        }
+    }
+
+    @Test
+    void aLargeBurstThatEndsRunsToItsEndWhileOneTaskThatNeverEndsStalls() {
+        VirtualScheduler vs = new VirtualScheduler();
+        vs.setStallLimit(10_000);
+        vs.setTaskLimit(5_000);
+        int[] longInstants = {0};
+        vs.onLongInstant(() -> longInstants[0]++);
+        List<Port> ports = new ArrayList<>();
+        for (int i = 0; i < 1_000; i++) {
+            ports.add(new Port(vs, "h" + i));
+        }
+        // 1 000 broadcasts at once, each to 1 000 ports: a million frames at one instant, a hundred times the stall
+        // limit, but no port handles more than 1 000 of them.
+        for (int sender = 0; sender < 1_000; sender++) {
+            vs.execute(() -> ports.forEach(Port::enqueue));
+        }
+        vs.runFor(1_000);
+        assertEquals(1_000, vs.nanoTime());
+        assertTrue(ports.stream().allMatch(p -> p.handled == 1_000));
+        assertEquals(1, longInstants[0], "the watchdog looked closer once");
+        // Broadcasts that come back for ever (a loop of bridges) at the same instant: spread over a thousand ports
+        // as the burst was, yet one port's count reaches the task limit, as it must when the work never ends.
+        Runnable storm = new Runnable() {
+            @Override
+            public void run() {
+                ports.forEach(Port::enqueue);
+                vs.execute(this);
+            }
+
+            @Override
+            public String toString() {
+                return "broadcast storm";
+            }
+        };
+        vs.execute(storm);
+        VirtualScheduler.ClockStalled e = assertThrows(VirtualScheduler.ClockStalled.class, () -> vs.runFor(1_000));
+        assertEquals(1_000, e.atNanos());
+        assertEquals(2, longInstants[0]);
+        assertEquals(5_000L, e.busiest().values().iterator().next(), e.busiest().toString());
+        assertTrue(e.busiest().keySet().stream().allMatch(k -> k.startsWith("receive backlog of h")), e.busiest().toString());
+        assertTrue(e.getMessage().contains("of the work after the first 10000, one task did 5000"), e.getMessage());
     }
 
     @Test
     void theStallLimitIsAtLeastOne() {
         assertThrows(IllegalArgumentException.class, () -> new VirtualScheduler().setStallLimit(0));
+        assertThrows(IllegalArgumentException.class, () -> new VirtualScheduler().setTaskLimit(0));
     }
 }

@@ -108,7 +108,7 @@ public final class ControlPlane implements AutoCloseable {
     static final List<String> VERBS = List.of("version", "ns", "link", "addr", "route", "neigh", "bridge", "sysctl", "netem",
             "stats", "capture", "hist", "apps", "ss", "events", "help");
 
-    private static final List<String> HELP = List.of(
+    static final List<String> HELP = List.of(
             "version                                  protocol version, topology, clock, uptime",
             "ns list | ns add NAME | ns del NAME",
             "link show [DEV]",

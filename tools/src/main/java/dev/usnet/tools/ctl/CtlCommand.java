@@ -60,6 +60,13 @@ public final class CtlCommand implements Callable<Integer> {
         if (args.isEmpty()) {
             throw new UsageException("ctl: missing VERB");
         }
+        if (args.equals(List.of("help"))) {
+            // The verbs are this build's, the same as any daemon of it answers: no daemon needed to list them.
+            print(o, new ObjectMapper().createObjectNode().<com.fasterxml.jackson.databind.node.ObjectNode>set("data",
+                    new ObjectMapper().valueToTree(java.util.Map.of("verbs", ControlPlane.VERBS)))
+                    .put("text", String.join("\n", ControlPlane.HELP)), json);
+            return 0;
+        }
         Path sock = socket();
         CtlClient c;
         try {

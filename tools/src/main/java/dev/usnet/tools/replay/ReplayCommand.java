@@ -26,7 +26,8 @@ public final class ReplayCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "FIXTURE_DIR", description = "directory with scenario.json, in/ and expected/")
     Path fixture;
 
-    @Option(names = "--out", paramLabel = "OUT_DIR", description = "where to write <port>.pcap (default: OUT under a temp dir)")
+    @Option(names = "--out", paramLabel = "OUT_DIR", description = "where to write <port>.pcap (default: a new temporary directory, which"
+            + " it names; with --expect, none unless a port differs)")
     Path out;
 
     @Option(names = "--expect", description = "compare with expected/ by the conformance rule")
@@ -45,10 +46,11 @@ public final class ReplayCommand implements Callable<Integer> {
         // Read expected/ before replaying, so a broken fixture fails before anything is written.
         Map<String, List<PcapRecord>> expected = expect ? FixtureComparator.expected(fixture, sc) : null;
         Map<String, List<PcapRecord>> result = Replayer.run(fixture, seed);
-        Path dir = out != null ? out : Files.createTempDirectory("usnet-replay-");
-        Replayer.write(result, dir);
-        o.println("wrote " + result.size() + " port captures to " + dir);
         if (!expect) {
+            Path dir = out != null ? out : Files.createTempDirectory("usnet-replay-");
+            Replayer.write(result, dir);
+            o.println("wrote " + result.size() + " port captures to " + dir + (out != null ? ""
+                    : " (a new temporary directory, kept for you to read: delete it when done, or give --out DIR)"));
             for (var e : result.entrySet()) {
                 o.println(sc.name() + "/" + e.getKey() + ": " + e.getValue().size() + " frames");
             }
@@ -58,6 +60,16 @@ public final class ReplayCommand implements Callable<Integer> {
         for (FixtureComparator.PortResult r : FixtureComparator.compare(sc, expected, result)) {
             o.println(r.line(sc.name()));
             ok &= r.ok();
+        }
+        // Compared in memory: the captures are written where asked, or, without --out, only when they differ
+        // (to look at), never left behind in a temporary directory for a run that matched.
+        if (out != null || !ok) {
+            Path dir = out != null ? out : Files.createTempDirectory("usnet-replay-");
+            Replayer.write(result, dir);
+            o.println("wrote " + result.size() + " port captures to " + dir + (out != null ? ""
+                    : " (a new temporary directory, kept to look at the difference: delete it when done)"));
+        } else {
+            o.println("no captures written (every port matched; give --out DIR to keep them)");
         }
         return ok ? 0 : 1;
     }

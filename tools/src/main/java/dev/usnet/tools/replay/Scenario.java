@@ -38,8 +38,15 @@ public record Scenario(String name, String device, Bridge bridge, Router router,
         JsonNode root;
         try {
             root = new ObjectMapper().readTree(file.toFile());
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            // file:line:column as compilers write it; Jackson's message alone names neither (its own location
+            // suffix names a stream, not the file).
+            var at = e.getLocation();
+            String where = at == null || at.getLineNr() < 1 ? "" : ":" + at.getLineNr() + (at.getColumnNr() < 1 ? "" : ":" + at.getColumnNr());
+            throw new UsageException(file + where + ": not valid JSON: "
+                    + e.getOriginalMessage().lines().findFirst().orElse("").replaceAll("\\s+$", ""));
         } catch (IOException e) {
-            throw new UsageException(file + ": not valid JSON: " + e.getMessage().lines().findFirst().orElse(""));
+            throw new UsageException(dev.usnet.tools.IoErrors.describe(file, e));
         }
         return new Parser(file.toString()).parse(root);
     }

@@ -132,6 +132,9 @@ public final class Apps {
         private volatile long sent;
         private volatile long received;
         private volatile long noRoute;
+        // Echoes unanswered when the app stopped but sent too recently to call lost (see stop); the longest RTT seen.
+        private volatile long unansweredAtEnd;
+        private long maxRtt;
         private int seq;
         private Timeout timer;
         /** A measured window ({@link #openWindow}): which requests were sent in it; namespace thread only. */
@@ -178,6 +181,7 @@ public final class Apps {
                     sentSeq[slot] = -1;
                     long rtt = Math.max(0, stack.now() - sentAt[slot]);
                     recorder.recordValue(rtt);
+                    maxRtt = Math.max(maxRtt, rtt);
                     received++;
                     if (inWindow[slot]) {
                         inWindow[slot] = false;
@@ -210,14 +214,36 @@ public final class Apps {
             timer = stack.scheduler().schedule(this::tick, intervalNanos);
         }
 
+        /**
+         * Stops sending and listening. An echo still unanswered then, sent less than two of the longest round trips
+         * seen before, may well be on its way back: like ping, which at its end waits two RTTs for the last replies
+         * and no longer, it is counted apart ({@link #unansweredAtEnd}), not as lost. Without any reply there is no
+         * round trip to go by, and every unanswered echo is lost.
+         */
         @Override
         void stop() {
             running = false;
             if (timer != null) {
                 timer.cancel();
             }
+            if (maxRtt > 0 || received > 0) {
+                long now = stack.now();
+                long window = 2 * Math.max(maxRtt, 1);
+                long pending = 0;
+                for (int slot = 0; slot < SLOTS; slot++) {
+                    if (sentSeq[slot] >= 0 && now - sentAt[slot] < window) {
+                        pending++;
+                    }
+                }
+                unansweredAtEnd = pending;
+            }
             stack.icmp().closePing(id);
             payload.release();
+        }
+
+        /** Echoes unanswered at the stop that were sent within two round trips of it: neither received nor lost. */
+        public long unansweredAtEnd() {
+            return unansweredAtEnd;
         }
 
         @Override
@@ -268,9 +294,11 @@ public final class Apps {
                     h.getValueAtPercentile(99) / 1000.0);
             long s = sent;
             long r = received;
-            String loss = s == 0 ? "" : String.format(java.util.Locale.ROOT, ", %.0f%% loss", 100.0 * (s - Math.min(s, r)) / s);
+            long late = unansweredAtEnd;
+            String loss = s == 0 ? "" : String.format(java.util.Locale.ROOT, ", %.0f%% loss", 100.0 * Math.max(0, s - r - late) / s);
             long n = noRoute;
-            return ns + ": ping " + Ipv4Addr.format(to) + ": " + s + " sent, " + r + " received" + loss + rtt
+            return ns + ": ping " + Ipv4Addr.format(to) + ": " + s + " sent, " + r + " received"
+                    + (late == 0 ? "" : ", " + late + " unanswered at the end (sent within two round trips of it)") + loss + rtt
                     + (n == 0 ? "" : ", " + n + " without a route");
         }
 

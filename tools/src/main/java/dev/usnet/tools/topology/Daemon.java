@@ -396,7 +396,8 @@ public final class Daemon implements AutoCloseable {
      * drop every capability on their own threads (capset, bounding set, SECBIT_NOROOT), and the rest of the process
      * stays root for the exit. {@code mayBecomeUser} false (the daemon runs inside another program, a test) keeps
      * the process's user and only drops the loops' capabilities. Returns what was done, for the log; null when this
-     * process has no capability.
+     * process has no capability, or when only the loops dropped theirs in a run that needed none (no TAP, pcap or
+     * kernel namespace), where the line would only puzzle.
      */
     public synchronized String dropPrivileges(List<Path> writable, boolean mayBecomeUser) {
         if (providers.privileges().effective() == 0) {
@@ -427,8 +428,9 @@ public final class Daemon implements AutoCloseable {
                     return null;
                 }).get(10, TimeUnit.SECONDS);
             }
-            return "the event loops (packet path, TAP I/O, timers) dropped every capability; the rest of the process stays"
-                    + " root for the exit (run through sudo to drop root entirely)";
+            // Without TAP, pcap or kernel namespaces the run never needed root: dropping is hardening, not news.
+            return !spec.needsPrivileges() ? null : "the event loops (packet path, TAP I/O, timers) dropped every capability;"
+                    + " the rest of the process stays root for the exit (run through sudo to drop root entirely)";
         } catch (Exception e) {
             throw new UsageException("dropping privileges: " + e.getMessage(), e);
         }

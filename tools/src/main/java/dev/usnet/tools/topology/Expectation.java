@@ -13,7 +13,7 @@ import java.util.Set;
 /**
  * One {@code expect:} line of a topology file, {@code app|ns|path|device SELECTOR FIELD OP VALUE}, checked
  * against a run's {@link Results}: e.g. {@code app ctr1.ping-0 ops >= 100}, {@code ns host drops.NEIGH_QUEUE_FULL == 0},
- * {@code path hb1->br0 p99_us < 50}, {@code device host/br0 tx_dropped == 0}; or, written as a mapping, a check on a
+ * {@code path host/hb1->br0 p99_us < 50}, {@code device host/br0 tx_dropped == 0}; or, written as a mapping, a check on a
  * capture ({@link CaptureCheck}, kind {@code capture}, field {@code count} or {@code matches}), whose value the run
  * computes from the capture file and keeps in the results' {@code expectations}.
  */
@@ -125,11 +125,9 @@ public record Expectation(String kind, String selector, String field, String op,
                     }
                 }
                 default -> {
-                    String[] io = x.selector.split("->", -1);
-                    boolean found = io.length == 2 && spec.namespaces().stream()
-                            .anyMatch(n -> n.device(io[0]) != null && n.device(io[1]) != null);
-                    if (!found) {
-                        p.add(x.where, "no namespace has both devices of path '" + x.selector + "' (IN->OUT)");
+                    String err = ForwardingPaths.check(spec, x.selector);
+                    if (err != null) {
+                        p.add(x.where, err);
                     }
                 }
             }
@@ -166,7 +164,8 @@ public record Expectation(String kind, String selector, String field, String op,
             case "app" -> find(r.apps(), "name", selector);
             case "ns" -> find(r.namespaces(), "name", selector);
             case "device" -> find(r.devices(), "name", selector);
-            default -> r.paths().stream().filter(m -> selector.equals(m.get("name"))).findFirst().orElse(null);
+            default -> r.paths().stream().filter(m -> ForwardingPaths.matches(selector, (String) m.get("ns"),
+                    (String) m.get("name"))).findFirst().orElse(null);
         };
         if (row == null) {
             return null;

@@ -93,7 +93,7 @@ final class HistogramFiles {
             }
             Files.move(tmp, f, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
-            throw new UsageException("cannot write " + f + ": " + e.getMessage(), e);
+            throw new UsageException("cannot write " + dev.usnet.tools.IoErrors.describe(f, e), e);
         }
         return f;
     }

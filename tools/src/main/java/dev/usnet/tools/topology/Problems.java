@@ -9,7 +9,10 @@ import java.util.Set;
 /**
  * Collects the problems of one topology file so that a single run reports all of them: errors, which stop
  * the file from being built, and warnings, which do not. A problem said twice in the same words at the same
- * place (a {@code --set} applied to every namespace) is kept once.
+ * place (a {@code --set} applied to every namespace) is kept once. Problems that differ only in their numbers on
+ * one line of the file are one problem said once with how many more there are: a template under {@code count:}
+ * makes one entry per copy from the same line, and one bad template under {@code count: 100000} is one mistake,
+ * not a hundred thousand lines of output.
  */
 final class Problems {
     private record Entry(Where where, String text, boolean warning, boolean virtualClock) {
@@ -19,6 +22,15 @@ final class Problems {
     }
 
     private final List<Entry> list = new ArrayList<>();
+    // Entries by file, line, kind and text with every number masked: the first one said, the others counted.
+    private final java.util.Map<String, Entry> firstLike = new java.util.HashMap<>();
+    private final java.util.Map<Entry, Likes> more = new java.util.IdentityHashMap<>();
+
+    /** How many more entries an entry stands for, and where the last of them is. */
+    private static final class Likes {
+        int count;
+        String lastPath;
+    }
     private final Set<String> texts = new LinkedHashSet<>();
     // Every key path an error is at or inside of ("file\0path" of the error and of each key above it), so that
     // hasErrorAt is one lookup: a file with an error in each of 100 000 entries took minutes scanning the list.
@@ -51,7 +63,20 @@ final class Problems {
 
     private void put(Entry e) {
         if (texts.add(e.text)) {
-            list.add(e);
+            if (e.where.line() > 0) {
+                String key = e.where.file() + "\0" + e.where.line() + "\0" + e.warning + e.virtualClock + "\0"
+                        + e.text.replaceAll("[0-9]+", "#");
+                Entry first = firstLike.putIfAbsent(key, e);
+                if (first != null) {
+                    Likes l = more.computeIfAbsent(first, k -> new Likes());
+                    l.count++;
+                    l.lastPath = e.where.path();
+                } else {
+                    list.add(e);
+                }
+            } else {
+                list.add(e);
+            }
             if (!e.warning) {
                 errors++;
                 String file = e.where.file() + "\0";
@@ -119,20 +144,30 @@ final class Problems {
     List<String> warnings() {
         return list.stream().filter(e -> e.warning && !e.virtualClock)
                 .sorted(Comparator.comparingInt(e -> e.where.line() == 0 ? Integer.MAX_VALUE : e.where.line()))
-                .map(Entry::text).toList();
+                .map(this::text).toList();
     }
 
     /** The warnings about virtual time only ({@link #warnVirtualClock}). */
     List<String> virtualClockWarnings() {
         return list.stream().filter(e -> e.virtualClock)
                 .sorted(Comparator.comparingInt(e -> e.where.line() == 0 ? Integer.MAX_VALUE : e.where.line()))
-                .map(Entry::text).toList();
+                .map(this::text).toList();
     }
 
     private List<String> sorted(boolean warnings) {
         return list.stream().filter(e -> e.warning == warnings)
                 .sorted(Comparator.comparingInt(e -> e.where.line() == 0 ? Integer.MAX_VALUE : e.where.line()))
-                .map(Entry::text).toList();
+                .map(this::text).toList();
+    }
+
+    /** The entry's text, with how many more like it its line gave (the copies of a count: template), if any. */
+    private String text(Entry e) {
+        Likes l = more.get(e);
+        if (l == null) {
+            return e.text;
+        }
+        return e.text + " (and " + l.count + " more like it from line " + e.where.line() + ", the last at "
+                + (l.lastPath.isEmpty() ? "the same key" : l.lastPath) + ")";
     }
 
     /** Throws a {@link TopologyException} carrying every error (and the warnings), if there is an error. */

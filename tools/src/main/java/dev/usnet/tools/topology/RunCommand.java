@@ -44,7 +44,7 @@ public final class RunCommand implements Callable<Integer> {
             + " (default: the file's output.dir, else usnet-out/<name>)")
     Path out;
 
-    @Option(names = "--capture", paramLabel = "NS/DEV[:DIR]=FILE",
+    @Option(names = "--capture", paramLabel = "NS/DEV[:in|out|inout]=FILE",
             description = "also capture device DEV of usnet namespace NS (direction in, out or inout, default inout) to FILE,"
                     + " relative to the output directory; repeatable")
     java.util.List<String> captures = new java.util.ArrayList<>();
@@ -163,6 +163,10 @@ public final class RunCommand implements Callable<Integer> {
             return 0;
         }
         Path dir = out != null ? out : t.output().dir() != null ? Path.of(t.output().dir()) : Path.of("usnet-out", t.name());
+        OutputPaths.checkDirectory(out != null ? "--out" : "the output directory", dir);
+        if (results != null) {
+            OutputPaths.checkFile("--results", results);
+        }
         if (dropEventRate != null && dropEventRate < 1) {
             throw new UsageException("--drop-event-rate must be at least 1, got " + dropEventRate);
         }
@@ -221,7 +225,7 @@ public final class RunCommand implements Callable<Integer> {
 
                 @Override
                 public void warmingUp(int frames) {
-                    o.printf("usnet: warming up the data path (%d frames; SIGINT or SIGTERM stops it)%n", frames);
+                    o.println(warmingUpLine(frames));
                     o.flush();
                 }
 
@@ -313,8 +317,7 @@ public final class RunCommand implements Callable<Integer> {
             });
             TapWarmUp.Result w = d.warmUp();
             if (w != null) {
-                o.printf("usnet: data path warmed up (%d frames through a bridge and a router, %d lost, %d ms)%n", w.sent(),
-                        w.lost(), w.nanos() / 1_000_000);
+                o.println(warmedUpLine(w.sent(), w.lost(), w.nanos()));
             }
             announce(controlRef[0], o);
             o.printf("usnet: ready (%s, %s)%n", count(d.topology().namespaces().size(), "namespace"),
@@ -366,6 +369,21 @@ public final class RunCommand implements Callable<Integer> {
         o.flush();
         e.flush();
         return written ? code : Usnet.EXIT_USAGE;
+    }
+
+    /**
+     * The line before the warm-up: {@code frames} (--warm-up-frames) go through the throw-away bridge and as many
+     * through the router, so the total is said, as the line after it says it.
+     */
+    static String warmingUpLine(int frames) {
+        return String.format(java.util.Locale.ROOT, "usnet: warming up the data path (%d frames: %d through a bridge, %d"
+                + " through a router; SIGINT or SIGTERM stops it)", 2L * frames, frames, frames);
+    }
+
+    /** The line after the warm-up, with the frames sent through both. */
+    static String warmedUpLine(long sent, long lost, long nanos) {
+        return String.format(java.util.Locale.ROOT, "usnet: data path warmed up (%d frames through a bridge and a router,"
+                + " %d lost, %d ms)", sent, lost, nanos / 1_000_000);
     }
 
     /** Says where the control socket, /metrics and the event log are (those that are on). */
@@ -437,10 +455,11 @@ public final class RunCommand implements Callable<Integer> {
             e.println("usnet: " + err);
         }
         var failed = s.failed();
-        int code = 0;
+        // What could not be written (histograms, logs, captures) or undone is a failed run, whatever its apps did.
+        int code = s.errors().isEmpty() ? 0 : EXIT_APPS_FAILED;
         if (!failed.isEmpty()) {
             String which = String.join("; ", failed.stream().map(f -> f.app() + ": " + f.outcome().reason()).toList());
-            code = allowAppFailures ? 0 : EXIT_APPS_FAILED;
+            code = allowAppFailures ? code : EXIT_APPS_FAILED;
             (allowAppFailures ? o : e).println("usnet: " + failed.size() + " of " + count(s.outcomes().size(), "app")
                     + " failed" + (allowAppFailures ? " (--allow-app-failures: exit 0)" : "") + ": " + which);
         }

@@ -23,7 +23,7 @@ final class RunResults {
             o.println("usnet: wrote results to " + file);
             return true;
         } catch (IOException ex) {
-            e.println("usnet: cannot write results " + file + ": " + ex.getMessage());
+            e.println("usnet: cannot write results " + dev.usnet.tools.IoErrors.describe(file, ex));
             return false;
         }
     }

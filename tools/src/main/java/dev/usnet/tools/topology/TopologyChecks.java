@@ -172,6 +172,7 @@ final class TopologyChecks {
             }
         }
         checkSegments(spec, p);
+        AddressWarnings.check(spec, p);
     }
 
     /**

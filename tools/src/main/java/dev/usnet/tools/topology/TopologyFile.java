@@ -181,7 +181,7 @@ public final class TopologyFile {
 
     /**
      * What {@code usnet run --check} judges, in one pass: reads {@code path}, checks its references, adds the
-     * command line's captures ({@code NS/DEV[:DIR]=FILE}) and knobs ({@code [NS:]KEY=VALUE}), and builds it
+     * command line's captures ({@code NS/DEV[:in|out|inout]=FILE}) and knobs ({@code [NS:]KEY=VALUE}), and builds it
      * in virtual time. Throws {@link TopologyException} with every error of all of these at once.
      */
     public static Checked check(Path path, List<String> captures, List<String> knobs) {
@@ -627,6 +627,10 @@ public final class TopologyFile {
     }
 
     private Addr cidr(String s, Where w) {
+        if (s.indexOf(':') >= 0) {
+            problems.add(w, "IPv6 is not supported yet (usnet speaks IPv4 only), got \"" + s + "\"");
+            return null;
+        }
         int slash = s.indexOf('/');
         try {
             if (slash < 0) {
@@ -1145,6 +1149,10 @@ public final class TopologyFile {
         }
         String s = m.string(key);
         if (s == null) {
+            return null;
+        }
+        if (s.indexOf(':') >= 0) {
+            problems.add(m.where(key), "IPv6 is not supported yet (usnet speaks IPv4 only), got \"" + s + "\"");
             return null;
         }
         try {

@@ -28,17 +28,21 @@ public final class VirtualRun {
     /**
      * How long the run lasts on the virtual clock, its seed (null: the file's), where captures go, whether it ends
      * with its apps, the control plane it offers, how often it snapshots its counters, and how much work at one
-     * instant counts as a stalled clock ({@link VirtualScheduler#stallLimit()}).
+     * instant makes the watchdog look closer ({@link VirtualScheduler#stallLimit()}) and how much by one task then
+     * counts as a stalled clock ({@link VirtualScheduler#taskLimit()}).
      */
     public record Options(long durationNanos, Long seed, Path outDir, boolean endWhenAppsDone,
-                          dev.usnet.tools.ctl.DaemonControl.Options control, long snapshotNanos, long stallLimit) {
+                          dev.usnet.tools.ctl.DaemonControl.Options control, long snapshotNanos, long stallLimit,
+                          long taskLimit) {
         /** Runs the whole duration. */
         public Options(long durationNanos, Long seed, Path outDir) {
-            this(durationNanos, seed, outDir, false, null, 0, VirtualScheduler.DEFAULT_STALL_LIMIT);
+            this(durationNanos, seed, outDir, false, null, 0, VirtualScheduler.DEFAULT_STALL_LIMIT,
+                    VirtualScheduler.DEFAULT_TASK_LIMIT);
         }
 
         public Options(long durationNanos, Long seed, Path outDir, boolean endWhenAppsDone) {
-            this(durationNanos, seed, outDir, endWhenAppsDone, null, 0, VirtualScheduler.DEFAULT_STALL_LIMIT);
+            this(durationNanos, seed, outDir, endWhenAppsDone, null, 0, VirtualScheduler.DEFAULT_STALL_LIMIT,
+                    VirtualScheduler.DEFAULT_TASK_LIMIT);
         }
 
         /**
@@ -46,7 +50,7 @@ public final class VirtualRun {
          * {@code snapshotNanos} of virtual time (0: never), a snapshot of every counter into the results.
          */
         public Options observed(dev.usnet.tools.ctl.DaemonControl.Options control, long snapshotNanos) {
-            return new Options(durationNanos, seed, outDir, endWhenAppsDone, control, snapshotNanos, stallLimit);
+            return new Options(durationNanos, seed, outDir, endWhenAppsDone, control, snapshotNanos, stallLimit, taskLimit);
         }
 
         /**
@@ -55,12 +59,12 @@ public final class VirtualRun {
          * is its apps' work. Only for topologies whose apps are all TCP apps (a ping or sender never ends).
          */
         public Options endingWhenAppsDone() {
-            return new Options(durationNanos, seed, outDir, true, control, snapshotNanos, stallLimit);
+            return new Options(durationNanos, seed, outDir, true, control, snapshotNanos, stallLimit, taskLimit);
         }
 
-        /** The same with another stall limit (tests: a stalled clock found after less work). */
-        public Options withStallLimit(long limit) {
-            return new Options(durationNanos, seed, outDir, endWhenAppsDone, control, snapshotNanos, limit);
+        /** The same with other limits (tests: a stalled clock found after less work). */
+        public Options withStallLimits(long stall, long task) {
+            return new Options(durationNanos, seed, outDir, endWhenAppsDone, control, snapshotNanos, stall, task);
         }
     }
 
@@ -88,8 +92,11 @@ public final class VirtualRun {
         TopologySpec t = o.seed() == null ? spec : spec.withSeed(o.seed());
         VirtualScheduler vs = new VirtualScheduler();
         vs.setStallLimit(o.stallLimit());
+        vs.setTaskLimit(o.taskLimit());
         long wall0 = System.nanoTime();
         Topology topo = TopologyBuilder.build(t, n -> vs, TopologyBuilder.ExternalDevices.placeholders());
+        InstantActivity activity = new InstantActivity();
+        vs.onLongInstant(() -> activity.snapshot(stacks(topo)));
         List<NetStack> stacks = stacks(topo);
         Captures captures = new Captures();
         HistogramFiles histograms = new HistogramFiles(t, o.outDir());
@@ -155,7 +162,7 @@ public final class VirtualRun {
                     new LinkedHashMap<>()).withSnapshots(snapshots);
             latencies = RunHistograms.collect(results, apps.list(), stacks);
         } catch (VirtualScheduler.ClockStalled ex) {
-            stalled = stalled(ex, t, topo);
+            stalled = stalled(ex, t, topo, activity);
             // The run cannot go on: the apps end where they are, and deleting the namespaces takes back what is
             // still in flight.
             if (apps != null) {
@@ -234,10 +241,35 @@ public final class VirtualRun {
     }
 
     /**
-     * The error for a run whose clock stopped: where and how it stalled, and which TCP apps cross only links that
-     * take no time (the usual cause) with what to change.
+     * The error for a run whose clock stopped: where and how it stalled, what the namespaces received while the
+     * watchdog looked closer (which devices, which protocol), and from that the cause: TCP apps that cross only links
+     * that take no time (named, with what to change), broadcasts that never stop (a loop), or other traffic.
      */
-    private static UsageException stalled(VirtualScheduler.ClockStalled ex, TopologySpec t, Topology topo) {
+    private static UsageException stalled(VirtualScheduler.ClockStalled ex, TopologySpec t, Topology topo,
+                                          InstantActivity activity) {
+        StringBuilder b = new StringBuilder(ex.getMessage()).append('\n');
+        InstantActivity.Delta d = activity.taken() ? activity.since(stacks(topo)) : null;
+        String protocol = d == null ? null : d.mainProtocol();
+        if (d != null) {
+            b.append(InstantActivity.describe(d)).append('\n');
+        }
+        if (protocol == null) {
+            b.append("no frames were received at that instant: the busiest tasks above keep scheduling work for the"
+                    + " same instant without any traffic, so nothing a topology file says can move the clock");
+        } else if (protocol.equals("TCP")) {
+            tcpCause(b, d, t, topo);
+        } else if (d.broadcasts() * 2 > d.frames()) {
+            b.append("the same ").append(protocol).append(" broadcasts keep arriving without end: a loop of bridges or"
+                    + " links floods them round it for ever (usnet's bridges run no spanning tree); break the loop");
+        } else {
+            b.append(protocol).append(" traffic between the devices above never stops at that instant; ")
+                    .append(VirtualClockStalls.FIX);
+        }
+        return new UsageException(b.toString(), ex);
+    }
+
+    /** The cause when TCP is what kept the instant going: the apps whose paths take no time, else the namespaces. */
+    private static void tcpCause(StringBuilder b, InstantActivity.Delta d, TopologySpec t, Topology topo) {
         List<VirtualClockStalls.Stuck> stuck = VirtualClockStalls.find(t, n -> {
             try {
                 return topo.stack(n);
@@ -245,23 +277,22 @@ public final class VirtualRun {
                 return null;
             }
         });
-        StringBuilder b = new StringBuilder(ex.getMessage()).append('\n');
         if (stuck.isEmpty()) {
-            b.append("every event falls on the same instant, so the clock cannot move; the usual cause is TCP between"
-                    + " namespaces whose links take no time (no netem rate or delay) with the CPU model off: ")
-                    .append(VirtualClockStalls.FIX);
-        } else {
-            b.append("every event falls on the same instant, so the clock cannot move: ")
-                    .append(String.join(", ", stuck.stream().map(VirtualClockStalls.Stuck::describe).toList()))
-                    .append(stuck.size() == 1 ? " crosses" : " cross")
-                    .append(" only links with neither a netem rate nor a delay, with the CPU model off, so each"
-                            + " segment and its ACK take no time; ")
-                    .append(VirtualClockStalls.FIX);
-            for (VirtualClockStalls.Stuck st : stuck) {
-                b.append('\n').append(st.where().error(st.describe() + " is declared here"));
-            }
+            b.append("TCP segments between ")
+                    .append(String.join(", ", d.tcpNamespaces().stream().map(Map.Entry::getKey).toList()))
+                    .append(" fall on one instant, each answered at once: the links between them take no time (no netem"
+                            + " rate or delay) and the CPU model is off; ").append(VirtualClockStalls.FIX);
+            return;
         }
-        return new UsageException(b.toString(), ex);
+        b.append("TCP: ")
+                .append(String.join(", ", stuck.stream().map(VirtualClockStalls.Stuck::describe).toList()))
+                .append(stuck.size() == 1 ? " crosses" : " cross")
+                .append(" only links with neither a netem rate nor a delay, with the CPU model off, so each"
+                        + " segment and its ACK take no time; ")
+                .append(VirtualClockStalls.FIX);
+        for (VirtualClockStalls.Stuck st : stuck) {
+            b.append('\n').append(st.where().error(st.describe() + " is declared here"));
+        }
     }
 
     /** Runs event by event until every TCP app is done or the clock reaches {@code end}. */

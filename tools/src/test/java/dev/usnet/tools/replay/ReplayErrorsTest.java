@@ -112,6 +112,17 @@ class ReplayErrorsTest {
         emptyPcap(f.resolve("expected/p1.pcap"));
         return f;
     }
+    @Test
+    void aScenarioThatIsNotJsonSaysTheLineAndColumn(@TempDir Path tmp) throws IOException {
+        // Cut short: the end of the input, line 3 column 1.
+        Path f = fixture(tmp.resolve("short"), "{\"name\": \"x\",\n \"device\": \"router\"\n");
+        Result r = run("replay", f.toString());
+        assertUsageError(r, f.resolve("scenario.json") + ":3:1: not valid JSON: Unexpected end-of-input");
+        // A stray character: where it is, line 2 column 12.
+        Path g = fixture(tmp.resolve("stray"), "{\"name\": \"x\",\n \"device\": ;\"router\"}\n");
+        r = run("replay", g.toString());
+        assertUsageError(r, g.resolve("scenario.json") + ":2:12: not valid JSON: Unexpected character (';'");
+    }
 
     private static Result expect(Path fixture, Path tmp) {
         return run("replay", fixture.toString(), "--out", tmp.resolve("out").toString(), "--expect");
@@ -131,6 +142,28 @@ class ReplayErrorsTest {
         Result r = expect(goodFixture(tmp.resolve("fx")), tmp);
         assertEquals(0, r.code, r.out + r.err);
         assertTrue(r.out.contains("fx/p2: ok (1 frames)"), r.out);
+    }
+
+    @Test
+    void withoutOutAMatchingReplayLeavesNothingBehindAndAPlainOneSaysWhereItWrote(@TempDir Path tmp) throws IOException {
+        Path f = goodFixture(tmp.resolve("fx"));
+        Result r = run("replay", f.toString(), "--expect");
+        assertEquals(0, r.code, r.out + r.err);
+        assertTrue(r.out.contains("no captures written (every port matched; give --out DIR to keep them)"), r.out);
+        assertFalse(r.out.contains("usnet-replay-"), r.out);
+        r = run("replay", f.toString());
+        assertEquals(0, r.code, r.out + r.err);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("wrote 2 port captures to (\\S+usnet-replay-\\S+) \\(a new"
+                + " temporary directory, kept for you to read: delete it when done, or give --out DIR\\)").matcher(r.out);
+        assertTrue(m.find(), r.out);
+        Path dir = Path.of(m.group(1));
+        assertTrue(Files.isRegularFile(dir.resolve("p2.pcap")));
+        try (var files = Files.list(dir)) {
+            for (Path p : files.toList()) {
+                Files.delete(p);
+            }
+        }
+        Files.delete(dir);
     }
 
     @Test

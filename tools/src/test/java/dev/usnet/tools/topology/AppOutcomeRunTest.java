@@ -55,16 +55,20 @@ class AppOutcomeRunTest {
                 """, "--duration", "1");
         assertEquals(0, r.code(), r.out() + r.err());
         assertEquals("", r.err());
-        Matcher m = Pattern.compile("usnet: a: ping 198\\.18\\.0\\.2: (\\d+) sent, (\\d+) received, \\d+% loss, rtt .*; ok\n")
-                .matcher(r.out());
+        Matcher m = Pattern.compile("usnet: a: ping 198\\.18\\.0\\.2: (\\d+) sent, (\\d+) received(?:, (\\d+) unanswered at"
+                + " the end \\([^)]*\\))?, 0% loss, rtt .*; ok\n").matcher(r.out());
         assertTrue(m.find(), r.out());
         long sent = Long.parseLong(m.group(1));
         long received = Long.parseLong(m.group(2));
+        long late = m.group(3) == null ? 0 : Long.parseLong(m.group(3));
         // Every echo is answered except, at most, the one sent just before the stop: ping stops as an interrupted
-        // ping does, and on a loaded machine (RTT p99 of a few ms here) that last reply can still be on its way.
-        assertTrue(sent >= 10 && received >= sent - 1 && received <= sent, r.out());
+        // ping does, and on a loaded machine (RTT p99 of a few ms here) that last reply can still be on its way; it
+        // is counted apart, not as loss.
+        assertTrue(sent >= 10 && received >= sent - 1 && received + late == sent, r.out());
         assertFalse(r.out().contains("failed"), r.out());
         assertTrue(r.out().contains("usnet: drops: none\n"), r.out());
+        // No TAP, pcap or kernel namespace: the run needed no privilege, so giving them up is not news.
+        assertFalse(r.out().contains("capabilit"), r.out());
         // Each echo is a 98-byte frame (14 Ethernet, 20 IP, 8 ICMP, 56 payload); besides them only ARP's two.
         long[] a = device(r.out(), "a/eth0");
         long[] b = device(r.out(), "b/eth0");

@@ -55,4 +55,27 @@ class ProblemsTest {
         assertEquals(100_000, found);
         assertEquals(100_000, p.errorCount());
     }
+
+    @Test
+    void problemsThatDifferOnlyInTheirNumbersOnOneLineAreSaidOnceWithHowManyMore() {
+        Problems p = new Problems();
+        for (int i = 256; i < 100_000; i++) {
+            p.add(new Where("big.yaml", 13, "namespaces.c" + i + ".devices[0].addresses[0]"),
+                    "expected an IPv4 address, got \"198.18." + i + ".1/24\"");
+        }
+        p.add(new Where("big.yaml", 13, "namespaces.c7.devices[0].mtu"), "mtu must be at least 68");
+        p.add(new Where("big.yaml", 14, "namespaces.c7.devices[0].addresses[0]"), "expected an IPv4 address, got \"x\"");
+        p.warn(new Where("big.yaml", 13, "namespaces.c9.devices[0]"), "address 9 is odd");
+        p.warn(new Where("big.yaml", 13, "namespaces.c10.devices[0]"), "address 10 is odd");
+        assertEquals(List.of("big.yaml:13: namespaces.c256.devices[0].addresses[0]: expected an IPv4 address, got"
+                        + " \"198.18.256.1/24\" (and 99743 more like it from line 13, the last at"
+                        + " namespaces.c99999.devices[0].addresses[0])",
+                "big.yaml:13: namespaces.c7.devices[0].mtu: mtu must be at least 68",
+                "big.yaml:14: namespaces.c7.devices[0].addresses[0]: expected an IPv4 address, got \"x\""), p.errors());
+        assertEquals(List.of("big.yaml:13: namespaces.c9.devices[0]: warning: address 9 is odd (and 1 more like it from"
+                + " line 13, the last at namespaces.c10.devices[0])"), p.warnings());
+        // Every one still counts, and each entry is still known to have its error.
+        assertEquals(99_746, p.errorCount());
+        assertTrue(p.hasErrorAt(new Where("big.yaml", 13, "namespaces.c99999.devices[0]")));
+    }
 }

@@ -1,0 +1,67 @@
+package dev.usnet.tools.topology;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Addresses {@code ip addr add} takes but a Linux user wants to hear about, and IPv6, which usnet does not speak yet. */
+class AddressWarningsTest {
+    /** Namespace a with devices eth0 (peer in b) and eth1 (peer in c); {@code A0}, {@code A1}, {@code B} filled in. */
+    private static final String FILE = """
+            version: 1
+            namespaces:
+              a:
+                devices:
+                  - {name: eth0, kind: veth, addresses: [A0], peer: {namespace: b, name: eth0, addresses: [B]}}
+                  - {name: eth1, kind: veth, addresses: [A1], peer: {namespace: c, name: eth0, addresses: [198.18.5.2/24]}}
+                apps:
+                  - {kind: ping, to: TO}
+              b: {}
+              c: {}
+            """;
+
+    private static String file(String a0, String a1, String b, String to) {
+        return FILE.replace("A0", a0).replace("A1", a1).replace("B", b).replace("TO", to);
+    }
+
+    private static List<String> warnings(String text) {
+        return TopologyFile.check("t.yaml", text, List.of(), List.of()).warnings();
+    }
+
+    @Test
+    void oneAddressWithTwoPrefixLengthsInOneNamespaceIsWarnedAbout() {
+        List<String> w = warnings(file("198.18.0.1/24", "198.18.0.1/16", "198.18.0.2/24", "198.18.0.2"));
+        assertEquals(1, w.size(), w.toString());
+        assertTrue(w.get(0).startsWith("t.yaml:6: namespaces.a.devices[1].addresses[0]: warning: 198.18.0.1 is on a/eth1 as"
+                + " /16 and on a/eth0 as /24 (line 5): one address with two prefix lengths"), w.get(0));
+        // The same prefix length, or different addresses: nothing to say.
+        assertEquals(List.of(), warnings(file("198.18.0.1/24", "198.18.5.1/24", "198.18.0.2/24", "198.18.0.2")));
+    }
+
+    @Test
+    void networkAndBroadcastAddressesAsHostAddressesAreWarnedAbout() {
+        List<String> w = warnings(file("198.18.0.0/24", "198.18.5.255/24", "198.18.0.2/24", "198.18.0.2"));
+        assertEquals(2, w.size(), w.toString());
+        assertTrue(w.get(0).startsWith("t.yaml:5: namespaces.a.devices[0].addresses[0]: warning: 198.18.0.0/24 on a/eth0 is"
+                + " the network address of 198.18.0.0/24"), w.get(0));
+        assertTrue(w.get(1).startsWith("t.yaml:6: namespaces.a.devices[1].addresses[0]: warning: 198.18.5.255/24 on a/eth1 is"
+                + " the broadcast address of 198.18.5.0/24: every host on the subnet takes packets to it as broadcasts"),
+                w.get(1));
+        // /31 (RFC 3021) and /32 have no network or broadcast address.
+        assertEquals(List.of(), warnings(file("198.18.0.0/31", "198.18.5.1/32", "198.18.0.1/31", "198.18.0.1")));
+    }
+
+    @Test
+    void anIpv6AddressIsNotSupportedYetRatherThanNotIpv4() {
+        TopologyException e = assertThrows(TopologyException.class,
+                () -> warnings(file("2001:db8::1/64", "198.18.5.1/24", "198.18.0.2/24", "2001:db8::2")));
+        assertTrue(e.errors().contains("t.yaml:5: namespaces.a.devices[0].addresses[0]: IPv6 is not supported yet (usnet"
+                + " speaks IPv4 only), got \"2001:db8::1/64\""), e.errors().toString());
+        assertTrue(e.errors().stream().anyMatch(s -> s.startsWith("t.yaml:8: namespaces.a.apps[0].to: IPv6 is not supported"
+                + " yet")), e.errors().toString());
+        assertTrue(e.errors().stream().noneMatch(s -> s.contains("expected an IPv4 address")), e.errors().toString());
+    }
+}
