@@ -21,6 +21,8 @@ public enum Mib {
     TcpExtTCPFastRetrans, TcpExtTCPForwardRetrans, TcpExtTCPSlowStartRetrans, TcpExtTCPPartialUndo,
     TcpExtTCPSACKReorder, TcpExtTCPFACKReorder, TcpExtTCPRenoReorder, TcpExtTCPTSReorder,
     TcpExtTCPSackFailures, TcpExtTCPRenoFailures, TcpExtTCPLossFailures,
+    // Loss recovery of the 6.x preset (F-RTO's verdict on an RTO).
+    TcpExtTCPSpuriousRTOs,
     // usnet's own (Linux has no MIB for it): tcp_write_xmit stopped on TCP small queues' limit.
     UsnetTCPTSQThrottled,
     ArpInRequests, ArpInReplies, ArpOutRequests, ArpOutReplies, ArpProxyReplies,
