@@ -72,8 +72,16 @@ interface LossDetector {
     /** The counter of recovery episodes entered. */
     Mib recoveryMib();
 
-    /** The counter charged when reordering raised the degree assumed (tcp_update_reordering). */
+    /** The counter charged when reordering is detected (tcp_update_reordering, tcp_check_sack_reordering). */
     Mib reorderMib();
+
+    /**
+     * Whether every detection of reordering is counted, as Linux 4.15+ does (tcp_check_sack_reordering, with
+     * RACK), rather than only one that raises the degree assumed (tcp_update_reordering up to 4.14).
+     */
+    default boolean countsEveryReordering() {
+        return false;
+    }
 
     /**
      * Whether RFC 5827 early retransmit may run alongside this detector (RACK replaced it: its reordering

@@ -157,10 +157,14 @@ final class LossRecovery {
     /**
      * tcp_update_reordering: data arrived {@code metric} segments out of order. A degree above the one assumed
      * raises it (fewer segments are then judged lost) and is counted by what detected it — the timestamps of a
-     * partial undo, or the detector — and FACK is switched off for the connection (so a later detection counts
-     * as SACK's); any reordering switches early retransmit off and counts as seen.
+     * partial undo, or the detector (with RACK every detection is counted, as 4.15+ do) — and FACK is switched off
+     * for the connection (so a later detection counts as SACK's); any reordering switches early retransmit off and
+     * counts as seen.
      */
     void updateReordering(long metric, boolean ts) {
+        if (metric > 0 && metric <= reordering && detector.countsEveryReordering()) {
+            sk.stack.mib().inc(ts ? Mib.TcpExtTCPTSReorder : detector.reorderMib());
+        }
         if (metric > reordering) {
             reordering = Math.min(MAX_REORDERING, metric);
             sk.stack.mib().inc(ts ? Mib.TcpExtTCPTSReorder : detector.reorderMib());

@@ -210,6 +210,11 @@ final class RackDetector extends SackBasedDetector {
     }
 
     @Override
+    public boolean countsEveryReordering() {
+        return true;
+    }
+
+    @Override
     public Mib reorderMib() {
         return Mib.TcpExtTCPSACKReorder;
     }
