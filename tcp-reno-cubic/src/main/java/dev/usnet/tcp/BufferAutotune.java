@@ -318,7 +318,7 @@ final class BufferAutotune {
         perMss = Long.highestOneBit(perMss - 1) << 1;
         perMss += SKB_STRUCT;
         long nrSegs = Math.max(TCP_INIT_CWND, sk.cc.sndCwnd);
-        nrSegs = Math.max(nrSegs, sk.reordering + 1);
+        nrSegs = Math.max(nrSegs, sk.recovery.reordering() + 1);
         long sndmem = 2 * nrSegs * perMss;
         if (sndbuf < sndmem) {
             sndbuf = (int) Math.min(sndmem, wmemMax);
@@ -331,7 +331,7 @@ final class BufferAutotune {
      * unless locked or the flight already fills cwnd (tcp_should_expand_sndbuf).
      */
     void newSpace() {
-        if (on && !sk.sndbufLocked && sk.sb.packetsOut < sk.cc.sndCwnd) {
+        if (on && !sk.sndbufLocked && sk.sb.packetsOut() < sk.cc.sndCwnd) {
             sndbufExpand();
         }
     }

@@ -30,7 +30,7 @@ final class CwndValidation {
     /** tcp_cwnd_validate: remembers whether the last window was limited by cwnd. */
     void validate(boolean cwndLimited) {
         CcSock cc = sk.cc;
-        long packetsOut = sk.sb.packetsOut;
+        long packetsOut = sk.sb.packetsOut();
         if (!Seq.before(sk.sndUna, maxPacketsSeq) || packetsOut > maxPacketsOut) {
             maxPacketsOut = packetsOut;
             maxPacketsSeq = sk.sndNxt;

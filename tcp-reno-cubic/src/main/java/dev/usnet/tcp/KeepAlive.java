@@ -57,7 +57,7 @@ final class KeepAlive {
         long intvl = (intvlS >= 0 ? intvlS : sk.stack.knobs().get(TcpSysctl.KEEPALIVE_INTVL)) * 1_000_000_000L;
         int count = cnt >= 0 ? cnt : (int) sk.stack.knobs().get(TcpSysctl.KEEPALIVE_PROBES);
         SockTimer t = sk.timers.keepalive;
-        if (sk.sb.packetsOut > 0 || sk.sendBuf.size() > 0) {
+        if (sk.sb.packetsOut() > 0 || sk.sendBuf.size() > 0) {
             // Data in flight: the retransmission timer is in charge.
             t.arm(keepIdle);
             return;

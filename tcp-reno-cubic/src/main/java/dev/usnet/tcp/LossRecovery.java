@@ -6,58 +6,107 @@ import dev.usnet.tcp.cc.CaState;
 import dev.usnet.tcp.cc.CcSock;
 
 /**
- * The sender's congestion state machine (tcp_fastretrans_alert): Open, Disorder, Recovery and Loss, when a loss
- * is detected, how cwnd is cut once per episode and restored after it. What counts as evidence of a loss is the
- * subclass's: {@link SackRecovery} reads SACK blocks (FACK or RFC 6675), {@link RenoRecovery} counts duplicate
- * ACKs (NewReno, RFC 6582). A connection has one, chosen when the handshake settles SACK.
+ * The sender's congestion state machine (tcp_fastretrans_alert): Open, Disorder, CWR, Recovery and Loss, when a
+ * detected loss starts an episode, how cwnd is cut once per episode (handing the ACKs to {@link Prr}) and restored
+ * after it. What counts as evidence of a loss is the {@link LossDetector}'s, chosen in {@link #chooseDetector}.
+ * Owns the loss state of the connection: the reordering degree, high_seq, and whether FACK and early retransmit
+ * are still allowed.
  */
-abstract sealed class LossRecovery permits SackRecovery, RenoRecovery {
-    final TcpSock sk;
-    final Scoreboard sb;
+final class LossRecovery {
+    /** Linux's tcp_max_reordering: the most reordering detection raises the degree to. */
+    static final long MAX_REORDERING = 300;
+
+    private final TcpSock sk;
+    private final Scoreboard sb;
+    private final LossSwitches switches;
+    private LossDetector detector;
+    // tp->reordering: how many segments may arrive out of order before a hole counts as lost (DupThresh).
+    private long reordering;
+    // tp->reord_seen: reordering was detected at least once (RACK widens its window from then on).
+    private long reordSeen;
+    // high_seq: snd_nxt when the current episode started.
+    private long highSeq;
+    // Reordering was seen: FACK (tcp_disable_fack) and early retransmit are off for the connection.
+    private boolean fackOff;
+    private boolean earlyRetransOff;
+    // tp->frto: F-RTO is judging the current RTO; this ACK sends new data instead of retransmissions (step 2b).
+    private boolean frto;
+    private boolean frtoNewData;
 
     LossRecovery(TcpSock sk) {
         this.sk = sk;
         this.sb = sk.sb;
+        var knobs = sk.stack.knobs();
+        this.switches = TcpSysctl.lossSwitches(knobs);
+        this.reordering = knobs.get(TcpSysctl.REORDERING);
+        chooseDetector();
     }
 
-    /** Whether SACK drives recovery (tcp_is_sack): tail loss probes and early retransmit need it. */
-    abstract boolean sack();
+    /**
+     * The one place a detector is chosen: NewReno without SACK; with SACK, RACK when net.ipv4.tcp_recovery has
+     * it, else FACK while net.ipv4.tcp_fack is on and no reordering switched it off, else RFC 6675. Called when
+     * the handshake settles SACK and when reordering switches FACK off.
+     */
+    void chooseDetector() {
+        if (!sk.sackOk) {
+            detector = new NewRenoDetector(sk, this);
+        } else if (switches.rack()) {
+            detector = new RackDetector(sk, this);
+        } else if (switches.fack() && !fackOff) {
+            detector = new FackDetector(sk, this);
+        } else {
+            detector = new Rfc6675Detector(sk, this);
+        }
+    }
 
-    /** Marks what the SACK blocks of an acceptable ACK report; returns the packets newly SACKed. */
-    abstract long sackTag(TcpOptions o, long ack);
+    LossDetector detector() {
+        return detector;
+    }
 
-    /** The SACK blocks of an old duplicate ACK (below snd_una) still tell something. */
-    abstract void sackTagOld(TcpOptions o, long ack);
+    LossSwitches switches() {
+        return switches;
+    }
 
-    /** A cumulative ACK removed {@code packets} from the queue. */
-    abstract void cumulativeAcked(long packets);
+    /** Whether SACK drives recovery (tcp_is_sack). */
+    boolean sack() {
+        return detector.sack();
+    }
 
-    /** A duplicate ACK arrived; returns the packets it counts as delivered. */
-    abstract long dupAck();
+    long reordering() {
+        return reordering;
+    }
 
-    /** Whether this ACK shows the peer reneged on data it SACKed ({@code unaMoved}: snd_una advanced). */
-    abstract boolean reneged(boolean unaMoved);
+    long reordSeen() {
+        return reordSeen;
+    }
 
-    /** An ACK during Recovery ({@code advanced}: it acknowledged new data): mark what is now known lost. */
-    abstract void recoveryAck(boolean advanced);
+    long highSeq() {
+        return highSeq;
+    }
 
-    /** Marks segments lost on the evidence there is, outside Recovery. */
-    abstract void markLosses();
+    /** RFC 5827 early retransmit may run: the knob allows it, the detector needs it, no reordering was seen. */
+    boolean earlyRetransAllowed() {
+        return switches.earlyRetransmit() && detector.allowsEarlyRetransmit() && !earlyRetransOff;
+    }
 
-    /** The segments above the first hole that decide whether it is lost (tcp_dupack_heuristics). */
-    abstract long dupackHeuristic();
+    /** F-RTO holds retransmissions back while this ACK sends new data (RFC 5682 step 2b). */
+    boolean frtoSendsNewData() {
+        return frtoNewData;
+    }
 
-    /** Whether an RTO forgets every SACK mark (no SACK, or the peer reneged). */
-    abstract boolean forgetSacksOnLoss(boolean reneged);
-
-    /** The counter of recovery episodes entered. */
-    abstract Mib recoveryMib();
-
-    /** tcp_fastretrans_alert: moves between Open, Disorder, Recovery and Loss and marks lost segments. */
-    final void fastRetransAlert(boolean advanced, boolean isDupAck) {
+    /**
+     * tcp_fastretrans_alert: moves between Open, Disorder, Recovery and Loss and marks lost segments.
+     * {@code advanced}: the ACK acknowledged new data; {@code unaMoved}: snd_una moved; {@code newlySacked}:
+     * packets it SACKed.
+     */
+    void fastRetransAlert(boolean advanced, boolean unaMoved, boolean isDupAck, long newlySacked) {
         CcSock cc = sk.cc;
+        frtoNewData = false;
+        if (sk.undo.dsackUndoDue()) {
+            sk.undo.undoDsack();
+        }
         CaState st = cc.caState;
-        if (sb.packetsOut == 0 && st != CaState.OPEN) {
+        if (sb.packetsOut() == 0 && st != CaState.OPEN) {
             // Everything is acknowledged: whatever reduction was running is over.
             if (st == CaState.RECOVERY || st == CaState.CWR) {
                 endCwndReduction();
@@ -67,22 +116,26 @@ abstract sealed class LossRecovery permits SackRecovery, RenoRecovery {
         }
         switch (st) {
             case RECOVERY -> {
-                if (!Seq.before(sk.sndUna, sk.highSeq)) {
+                if (!Seq.before(sk.sndUna, highSeq)) {
                     endCwndReduction();
+                    detector.recoveryEnded(false);
                     sk.setCaState(CaState.OPEN);
                     break;
                 }
-                recoveryAck(advanced);
+                detector.recoveryAck(advanced);
             }
             case LOSS -> {
-                if (!Seq.before(sk.sndUna, sk.highSeq)) {
+                if (frto && frtoAck(unaMoved, isDupAck, newlySacked)) {
+                    break;
+                }
+                if (!Seq.before(sk.sndUna, highSeq)) {
                     sk.setCaState(CaState.OPEN);
                     break;
                 }
-                markLosses();
+                detector.markLosses();
             }
             default -> {
-                markLosses();
+                detector.markLosses();
                 if (timeToRecover()) {
                     enterRecovery();
                 } else if (sk.tlp.earlyRetransEligible()) {
@@ -90,7 +143,7 @@ abstract sealed class LossRecovery permits SackRecovery, RenoRecovery {
                     if (st == CaState.OPEN) {
                         sk.setCaState(CaState.DISORDER);
                     }
-                } else if (sb.sackedOut > 0 || sb.retransOut > 0 || isDupAck) {
+                } else if (sb.sackedOut() > 0 || sb.retransOut() > 0 || isDupAck) {
                     if (st == CaState.OPEN) {
                         sk.setCaState(CaState.DISORDER);
                     }
@@ -101,54 +154,86 @@ abstract sealed class LossRecovery permits SackRecovery, RenoRecovery {
         }
     }
 
-    /** Linux's tcp_max_reordering: the most reordering detection raises the degree to. */
-    static final long MAX_REORDERING = 300;
-
     /**
      * tcp_update_reordering: data arrived {@code metric} segments out of order. A degree above the one assumed
      * raises it (fewer segments are then judged lost) and is counted by what detected it — the timestamps of a
-     * partial undo, NewReno's duplicate ACKs, FACK or SACK — and FACK is switched off for the connection (so a
-     * later detection counts as SACK's); any reordering switches early retransmit off.
+     * partial undo, or the detector (with RACK every detection is counted, as 4.15+ do) — and FACK is switched off
+     * for the connection (so a later detection counts as SACK's); any reordering switches early retransmit off and
+     * counts as seen.
      */
-    final void updateReordering(long metric, boolean ts) {
-        if (metric > sk.reordering) {
-            sk.reordering = Math.min(MAX_REORDERING, metric);
-            sk.stack.mib().inc(ts ? Mib.TcpExtTCPTSReorder : !sack() ? Mib.TcpExtTCPRenoReorder
-                    : sk.fack ? Mib.TcpExtTCPFACKReorder : Mib.TcpExtTCPSACKReorder);
-            sk.fack = false;
+    void updateReordering(long metric, boolean ts) {
+        if (metric > 0 && metric <= reordering && detector.countsEveryReordering()) {
+            sk.stack.mib().inc(ts ? Mib.TcpExtTCPTSReorder : detector.reorderMib());
+        }
+        if (metric > reordering) {
+            reordering = Math.min(MAX_REORDERING, metric);
+            sk.stack.mib().inc(ts ? Mib.TcpExtTCPTSReorder : detector.reorderMib());
+            if (!fackOff) {
+                fackOff = true;
+                if (detector instanceof FackDetector) {
+                    chooseDetector();
+                }
+            }
         }
         if (metric > 0) {
-            sk.earlyRetransOff = true;
+            earlyRetransOff = true;
+            reordSeen++;
         }
+    }
+
+    /**
+     * tcp_process_loss's F-RTO part (RFC 5682, the SACK-enhanced version): after the RTO resent snd_una, an ACK
+     * of data never retransmitted proves the timeout spurious (undo); the first ACK that only moves snd_una sends
+     * new data instead of more retransmissions, so the ACK after it can tell; a duplicate ACK or a SACK after new
+     * data went out shows the loss was real, and recovery goes on as usual. Returns true when the ACK is done.
+     */
+    private boolean frtoAck(boolean unaMoved, boolean isDupAck, long newlySacked) {
+        if (sb.origDelivered()) {
+            frto = false;
+            sk.undo.undoSpuriousRto();
+            return true;
+        }
+        if (Seq.after(sk.sndNxt, highSeq)) {
+            if (newlySacked > 0 || isDupAck) {
+                frto = false;
+            }
+        } else if (unaMoved && Seq.before(sk.sndUna, highSeq)) {
+            highSeq = sk.sndNxt;
+            if (sk.sendBuf.size() > 0 && sk.sendWindowLeft() > 0) {
+                frtoNewData = true;
+                return true;
+            }
+            frto = false;
+        }
+        return false;
     }
 
     /** fackets_out: segments from snd_una to the end of the highest SACKed one (0 with nothing SACKed). */
-    final long facketsOut() {
-        if (sb.sackedOut == 0 || !Seq.after(sb.highSackedEnd, sk.sndUna)) {
+    long facketsOut() {
+        if (sb.sackedOut() == 0 || !Seq.after(sb.highSackedEnd(), sk.sndUna)) {
             return 0;
         }
-        return (Seq.sub(sb.highSackedEnd, sk.sndUna) + sk.mssCache - 1) / sk.mssCache;
+        return (Seq.sub(sb.highSackedEnd(), sk.sndUna) + sk.mssCache - 1) / sk.mssCache;
     }
 
-    /** tcp_time_to_recover: a loss is already marked, or more than {@code reordering} segments arrived above a hole. */
-    final boolean timeToRecover() {
-        return sb.lostOut > 0 || dupackHeuristic() > sk.reordering;
+    /** tcp_time_to_recover: a loss is already marked, or the detector's duplicate-ACK evidence suffices. */
+    boolean timeToRecover() {
+        return sb.lostOut() > 0 || detector.enoughDupAcks();
     }
 
     /** Fast retransmit: cwnd is reduced and the first hole is marked lost (tcp_enter_recovery). */
-    final void enterRecovery() {
-        sk.stack.mib().inc(recoveryMib());
+    void enterRecovery() {
+        sk.stack.mib().inc(detector.recoveryMib());
         initCwndReduction();
         sk.setCaState(CaState.RECOVERY);
         sk.retransmit.startEpisode();
-        sb.markHeadLost();
-        markLosses();
+        detector.recoveryStarts(sb);
     }
 
     /** tcp_init_cwnd_reduction: the loss halves (or beta-reduces) the window once per episode. */
-    final void initCwndReduction() {
+    void initCwndReduction() {
         CcSock cc = sk.cc;
-        sk.highSeq = sk.sndNxt;
+        highSeq = sk.sndNxt;
         sk.tlp.cancel();
         cc.sndCwndCnt = 0;
         cc.priorCwnd = cc.sndCwnd;
@@ -160,7 +245,7 @@ abstract sealed class LossRecovery permits SackRecovery, RenoRecovery {
     }
 
     /** tcp_end_cwnd_reduction: cwnd settles at ssthresh. */
-    final void endCwndReduction() {
+    void endCwndReduction() {
         CcSock cc = sk.cc;
         if (cc.sndSsthresh < 0x7fff_ffffL) {
             cc.sndCwnd = cc.sndSsthresh;
@@ -169,10 +254,13 @@ abstract sealed class LossRecovery permits SackRecovery, RenoRecovery {
     }
 
     /** tcp_enter_loss: after an RTO everything not SACKed is presumed lost and cwnd restarts from one. */
-    final void enterLoss() {
+    void enterLoss() {
         CcSock cc = sk.cc;
         CaState st = cc.caState;
-        if (st.ordinal() <= CaState.DISORDER.ordinal() || !Seq.after(sk.highSeq, sk.sndUna)
+        // F-RTO judges a timeout that starts a new episode, or one of a series on the same snd_una.
+        frto = switches.frto() > 0 && (st.ordinal() < CaState.RECOVERY.ordinal() || sk.timers.retransmits > 0);
+        frtoNewData = false;
+        if (st.ordinal() <= CaState.DISORDER.ordinal() || !Seq.after(highSeq, sk.sndUna)
                 || st == CaState.LOSS && sk.timers.retransmits == 0) {
             cc.priorSsthresh = cc.currentSsthresh();
             cc.priorCwnd = cc.sndCwnd;
@@ -184,10 +272,26 @@ abstract sealed class LossRecovery permits SackRecovery, RenoRecovery {
         cc.sndCwndCnt = 0;
         sk.cwv.stamp();
         boolean reneged = sb.headSacked();
-        sb.markAllLost(reneged, forgetSacksOnLoss(reneged));
-        sk.highSeq = sk.sndNxt;
+        sb.markAllLost(reneged, detector.forgetSacksOnLoss(reneged));
+        highSeq = sk.sndNxt;
         sk.tlp.cancel();
         sk.setCaState(CaState.LOSS);
         sk.traceEvent("rto");
+    }
+
+    /**
+     * tcp_simple_retransmit's state change, for a path MTU that dropped below the segments in flight: Loss without
+     * a window reduction (cwnd stays; the segments were not lost to congestion), so that the re-cut segments go out
+     * now; once per episode.
+     */
+    void enterLossForMtu() {
+        CcSock cc = sk.cc;
+        if (cc.caState == CaState.LOSS) {
+            return;
+        }
+        highSeq = sk.sndNxt;
+        cc.sndSsthresh = cc.currentSsthresh();
+        cc.priorSsthresh = 0;
+        sk.setCaState(CaState.LOSS);
     }
 }

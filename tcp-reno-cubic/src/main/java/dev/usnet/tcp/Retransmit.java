@@ -39,8 +39,12 @@ final class Retransmit {
      * tcp_can_forward_retransmit).
      */
     void xmitQueue() {
+        if (sk.recovery.frtoSendsNewData()) {
+            // F-RTO step 2b: this ACK clocks out new data, not retransmissions; the next ACK tells which was right.
+            return;
+        }
         Scoreboard sb = sk.sb;
-        if (sb.lostOut > 0 && !retransmitLost(sb)) {
+        if (sb.lostOut() > 0 && !retransmitLost(sb)) {
             return;
         }
         if (sk.cc.caState == CaState.RECOVERY && sk.recovery.sack() && !sk.out.canSendNewData()) {
@@ -49,8 +53,8 @@ final class Retransmit {
     }
 
     private void forwardRetransmit(Scoreboard sb) {
-        long high = sb.highSackedEnd;
-        if (sb.sackedOut == 0 || !Seq.after(high, sk.sndUna)) {
+        long high = sb.highSackedEnd();
+        if (sb.sackedOut() == 0 || !Seq.after(high, sk.sndUna)) {
             return;
         }
         if (Seq.before(forwardHint, sk.sndUna)) {
@@ -76,7 +80,7 @@ final class Retransmit {
 
     /** The first pass: returns false when cwnd stopped it. */
     private boolean retransmitLost(Scoreboard sb) {
-        for (int k = sb.firstEndingAfter(sb.retransHint); k < sb.size(); k++) {
+        for (int k = sb.firstEndingAfter(sb.retransHint()); k < sb.size(); k++) {
             if (sb.inFlight() >= sk.cc.sndCwnd) {
                 return false;
             }
@@ -90,7 +94,7 @@ final class Retransmit {
             // retransmit, after an RTO (Loss) a slow-start retransmit.
             sk.stack.mib().inc(sk.cc.caState == CaState.LOSS ? Mib.TcpExtTCPSlowStartRetrans : Mib.TcpExtTCPFastRetrans);
             s = sb.get(k);
-            sb.retransHint = TcpSkbCb.endSeq(s);
+            sb.retransmittedUpTo(TcpSkbCb.endSeq(s));
             if (sk.cc.caState == CaState.RECOVERY) {
                 sk.prr.sent(TcpSkbCb.pcount(s));
             }
@@ -112,7 +116,7 @@ final class Retransmit {
             s = trimHead(s);
         }
         int bits = TcpSkbCb.sacked(s);
-        sk.undo.retransmitting();
+        sk.undo.retransmitting(TcpSkbCb.pcount(s));
         sk.sb.retransmitting(s);
         int pcount = TcpSkbCb.pcount(s);
         sk.stats.totalRetrans += pcount;

@@ -8,6 +8,7 @@ import static dev.usnet.tcp.TcpSkbCb.SEG_SYN;
 
 import dev.usnet.core.buf.Packet;
 import dev.usnet.core.stats.Mib;
+import dev.usnet.tcp.cc.CaState;
 
 /**
  * The sender's scoreboard: the retransmission queue and what is known of each segment in it (SACKed, lost,
@@ -17,17 +18,18 @@ import dev.usnet.core.stats.Mib;
 final class Scoreboard {
     private final TcpSock sk;
     private final RtxQueue rtx = new RtxQueue();
-    long packetsOut;
-    long sackedOut;
-    long lostOut;
-    long retransOut;
+    private long packetsOut;
+    private long sackedOut;
+    private long lostOut;
+    private long retransOut;
     // End of the highest SACKed segment, and where the retransmission walk resumes (Linux's skb hints).
-    long highSackedEnd;
-    long retransHint;
-    // How far FACK has marked losses.
-    long fackMarked;
+    private long highSackedEnd;
+    private long retransHint;
     // The ACK being processed carried a D-SACK (FLAG_DSACKING_ACK).
-    boolean lastAckDsack;
+    private boolean lastAckDsack;
+    // The ACK being processed delivered a segment sent before high_seq and never retransmitted
+    // (FLAG_ORIG_SACK_ACKED).
+    private boolean origDelivered;
 
     /** What one cumulative ACK removed from the queue (tcp_clean_rtx_queue's findings). */
     static final class Acked {
@@ -47,6 +49,64 @@ final class Scoreboard {
 
     Scoreboard(TcpSock sk) {
         this.sk = sk;
+    }
+
+    /** packets_out: segments sent and not yet cumulatively acknowledged (a TSO segment counts its MSS pieces). */
+    long packetsOut() {
+        return packetsOut;
+    }
+
+    /** sacked_out: SACKed segments (without SACK: duplicate ACKs counted, NewReno). */
+    long sackedOut() {
+        return sackedOut;
+    }
+
+    /** lost_out: segments marked lost. */
+    long lostOut() {
+        return lostOut;
+    }
+
+    /** retrans_out: retransmissions not yet known to have left the network. */
+    long retransOut() {
+        return retransOut;
+    }
+
+    /** The end of the highest SACKed segment (highest_sack's end_seq); snd_una or below with nothing SACKed. */
+    long highSackedEnd() {
+        return highSackedEnd;
+    }
+
+    /** Where the walk over segments marked lost resumes (retransmit_skb_hint). */
+    long retransHint() {
+        return retransHint;
+    }
+
+    /** The retransmission walk has resent everything marked lost up to {@code seq}. */
+    void retransmittedUpTo(long seq) {
+        retransHint = seq;
+    }
+
+    /** Whether the ACK being processed carried a D-SACK (FLAG_DSACKING_ACK). */
+    boolean lastAckDsack() {
+        return lastAckDsack;
+    }
+
+    /** Whether the ACK being processed delivered original data sent before high_seq (FLAG_ORIG_SACK_ACKED). */
+    boolean origDelivered() {
+        return origDelivered;
+    }
+
+    /** A new ACK is being processed: it has shown no D-SACK and delivered nothing yet. */
+    void startAck() {
+        lastAckDsack = false;
+        origDelivered = false;
+    }
+
+    private void delivered(Packet s, int bits) {
+        if ((bits & (RETRANS | EVER_RETRANS)) == 0 && !Seq.after(TcpSkbCb.endSeq(s), sk.recovery.highSeq())) {
+            origDelivered = true;
+        }
+        sk.recovery.detector().delivered(s, bits);
     }
 
     /** packets_out - (sacked_out + lost_out) + retrans_out: what the network holds (tcp_packets_in_flight). */
@@ -87,7 +147,7 @@ final class Scoreboard {
     void start(long iss) {
         highSackedEnd = iss;
         retransHint = iss;
-        fackMarked = iss;
+        sk.recovery.detector().sequenceStarts(iss);
     }
 
     /** A segment of {@code pcount} packets was sent for the first time. */
@@ -126,6 +186,9 @@ final class Scoreboard {
             rtx.pollFirst();
             int bits = TcpSkbCb.sacked(s);
             int pc = TcpSkbCb.pcount(s);
+            if ((bits & SACKED) == 0) {
+                delivered(s, bits);
+            }
             if ((bits & SACKED) != 0) {
                 sackedOut -= pc;
                 a.sacked += pc;
@@ -182,12 +245,10 @@ final class Scoreboard {
         if (Seq.before(highSackedEnd, sndUna)) {
             highSackedEnd = sndUna;
         }
-        if (Seq.before(fackMarked, sndUna)) {
-            fackMarked = sndUna;
-        }
         if (Seq.before(retransHint, sndUna)) {
             retransHint = sndUna;
         }
+        sk.recovery.detector().unaAdvanced(sndUna);
     }
 
     /**
@@ -202,13 +263,37 @@ final class Scoreboard {
         long e0 = o.sackEnd[0];
         if (Seq.before(s0, ack)) {
             sk.stack.mib().inc(Mib.TcpExtTCPDSACKRecv);
+            sk.undo.dsackReceived(s0, e0, retransmittedIn(s0, e0));
             return true;
         }
         if (o.sackBlocks > 1 && !Seq.after(e0, o.sackEnd[1]) && !Seq.before(s0, o.sackStart[1])) {
             sk.stack.mib().inc(Mib.TcpExtTCPDSACKOfoRecv);
+            sk.undo.dsackReceived(s0, e0, retransmittedIn(s0, e0));
             return true;
         }
         return false;
+    }
+
+    /**
+     * Packets of retransmitted segments still queued inside [start, end) (a D-SACK for them means the original
+     * and the retransmission both arrived); -1 when the range lies wholly below the queue, data already
+     * acknowledged and forgotten.
+     */
+    private long retransmittedIn(long start, long end) {
+        if (rtx.isEmpty() || !Seq.after(end, TcpSkbCb.seq(rtx.peekFirst()))) {
+            return -1;
+        }
+        long n = 0;
+        for (int k = rtx.firstEndingAfter(start); k < rtx.size(); k++) {
+            Packet s = rtx.get(k);
+            if (!Seq.before(TcpSkbCb.seq(s), end)) {
+                break;
+            }
+            if ((TcpSkbCb.sacked(s) & EVER_RETRANS) != 0) {
+                n += TcpSkbCb.pcount(s);
+            }
+        }
+        return n;
     }
 
     /**
@@ -251,6 +336,7 @@ final class Scoreboard {
                     if ((bits & (RETRANS | EVER_RETRANS)) == 0 && Seq.before(TcpSkbCb.seq(s), priorHigh)) {
                         reord = Math.min(reord, Seq.sub(TcpSkbCb.seq(s), sndUna) / mss);
                     }
+                    delivered(s, bits);
                     TcpSkbCb.setSacked(s, (bits | SACKED) & ~(LOST | RETRANS));
                     sackedOut += pc;
                     newly += pc;
@@ -260,7 +346,7 @@ final class Scoreboard {
                 }
             }
         }
-        if (reord != Long.MAX_VALUE && sk.cc.caState != dev.usnet.tcp.cc.CaState.LOSS) {
+        if (reord != Long.MAX_VALUE && sk.cc.caState != CaState.LOSS) {
             long fackets = sk.recovery.facketsOut();
             if (reord < fackets) {
                 sk.recovery.updateReordering(fackets - reord, false);
@@ -309,6 +395,31 @@ final class Scoreboard {
         }
     }
 
+    /**
+     * tcp_mark_skb_lost as RACK uses it: a segment not yet marked becomes lost (a retransmission among them stays
+     * counted as out until it is judged lost again); a marked one that was retransmitted is lost again: its
+     * retransmission no longer counts as out (TCPLostRetransmit) and the walk resends it.
+     */
+    void markLostAgain(Packet s) {
+        int bits = TcpSkbCb.sacked(s);
+        if ((bits & SACKED) != 0) {
+            return;
+        }
+        if ((bits & LOST) == 0) {
+            markLost(s);
+            return;
+        }
+        if ((bits & RETRANS) != 0) {
+            int pc = TcpSkbCb.pcount(s);
+            TcpSkbCb.setSacked(s, bits & ~RETRANS);
+            retransOut -= pc;
+            sk.stack.mib().add(Mib.TcpExtTCPLostRetransmit, pc);
+            if (Seq.before(TcpSkbCb.seq(s), retransHint)) {
+                retransHint = TcpSkbCb.seq(s);
+            }
+        }
+    }
+
     /** Marks the first not-SACKed segment lost (tcp_mark_head_lost with one packet). */
     void markHeadLost() {
         for (int k = 0; k < rtx.size(); k++) {
@@ -321,6 +432,19 @@ final class Scoreboard {
                 markLost(s);
             }
             return;
+        }
+    }
+
+    /** A queued segment now goes out as {@code delta} more (or fewer) packets (tcp_adjust_pcount). */
+    void pcountChanged(Packet s, int delta) {
+        adjustCounters(s, delta);
+    }
+
+    /** tcp_limit_reno_sacked: duplicate ACKs counted as SACKs cannot exceed what is not lost. */
+    void limitRenoSacked() {
+        long holes = Math.min(Math.max(lostOut, 1), packetsOut);
+        if (sackedOut + holes > packetsOut) {
+            sackedOut = packetsOut - holes;
         }
     }
 
@@ -343,7 +467,7 @@ final class Scoreboard {
             TcpSkbCb.setSacked(s, TcpSkbCb.sacked(s) & ~LOST);
         }
         lostOut = 0;
-        fackMarked = sk.sndUna;
+        sk.recovery.detector().lostMarksCleared();
     }
 
     /**

@@ -9,13 +9,16 @@ import dev.usnet.tcp.cc.CaState;
 /**
  * Repairing losses at the tail of a flight, where too few duplicate ACKs come back for fast retransmit: the tail
  * loss probe (tcp_schedule_loss_probe / tcp_send_loss_probe, on by default since Linux 3.10 with
- * tcp_early_retrans=3) and early retransmit (RFC 5827 with Linux's delay, tcp_early_retrans). Both need SACK.
+ * tcp_early_retrans=3; RFC 8985's TLP) and early retransmit (RFC 5827 with Linux's delay, before RACK replaced
+ * it). Both need SACK. When the probe fires is usnet.tcp.tlp_pto's ({@link LossSwitches.TlpPto}).
  */
 final class TailLossProbe {
     private final TcpSock sk;
     // tlp_high_seq: snd_nxt when the outstanding loss probe went out.
     private long highSeq;
     private boolean pending;
+    // tlp_retrans: the outstanding probe resent old data (rather than sending new data).
+    private boolean retransmitted;
 
     TailLossProbe(TcpSock sk) {
         this.sk = sk;
@@ -32,31 +35,23 @@ final class TailLossProbe {
     }
 
     /**
-     * When a SACK connection in Open state has nothing more it may send, probe after 2 * SRTT (at least 10 ms;
-     * with one segment out, allow for the peer's delayed ACK) instead of waiting for the RTO, so a lost tail is
-     * repaired by fast recovery.
+     * When a SACK connection in Open state (6.x: or CWR) has nothing more it may send, probe after the PTO
+     * instead of waiting for the RTO, so a lost tail is repaired by fast recovery.
      */
     void schedule() {
         Scoreboard sb = sk.sb;
-        if (!sk.recovery.sack() || sb.packetsOut == 0 || sk.cc.caState != CaState.OPEN || pending
-                || sk.state != TcpState.ESTABLISHED && sk.state != TcpState.CLOSE_WAIT) {
+        LossSwitches sw = sk.recovery.switches();
+        boolean v6 = sw.tlpPto() == LossSwitches.TlpPto.V6;
+        CaState st = sk.cc.caState;
+        if (!sw.tlp() || !sk.recovery.sack() || sb.packetsOut() == 0 || st != CaState.OPEN && !(v6 && st == CaState.CWR)
+                || pending || sk.state != TcpState.ESTABLISHED && sk.state != TcpState.CLOSE_WAIT) {
             return;
         }
         if (sk.out.canSendNewData()) {
             // Neither cwnd- nor application-limited.
             return;
         }
-        long timeout;
-        long srtt = sk.rtt.srttNanos();
-        if (srtt > 0) {
-            timeout = 2 * srtt;
-            if (sb.packetsOut == 1) {
-                timeout = Math.max(timeout, srtt + (srtt >> 1) + DelayedAck.TCP_DELACK_MAX_NANOS);
-            }
-        } else {
-            timeout = RttEstimator.TCP_TIMEOUT_INIT_NANOS;
-        }
-        timeout = Math.max(timeout, 10_000_000L);
+        long timeout = v6 ? ptoV6(sb) : ptoV3(sb);
         TcpTimers timers = sk.timers;
         if (timers.retransmitArmed()) {
             long rtoLeft = timers.retransmitDeadline() - sk.stack.now();
@@ -68,10 +63,41 @@ final class TailLossProbe {
         timers.armLossProbe(timeout);
     }
 
+    /**
+     * Linux 3.10–4.x: 2·SRTT, at least 10 ms; with one segment out at least 1.5·SRTT plus the peer's longest
+     * delayed ACK (200 ms); 1 s before any RTT sample.
+     */
+    private long ptoV3(Scoreboard sb) {
+        long timeout;
+        long srtt = sk.rtt.srttNanos();
+        if (srtt > 0) {
+            timeout = 2 * srtt;
+            if (sb.packetsOut() == 1) {
+                timeout = Math.max(timeout, srtt + (srtt >> 1) + DelayedAck.TCP_DELACK_MAX_NANOS);
+            }
+        } else {
+            timeout = RttEstimator.TCP_TIMEOUT_INIT_NANOS;
+        }
+        return Math.max(timeout, 10_000_000L);
+    }
+
+    /**
+     * Linux 6.x: 2·SRTT plus two jiffies (TCP_TIMEOUT_MIN); with one segment out plus the minimum RTO instead,
+     * room for the peer's delayed ACK; 1 s before any RTT sample.
+     */
+    private long ptoV6(Scoreboard sb) {
+        long srtt = sk.rtt.srttNanos();
+        if (srtt == 0) {
+            return RttEstimator.TCP_TIMEOUT_INIT_NANOS;
+        }
+        return 2 * srtt + (sb.packetsOut() == 1 ? sk.tcp.rtoMinNanos() : 2 * 1_000_000_000L / sk.stack.knobs().hz());
+    }
+
     /** The probe timer fired: new data if the window allows, else the last segment again; then the RTO. */
     void send() {
         sk.stack.mib().inc(Mib.TcpExtTCPLossProbes);
         pending = true;
+        retransmitted = false;
         highSeq = sk.sndNxt;
         long wndLeft = sk.sendWindowLeft();
         int avail = sk.sendBuf.size();
@@ -83,6 +109,7 @@ final class TailLossProbe {
             Packet tail = sk.sb.tail();
             if ((TcpSkbCb.sacked(tail) & SACKED) == 0) {
                 sk.retransmit.segment(tail);
+                retransmitted = true;
             }
         }
         sk.timers.armRto();
@@ -90,13 +117,16 @@ final class TailLossProbe {
 
     /**
      * tcp_process_tlp_ack: an ACK beyond the probe means a loss was repaired by it, so cwnd is reduced once (CWR)
-     * — unless the ACK carries a D-SACK: then the original and the probe both arrived and nothing was lost.
+     * — unless the ACK carries a D-SACK: then the original and the probe both arrived and nothing was lost; with
+     * the 6.x PTO, a probe of new data that is acknowledged tells nothing of a loss either.
      */
     void processAck(long ack, boolean unaMoved, boolean isDupAck, long newlySacked) {
         if (Seq.before(ack, highSeq)) {
             return;
         }
-        if (sk.sb.lastAckDsack) {
+        if (!retransmitted && sk.recovery.switches().tlpPto() == LossSwitches.TlpPto.V6) {
+            pending = false;
+        } else if (sk.sb.lastAckDsack()) {
             pending = false;
         } else if (Seq.after(ack, highSeq)) {
             pending = false;
@@ -118,8 +148,8 @@ final class TailLossProbe {
      */
     boolean earlyRetransEligible() {
         Scoreboard sb = sk.sb;
-        if (sk.earlyRetransOff || !sk.recovery.sack() || sb.retransOut > 0 || sb.sackedOut == 0 || sb.packetsOut < sb.sackedOut + 1
-                || sb.packetsOut >= 4) {
+        if (!sk.recovery.earlyRetransAllowed() || !sk.recovery.sack() || sb.retransOut() > 0 || sb.sackedOut() == 0 || sb.packetsOut() < sb.sackedOut() + 1
+                || sb.packetsOut() >= 4) {
             return false;
         }
         return !sk.out.canSendNewData();
@@ -137,7 +167,7 @@ final class TailLossProbe {
             sk.recovery.enterRecovery();
             sk.retransmit.xmitQueue();
         }
-        if (sk.sb.packetsOut > 0) {
+        if (sk.sb.packetsOut() > 0) {
             sk.timers.armRto();
         }
     }

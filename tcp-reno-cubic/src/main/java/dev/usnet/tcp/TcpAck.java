@@ -30,7 +30,7 @@ final class TcpAck {
         }
         if (Seq.before(ack, sk.sndUna)) {
             // An old duplicate ACK: nothing to learn except possibly SACK information.
-            sk.recovery.sackTagOld(o, ack);
+            sk.recovery.detector().sackTagOld(o, ack);
             return true;
         }
         process(ack, seg, o, now);
@@ -42,10 +42,10 @@ final class TcpAck {
         Scoreboard sb = sk.sb;
         LossRecovery recovery = sk.recovery;
         long priorUna = sk.sndUna;
-        sk.lastAckRcvNanos = now;
+        sk.ackReceived(now);
         boolean windowUpdate = updateWindow(seg, ack, seg.seq());
-        sb.lastAckDsack = false;
-        long newlySacked = recovery.sackTag(o, ack);
+        sb.startAck();
+        long newlySacked = recovery.detector().sackTag(o, ack);
         long fackets = recovery.facketsOut();
         sb.cleanAcked(ack, sk.mssCache, acked);
         long pktsAcked = acked.packets;
@@ -53,16 +53,13 @@ final class TcpAck {
             // tcp_clean_rtx_queue: a non-retransmitted hole got filled, that is reordering.
             recovery.updateReordering(fackets - acked.reord, false);
         }
-        recovery.cumulativeAcked(pktsAcked);
+        recovery.detector().cumulativeAcked(pktsAcked);
         long ackedBytes = Seq.sub(ack, priorUna);
         boolean advanced = ackedBytes > 0;
         boolean unaMoved = advanced;
         if (advanced) {
-            sk.sndUna = ack;
+            sk.unaAdvanced(ack);
             sb.keepMarksInWindow(ack);
-            if (Seq.before(sk.sndSml, ack)) {
-                sk.sndSml = ack;
-            }
             sk.stats.bytesAcked += ackedBytes;
             sk.timers.progress();
         }
@@ -87,8 +84,8 @@ final class TcpAck {
             sk.ops.pktsAcked(cc, pktsAcked, caRttUs >= 0 ? Math.max(1, caRttUs) : -1);
         }
         boolean isDupAck = !advanced && !windowUpdate && seg.payloadLength() == 0
-                && (seg.flags() & (TcpSegment.SYN | TcpSegment.FIN)) == 0 && sb.packetsOut > 0;
-        long dupDelivered = isDupAck ? recovery.dupAck() : 0;
+                && (seg.flags() & (TcpSegment.SYN | TcpSegment.FIN)) == 0 && sb.packetsOut() > 0;
+        long dupDelivered = isDupAck ? recovery.detector().dupAck() : 0;
         // A SYN is not data: acknowledging it does not grow cwnd (FLAG_DATA_ACKED stays clear).
         long delivered = pktsAcked - acked.syn - acked.sacked + newlySacked + dupDelivered;
         advanced = advanced && pktsAcked > acked.syn;
@@ -99,22 +96,26 @@ final class TcpAck {
             }
             sk.undo.undo();
         }
-        boolean reneged = recovery.reneged(unaMoved);
+        boolean reneged = recovery.detector().reneged(unaMoved);
         TcpState state = sk.state;
+        TcpTimers timers = sk.timers;
+        long detectionArms = timers.lossDetectionArms();
         if (state == TcpState.ESTABLISHED || state.ordinal() >= TcpState.FIN_WAIT1.ordinal()) {
             if (!reneged) {
-                recovery.fastRetransAlert(advanced, isDupAck);
+                recovery.fastRetransAlert(advanced, unaMoved, isDupAck, newlySacked);
             }
             congControl(ack, delivered, advanced);
         }
         if (sk.tlp.pending()) {
             sk.tlp.processAck(ack, unaMoved, isDupAck, newlySacked);
         }
-        // Re-arm the retransmission timer from this ACK (tcp_rearm_rto), then maybe a tail loss probe.
-        TcpTimers timers = sk.timers;
-        timers.rearmAfterAck(unaMoved);
-        if (timers.rtoArmed()) {
-            sk.tlp.schedule();
+        // Re-arm the retransmission timer from this ACK (tcp_rearm_rto), then maybe a tail loss probe — unless the
+        // loss detector armed its own timer on this ACK (RACK clears FLAG_SET_XMIT_TIMER).
+        if (timers.lossDetectionArms() == detectionArms) {
+            timers.rearmAfterAck(unaMoved);
+            if (timers.rtoArmed()) {
+                sk.tlp.schedule();
+            }
         }
         if (reneged) {
             // Recovery cannot trust the scoreboard: an early RTO forgets the SACK marks.
@@ -123,14 +124,7 @@ final class TcpAck {
         }
         if (unaMoved) {
             sk.finAckedTransitions();
-            if (sk.writeBlocked) {
-                // tcp_check_space: a writer waits for room (SOCK_NOSPACE), so the send buffer may grow with cwnd.
-                sk.autotune.newSpace();
-            }
-            if (sk.writeBlocked && sk.autotune.writeable() && sk.canSend()) {
-                sk.writeBlocked = false;
-                sk.callbacks.writable(sk);
-            }
+            sk.checkSpace();
         }
         if (sk.trace != null) {
             sk.trace.record(now, cc, sk.rtt.srttUs, sb.inFlight(), advanced ? "ack" : "dupack");
@@ -150,11 +144,7 @@ final class TcpAck {
         if (Seq.after(ack, sk.sndUna) || Seq.after(seq, sk.sndWl1)
                 || seq == sk.sndWl1 && (nwin > sk.sndWnd || nwin == 0)) {
             boolean changed = sk.sndWnd != nwin;
-            sk.sndWl1 = seq;
-            sk.sndWnd = nwin;
-            if (nwin > sk.maxWindow) {
-                sk.maxWindow = nwin;
-            }
+            sk.updateSendWindow(seq, nwin);
             if (changed && nwin > 0) {
                 sk.timers.windowOpened();
             }

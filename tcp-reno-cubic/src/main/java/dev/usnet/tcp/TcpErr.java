@@ -1,7 +1,5 @@
 package dev.usnet.tcp;
 
-import static dev.usnet.tcp.TcpSkbCb.LOST;
-import static dev.usnet.tcp.TcpSkbCb.RETRANS;
 import static dev.usnet.tcp.TcpSkbCb.SACKED;
 import static dev.usnet.tcp.TcpSkbCb.SEG_FIN;
 import static dev.usnet.tcp.TcpSkbCb.SEG_SYN;
@@ -9,7 +7,6 @@ import static dev.usnet.tcp.TcpSkbCb.SEG_SYN;
 import dev.usnet.core.buf.Packet;
 import dev.usnet.core.stats.Mib;
 import dev.usnet.core.wire.IcmpPacket;
-import dev.usnet.tcp.cc.CaState;
 
 /**
  * What ICMP errors do to one connection (tcp_v4_err, tcp_req_err, tcp_v4_mtu_reduced), and the errors they leave
@@ -208,35 +205,16 @@ final class TcpErr {
                 continue;
             }
             resize(s, bits, mss);
-            if ((bits & LOST) == 0) {
-                sb.markLost(s);
-            } else if ((bits & RETRANS) != 0) {
-                // A retransmission lost again (tcp_mark_skb_lost).
-                TcpSkbCb.setSacked(s, bits & ~RETRANS);
-                int pc = TcpSkbCb.pcount(s);
-                sb.retransOut -= pc;
-                sk.stack.mib().add(Mib.TcpExtTCPLostRetransmit, pc);
-                if (Seq.before(TcpSkbCb.seq(s), sb.retransHint)) {
-                    sb.retransHint = TcpSkbCb.seq(s);
-                }
-            }
+            // Not yet marked: lost now; a retransmission already marked: lost again (tcp_mark_skb_lost).
+            sb.markLostAgain(s);
         }
-        if (sb.lostOut == 0) {
+        if (sb.lostOut() == 0) {
             return;
         }
         if (!sk.recovery.sack()) {
-            // tcp_limit_reno_sacked: duplicate ACKs counted as SACKs cannot exceed what is not lost.
-            long holes = Math.min(Math.max(sb.lostOut, 1), sb.packetsOut);
-            if (sb.sackedOut + holes > sb.packetsOut) {
-                sb.sackedOut = sb.packetsOut - holes;
-            }
+            sb.limitRenoSacked();
         }
-        if (sk.cc.caState != CaState.LOSS) {
-            sk.highSeq = sk.sndNxt;
-            sk.cc.sndSsthresh = sk.cc.currentSsthresh();
-            sk.cc.priorSsthresh = 0;
-            sk.setCaState(CaState.LOSS);
-        }
+        sk.recovery.enterLossForMtu();
         sk.retransmit.xmitQueue();
     }
 
@@ -267,15 +245,7 @@ final class TcpErr {
             s.setGso(Packet.GSO_NONE, 0);
         }
         TcpSkbCb.setPcount(s, now);
-        int delta = now - old;
-        Scoreboard sb = sk.sb;
-        sb.packetsOut += delta;
-        if ((bits & LOST) != 0) {
-            sb.lostOut += delta;
-        }
-        if ((bits & RETRANS) != 0) {
-            sb.retransOut += delta;
-        }
+        sk.sb.pcountChanged(s, now - old);
     }
 
     /** between(seq, low, high) of Linux: low <= seq <= high in sequence space (unsigned distances from low). */

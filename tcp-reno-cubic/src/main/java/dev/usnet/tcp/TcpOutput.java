@@ -58,7 +58,7 @@ final class TcpOutput {
             return;
         }
         Scoreboard sb = sk.sb;
-        if (sb.lostOut > 0 || sk.cc.caState == dev.usnet.tcp.cc.CaState.RECOVERY) {
+        if (sb.lostOut() > 0 || sk.cc.caState == dev.usnet.tcp.cc.CaState.RECOVERY) {
             sk.retransmit.xmitQueue();
         }
         boolean cwndLimited = false;
@@ -84,7 +84,7 @@ final class TcpOutput {
             int len = (int) Math.min(avail, goal);
             if (wndLeft < Math.min(len, mss)) {
                 // tcp_snd_wnd_test: at least one full segment (or all that is left) must fit the window.
-                if (sb.packetsOut == 0) {
+                if (sb.packetsOut() == 0) {
                     sk.timers.armProbe0();
                 }
                 break;
@@ -93,7 +93,7 @@ final class TcpOutput {
             if (len > mss) {
                 len = len / mss * mss;
             }
-            if (len < mss && len == avail && !sk.nodelay && sb.packetsOut > 0 && Seq.after(sk.sndSml, sk.sndUna)) {
+            if (len < mss && len == avail && !sk.nodelay && sb.packetsOut() > 0 && Seq.after(sk.sndSml, sk.sndUna)) {
                 // Nagle with Minshall's rule: one small segment in flight at a time.
                 break;
             }
@@ -156,7 +156,7 @@ final class TcpOutput {
             sk.ops.cwndEvent(sk.cc, CaEvent.TX_START);
         }
         long idle = now - sk.lastSendNanos;
-        if (sk.tcp.slowStartAfterIdle() && sk.sb.packetsOut == 0 && idle > sk.rtt.rtoNanos) {
+        if (sk.tcp.slowStartAfterIdle() && sk.sb.packetsOut() == 0 && idle > sk.rtt.rtoNanos) {
             sk.cwv.restart(idle);
         }
         sk.lastSendNanos = now;

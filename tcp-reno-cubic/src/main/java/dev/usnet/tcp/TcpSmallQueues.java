@@ -102,7 +102,7 @@ final class TcpSmallQueues implements TxCompletion {
         long srttUs = sk.rtt.srttUs;
         long pacing = Long.MAX_VALUE;
         if (srttUs > 0) {
-            long cwnd = Math.max(sk.cc.sndCwnd, sk.sb.packetsOut);
+            long cwnd = Math.max(sk.cc.sndCwnd, sk.sb.packetsOut());
             // bytes per second: 2 × mss × cwnd / srtt.
             pacing = 2L * sk.mssCache * cwnd * 1_000_000L / srttUs;
         }

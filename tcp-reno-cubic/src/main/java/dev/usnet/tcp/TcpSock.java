@@ -88,8 +88,6 @@ public final class TcpSock {
     long sndWl1;
     long sndSml;
     long maxWindow;
-    /** high_seq: snd_nxt when the current recovery episode started. */
-    long highSeq;
     int mssCache = 536;
     int sizeGoal = 536;
     final SendBuffer sendBuf;
@@ -114,12 +112,6 @@ public final class TcpSock {
     long lastRcvNanos;
     long lastAckRcvNanos;
 
-    // Loss detection settings read when the connection is made (net.ipv4.tcp_reordering, tcp_fack); reordering
-    // grows, and FACK and early retransmit switch off, when reordering is detected (tcp_update_reordering).
-    long reordering;
-    boolean fack;
-    boolean earlyRetransOff;
-
     // The parts, one concern each.
     final TcpStats stats = new TcpStats();
     final RttEstimator rtt;
@@ -140,8 +132,8 @@ public final class TcpSock {
     final TailLossProbe tlp;
     final TcpSmallQueues tsq;
     final TcpErr icmpErr;
-    /** SACK or NewReno: what the negotiated options allow (re-chosen when the handshake settles SACK). */
-    LossRecovery recovery;
+    /** The congestion state machine and its loss detector (re-chosen when the handshake settles SACK). */
+    final LossRecovery recovery;
     TcpTrace trace;
 
     /** What congestion control reads of this connection, read through at the moment of each call. */
@@ -172,7 +164,7 @@ public final class TcpSock {
 
         @Override
         public long packetsOut() {
-            return sb.packetsOut;
+            return sb.packetsOut();
         }
 
         @Override
@@ -194,8 +186,6 @@ public final class TcpSock {
         this.sendBuf = new SendBuffer(sndbuf);
         this.rcvbuf = rcvbuf;
         var knobs = stack.knobs();
-        this.reordering = knobs.get(TcpSysctl.REORDERING);
-        this.fack = knobs.get(TcpSysctl.FACK) != 0;
         this.rtt = new RttEstimator(tcp);
         this.sb = new Scoreboard(this);
         this.rq = new ReceiveQueue(this);
@@ -214,7 +204,7 @@ public final class TcpSock {
         this.tlp = new TailLossProbe(this);
         this.tsq = new TcpSmallQueues(this, knobs.get(TcpSysctl.TSQ));
         this.icmpErr = new TcpErr(this);
-        chooseRecovery();
+        this.recovery = new LossRecovery(this);
     }
 
     // ------------------------------------------------------------------------------------------------------
@@ -498,8 +488,8 @@ public final class TcpSock {
                 rtt.minRttUs == Long.MAX_VALUE ? -1 : rtt.minRttUs, delack.atoNanos / 1000, mssCache, rcvMss, advMss,
                 cc.sndCwnd, cc.sndSsthresh, cc.sndCwndCnt, stats.bytesSent, stats.bytesRetrans, stats.bytesAcked,
                 stats.bytesReceived, stats.segsOut, stats.segsIn, stats.dataSegsOut, stats.dataSegsIn,
-                sb.packetsOut, sb.retransOut, stats.totalRetrans, sb.lostOut, sb.sackedOut, stats.rtoCount,
-                reordering, sndWnd, rwnd.rcvWnd, cwv.isCwndLimited, lastSendNanos, lastRcvNanos, lastAckRcvNanos,
+                sb.packetsOut(), sb.retransOut(), stats.totalRetrans, sb.lostOut(), sb.sackedOut(), stats.rtoCount,
+                recovery.reordering(), sndWnd, rwnd.rcvWnd, cwv.isCwndLimited, lastSendNanos, lastRcvNanos, lastAckRcvNanos,
                 timers.retransmits, route != null ? icmpErr.pathMtu() : 0, autotune.rcvSsthresh, autotune.rcvRttUs(),
                 autotune.rcvSpace(), sendBuf.size(), delack.lrcvNanos, stack.now());
     }
@@ -626,9 +616,7 @@ public final class TcpSock {
     }
 
     private void chooseRecovery() {
-        if (recovery == null || recovery.sack() != sackOk) {
-            recovery = sackOk ? new SackRecovery(this) : new RenoRecovery(this);
-        }
+        recovery.chooseDetector();
     }
 
     private void initLocalOptions(Route rt) {
@@ -709,6 +697,42 @@ public final class TcpSock {
     boolean canSend() {
         return !finQueued && (state == TcpState.ESTABLISHED || state == TcpState.CLOSE_WAIT
                 || state == TcpState.SYN_SENT || state == TcpState.SYN_RECV);
+    }
+
+    /** An acceptable ACK arrived at {@code now} (rcv_tstamp of the last ACK). */
+    void ackReceived(long now) {
+        lastAckRcvNanos = now;
+    }
+
+    /** The peer acknowledged up to {@code ack}: snd_una moves there, and snd_sml never lags it. */
+    void unaAdvanced(long ack) {
+        sndUna = ack;
+        if (Seq.before(sndSml, ack)) {
+            sndSml = ack;
+        }
+    }
+
+    /** tcp_ack_update_window accepted a window: {@code wnd} bytes from the segment {@code seq} (SND.WL1). */
+    void updateSendWindow(long seq, long wnd) {
+        sndWl1 = seq;
+        sndWnd = wnd;
+        if (wnd > maxWindow) {
+            maxWindow = wnd;
+        }
+    }
+
+    /**
+     * tcp_check_space: a writer waits for room (SOCK_NOSPACE), so the send buffer may grow with cwnd, and the
+     * writer hears once there is room again.
+     */
+    void checkSpace() {
+        if (writeBlocked) {
+            autotune.newSpace();
+        }
+        if (writeBlocked && autotune.writeable() && canSend()) {
+            writeBlocked = false;
+            callbacks.writable(this);
+        }
     }
 
     /** What the peer's window still takes beyond snd_nxt (may be negative when it shrank). */

@@ -2,6 +2,7 @@ package dev.usnet.tcp;
 
 import dev.usnet.core.knob.Knob;
 import dev.usnet.core.knob.Knob.Applies;
+import dev.usnet.core.knob.Knobs;
 import dev.usnet.core.knob.LongKnob;
 import dev.usnet.core.knob.SysctlTable;
 import dev.usnet.core.knob.ValueKnob;
@@ -48,8 +49,6 @@ public final class TcpSysctl implements SysctlTable {
             "retransmission timeouts before an established connection is reset");
     public static final LongKnob REORDERING = LongKnob.define("net.ipv4.tcp_reordering", 3, 1, 300, Applies.NEW_SOCKETS,
             "initial reordering degree: SACKed segments above a hole before it counts as lost (RFC 6675 DupThresh)");
-    public static final LongKnob FACK = LongKnob.define("net.ipv4.tcp_fack", 1, 0, 1, Applies.NEW_SOCKETS,
-            "forward acknowledgment: loss is judged from the highest SACKed sequence (Linux 2.6 to 4.14)");
     public static final LongKnob DSACK = LongKnob.define("net.ipv4.tcp_dsack", 1, 0, 1, Applies.NEW_SOCKETS,
             "report duplicate segments as D-SACK blocks (RFC 2883)");
     public static final LongKnob RTO_MIN_MS = LongKnob.define("usnet.tcp.rto_min_ms", 200, 1, 120_000,
@@ -87,7 +86,8 @@ public final class TcpSysctl implements SysctlTable {
                 return v;
             }, Applies.NEW_SOCKETS, "congestion control of new connections (reno, cubic)");
     public static final ValueKnob<KernelPreset> KERNEL = ValueKnob.define("usnet.tcp.kernel", "4.3", KernelPreset::parse,
-            KernelPreset::label, Applies.NEW_SOCKETS, "congestion-avoidance behaviour of a Linux version: 3.18, 3.19, 4.0 (4.0-4.2), 4.3");
+            KernelPreset::label, Applies.NEW_SOCKETS, "congestion avoidance and loss recovery of a Linux version: 3.18, "
+                    + "3.19, 4.0 (4.0-4.2), 4.3, 6.x (docs/tcp-presets.md)");
     // Linux 3.4 to 4.19 defaults (87380 became 131072 in 4.20, with the 10-segment initial window's removal).
     public static final ValueKnob<TcpMem> RMEM = ValueKnob.define("net.ipv4.tcp_rmem", "4096 87380 6291456",
             v -> TcpMem.parse("net.ipv4.tcp_rmem", v), TcpMem::toString, Applies.NEW_SOCKETS,
@@ -153,13 +153,57 @@ public final class TcpSysctl implements SysctlTable {
         return List.copyOf(l);
     }
 
+    private static final List<String> LOSS_HELP = List.of(
+            "RACK loss detection (RFC 8985) bitmap: 1 RACK, 2 static reordering window, 4 no DupThresh shortcut; "
+                    + "'preset' follows usnet.tcp.kernel (0 up to 4.3, 1 in 6.x)",
+            "forward acknowledgment, loss judged from the highest SACK (Linux 2.6-4.14), else RFC 6675 IsLost; "
+                    + "unused with RACK; 'preset' follows usnet.tcp.kernel (1 up to 4.3, 0 in 6.x)",
+            "0 none, 1-2 early retransmit (RFC 5827), 3 early retransmit and tail loss probes, 4 probes only "
+                    + "(with RACK: 3-4 probes, else none); 'preset' follows usnet.tcp.kernel (3)",
+            "F-RTO (RFC 5682): 0 off, 1-2 on (spurious RTOs are undone); 'preset' follows usnet.tcp.kernel "
+                    + "(0 up to 4.3 as usnet models them, 2 in 6.x)",
+            "undo a reduction whose retransmissions all came back as D-SACKs; 'preset' follows usnet.tcp.kernel "
+                    + "(0 up to 4.3, 1 in 6.x)",
+            "tail loss probe timeout: 3.x (2*srtt, >= 10 ms) or 6.x (2*srtt + 2 ms, + 200 ms with one segment out); "
+                    + "'preset' follows usnet.tcp.kernel");
+
+    /** One knob per loss-recovery behaviour ({@code net.ipv4.tcp_recovery}, ...), in {@link LossSwitches#KEYS} order. */
+    public static final List<ValueKnob<String>> LOSS_SWITCHES = lossKnobs();
+
+    private static List<ValueKnob<String>> lossKnobs() {
+        List<ValueKnob<String>> l = new ArrayList<>();
+        for (int i = 0; i < LossSwitches.KEYS.size(); i++) {
+            String key = LossSwitches.KEYS.get(i);
+            l.add(ValueKnob.defineWord(key, FOLLOW_PRESET, v -> {
+                if (!v.equals(FOLLOW_PRESET)) {
+                    LossSwitches.forPreset(KernelPreset.V6).withOverride(key, v);
+                }
+                return v;
+            }, Applies.NEW_SOCKETS, LOSS_HELP.get(i)));
+        }
+        return List.copyOf(l);
+    }
+
+    /** The loss-recovery behaviours in force: the preset's, with every knob not left at 'preset' applied. */
+    static LossSwitches lossSwitches(Knobs knobs) {
+        LossSwitches ls = LossSwitches.forPreset(knobs.get(KERNEL));
+        for (int i = 0; i < LossSwitches.KEYS.size(); i++) {
+            String v = knobs.get(LOSS_SWITCHES.get(i));
+            if (!v.equals(FOLLOW_PRESET)) {
+                ls = ls.withOverride(LossSwitches.KEYS.get(i), v);
+            }
+        }
+        return ls;
+    }
+
     private static final List<Knob> ALL = all();
 
     private static List<Knob> all() {
         List<Knob> l = new ArrayList<>(List.of(SLOW_START_AFTER_IDLE, SACK, TIMESTAMPS, WINDOW_SCALING, KEEPALIVE_TIME,
                 KEEPALIVE_INTVL, KEEPALIVE_PROBES, MAX_SYN_BACKLOG, SYNCOOKIES, SOMAXCONN, FIN_TIMEOUT, SYN_RETRIES, SYNACK_RETRIES,
-                RETRIES2, REORDERING, FACK, DSACK, RTO_MIN_MS, INIT_CWND, TSO, LIMIT_OUTPUT_BYTES, TSQ, CONGESTION_CONTROL, KERNEL, RMEM, WMEM, MODERATE_RCVBUF, ADV_WIN_SCALE, BUFFERS));
+                RETRIES2, REORDERING, DSACK, RTO_MIN_MS, INIT_CWND, TSO, LIMIT_OUTPUT_BYTES, TSQ, CONGESTION_CONTROL, KERNEL, RMEM, WMEM, MODERATE_RCVBUF, ADV_WIN_SCALE, BUFFERS));
         l.addAll(SWITCHES);
+        l.addAll(LOSS_SWITCHES);
         return List.copyOf(l);
     }
 

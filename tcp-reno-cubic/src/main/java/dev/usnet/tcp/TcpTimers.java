@@ -20,7 +20,9 @@ final class TcpTimers {
         /** A tail loss probe (ICSK_TIME_LOSS_PROBE). */
         LOSS_PROBE,
         /** The delay before an early retransmit (ICSK_TIME_EARLY_RETRANS). */
-        EARLY_RETRANS
+        EARLY_RETRANS,
+        /** The loss detector's timer: RACK's reordering window (ICSK_TIME_REO_TIMEOUT). */
+        REO_TIMEOUT
     }
 
     private final TcpSock sk;
@@ -81,7 +83,7 @@ final class TcpTimers {
 
     /** After an ACK: nothing outstanding stops the RTO (not a probe); progress restarts it. */
     void rearmAfterAck(boolean unaMoved) {
-        if (sk.sb.packetsOut == 0) {
+        if (sk.sb.packetsOut() == 0) {
             if (pending != Pending.PROBE0) {
                 retransmit.cancel();
             }
@@ -95,7 +97,7 @@ final class TcpTimers {
         if (pending == Pending.PROBE0) {
             retransmit.cancel();
             pending = Pending.RTO;
-            if (sk.sb.packetsOut > 0) {
+            if (sk.sb.packetsOut() > 0) {
                 armRto();
             }
         }
@@ -104,6 +106,20 @@ final class TcpTimers {
     void armLossProbe(long timeoutNanos) {
         pending = Pending.LOSS_PROBE;
         retransmit.arm(timeoutNanos);
+    }
+
+    // How many times the loss detector armed its timer: an ACK that armed it leaves the RTO and probe alone.
+    private long lossDetectionArms;
+
+    /** The loss detector looks again in {@code delayNanos} (RACK's reordering timer). */
+    void armLossDetection(long delayNanos) {
+        pending = Pending.REO_TIMEOUT;
+        retransmit.arm(delayNanos);
+        lossDetectionArms++;
+    }
+
+    long lossDetectionArms() {
+        return lossDetectionArms;
     }
 
     void armEarlyRetransmit(long delayNanos) {
@@ -139,7 +155,7 @@ final class TcpTimers {
                 probeFired();
             }
             case LOSS_PROBE -> {
-                if (sk.sb.packetsOut > 0) {
+                if (sk.sb.packetsOut() > 0) {
                     sk.tlp.send();
                 }
             }
@@ -147,13 +163,17 @@ final class TcpTimers {
                 pending = Pending.RTO;
                 sk.tlp.earlyRetransTimerFired();
             }
+            case REO_TIMEOUT -> {
+                pending = Pending.RTO;
+                sk.recovery.detector().timerFired();
+            }
             case RTO -> rtoFired();
         }
     }
 
     /** tcp_retransmit_timer: resend the head, back off, and after too many give up. */
     private void rtoFired() {
-        if (sk.sb.packetsOut == 0 || sk.sb.isEmpty()) {
+        if (sk.sb.packetsOut() == 0 || sk.sb.isEmpty()) {
             return;
         }
         TcpState state = sk.state;
@@ -192,7 +212,7 @@ final class TcpTimers {
     private Mib timeoutMib() {
         CaState st = sk.cc.caState;
         boolean sack = sk.recovery.sack();
-        if (st == CaState.RECOVERY || st == CaState.DISORDER || sk.sb.sackedOut > 0) {
+        if (st == CaState.RECOVERY || st == CaState.DISORDER || sk.sb.sackedOut() > 0) {
             return sack ? Mib.TcpExtTCPSackFailures : Mib.TcpExtTCPRenoFailures;
         }
         return st == CaState.LOSS ? Mib.TcpExtTCPLossFailures : Mib.TcpExtTCPTimeouts;
@@ -200,7 +220,7 @@ final class TcpTimers {
 
     /** tcp_probe_timer: the peer's window is closed; poke it so a lost window update cannot deadlock us. */
     private void probeFired() {
-        if (sk.sb.packetsOut > 0 || sk.sendBuf.size() == 0) {
+        if (sk.sb.packetsOut() > 0 || sk.sendBuf.size() == 0) {
             return;
         }
         long wndLeft = sk.sendWindowLeft();

@@ -39,13 +39,15 @@ final class DropTailBulkFlow {
     long seed = 1;
     long durationNanos = 10_000_000_000L;
     String congestionControl = "cubic";
+    /** usnet.tcp.kernel of both ends (null: the default preset). */
+    String kernel;
     /** Drop counters of the two namespaces at the end of the last run. */
     java.util.Map<?, Long> receiverDrops;
     java.util.Map<?, Long> senderDrops;
 
     /**
      * Runs the scenario outside the test JVM (without PARANOID leak tracking, which makes a 10 s run at
-     * 1 Gbit/s take many minutes): {@code rateBps lossPercent seconds [cc]}.
+     * 1 Gbit/s take many minutes): {@code rateBps lossPercent seconds [cc [kernel]]}.
      */
     public static void main(String[] args) {
         DropTailBulkFlow f = new DropTailBulkFlow();
@@ -54,6 +56,9 @@ final class DropTailBulkFlow {
         f.durationNanos = (long) (Double.parseDouble(args[2]) * 1e9);
         if (args.length > 3) {
             f.congestionControl = args[3];
+        }
+        if (args.length > 4) {
+            f.kernel = args[4];
         }
         System.out.println(f.run());
         System.out.println("receiver drops: " + f.receiverDrops);
@@ -65,6 +70,10 @@ final class DropTailBulkFlow {
             NetStack a = net.ns("sender");
             NetStack b = net.ns("receiver");
             a.knobs().set("net.ipv4.tcp_congestion_control", congestionControl);
+            if (kernel != null) {
+                a.knobs().set("usnet.tcp.kernel", kernel);
+                b.knobs().set("usnet.tcp.kernel", kernel);
+            }
             VethEnd[] v = net.link(a, "veth0", "198.18.0.1/24", b, "veth0", "198.18.0.2/24");
             v[0].setNetem(NetemParams.NONE.withRate(rateBps).withLimit(limit).withLoss(loss).withSeed(seed));
             v[1].setNetem(NetemParams.NONE.withDelay(rttNanos).withLimit(1 << 20).withSeed(seed + 1));

@@ -113,13 +113,13 @@ class NetstatCountersTest {
             TcpSock s = h.flight(10);
             h.seg().seq(1).ack(1).sack(start(8), end(8)).inject();
             assertEquals(start(1), h.sentOne().seq());
-            assertTrue(s.fack);
+            assertTrue(s.recovery.detector() instanceof FackDetector);
             // Segment 2, never retransmitted, is SACKed late: 8 - 1 = 7 segments of reordering.
             h.seg().seq(1).ack(1).sack(start(2), end(8)).inject();
             assertEquals(1, mib(h, Mib.TcpExtTCPFACKReorder));
             assertEquals(0, mib(h, Mib.TcpExtTCPSACKReorder));
             assertEquals(7, s.info().reordering());
-            assertTrue(!s.fack, "tcp_disable_fack");
+            assertTrue(s.recovery.detector() instanceof Rfc6675Detector, "tcp_disable_fack: RFC 6675 judges from now on");
         }
     }
 

@@ -34,9 +34,24 @@ class TcpOverNetemTest {
     @ParameterizedTest(name = "seed {0}")
     @MethodSource("seeds")
     void lossyReorderingDuplicatingLinkKeepsDataExact(long seed) {
+        transfer(seed, null);
+    }
+
+    /** The same with the 6.x preset on both ends: RACK, its reordering timer, F-RTO and D-SACK undo at work. */
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("seeds")
+    void lossyReorderingDuplicatingLinkKeepsDataExactWithThe6xPreset(long seed) {
+        transfer(seed, "6.x");
+    }
+
+    private static void transfer(long seed, String kernel) {
         try (TestNet net = new TestNet()) {
             NetStack a = net.ns("a-" + seed);
             NetStack b = net.ns("b-" + seed);
+            if (kernel != null) {
+                a.knobs().set("usnet.tcp.kernel", kernel);
+                b.knobs().set("usnet.tcp.kernel", kernel);
+            }
             VethEnd[] v = net.link(a, "veth0", "198.18.0.1/24", b, "veth0", "198.18.0.2/24");
             NetemParams impaired = NetemParams.NONE.withRate(1_000_000_000L).withDelay(100_000L).withLoss(0.02)
                     .withReorder(0.02).withDuplicate(0.02).withLimit(1000).withSeed(seed);

@@ -48,7 +48,7 @@ class TcpSysctlTest {
     @Test
     void badValuesNameTheKnobAndWhatItTakes() {
         Knobs k = new Knobs();
-        assertEquals("usnet.tcp.kernel: '5.10' is not one of 3.18, 3.19, 4.0, 4.3",
+        assertEquals("usnet.tcp.kernel: '5.10' is not one of 3.18, 3.19, 4.0, 4.3, 6.x",
                 assertThrows(IllegalArgumentException.class, () -> k.set("usnet.tcp.kernel", "5.10")).getMessage());
         assertEquals("net.ipv4.tcp_congestion_control: 'bbr' is not one of reno, cubic",
                 assertThrows(IllegalArgumentException.class,

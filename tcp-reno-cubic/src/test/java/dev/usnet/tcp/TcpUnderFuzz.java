@@ -429,13 +429,13 @@ final class TcpUnderFuzz implements AutoCloseable {
                 throw new AssertionError(who + "snd_una " + s.sndUna + " after snd_nxt " + s.sndNxt);
             }
             Scoreboard sb = s.sb;
-            if (sb.packetsOut < 0 || sb.sackedOut < 0 || sb.lostOut < 0 || sb.retransOut < 0) {
-                throw new AssertionError(who + "negative scoreboard counter: out " + sb.packetsOut + " sacked "
-                        + sb.sackedOut + " lost " + sb.lostOut + " retrans " + sb.retransOut);
+            if (sb.packetsOut() < 0 || sb.sackedOut() < 0 || sb.lostOut() < 0 || sb.retransOut() < 0) {
+                throw new AssertionError(who + "negative scoreboard counter: out " + sb.packetsOut() + " sacked "
+                        + sb.sackedOut() + " lost " + sb.lostOut() + " retrans " + sb.retransOut());
             }
-            if (sb.sackedOut + sb.lostOut > sb.packetsOut) {
-                throw new AssertionError(who + "sacked_out " + sb.sackedOut + " + lost_out " + sb.lostOut
-                        + " > packets_out " + sb.packetsOut);
+            if (sb.sackedOut() + sb.lostOut() > sb.packetsOut()) {
+                throw new AssertionError(who + "sacked_out " + sb.sackedOut() + " + lost_out " + sb.lostOut()
+                        + " > packets_out " + sb.packetsOut());
             }
             if (s.state() == TcpState.ESTABLISHED && s.cwnd() < 1) {
                 throw new AssertionError(who + "cwnd " + s.cwnd());

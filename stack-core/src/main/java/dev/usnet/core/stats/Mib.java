@@ -23,6 +23,8 @@ public enum Mib {
     TcpExtTCPSackFailures, TcpExtTCPRenoFailures, TcpExtTCPLossFailures,
     // ICMP errors about TCP segments (tcp_v4_err).
     TcpExtOutOfWindowIcmps,
+    // Loss recovery of the 6.x preset (F-RTO's verdict on an RTO).
+    TcpExtTCPSpuriousRTOs,
     // usnet's own (Linux has no MIB for it): tcp_write_xmit stopped on TCP small queues' limit.
     UsnetTCPTSQThrottled,
     ArpInRequests, ArpInReplies, ArpOutRequests, ArpOutReplies, ArpProxyReplies,

@@ -22,7 +22,7 @@ import java.util.Locale;
  *                          call (3.19+), rather than skipping the whole update while cwnd is unchanged and at most
  *                          HZ/32 passed (3.18) ({@code usnet.tcp.cubic_jiffy_update})
  * @param cubicHystartUs    CUBIC keeps delay_min and the HyStart clock in µs as Linux 5.6+ does, rather than in
- *                          ms (ms × 8 for delay_min) as 3.18–5.5 do; off in every preset
+ *                          ms (ms × 8 for delay_min) as 3.18–5.5 do; on only in the 6.x preset
  *                          ({@code usnet.tcp.cubic_hystart_us})
  */
 public record CcSwitches(AiMode ai, boolean ssLeftover, boolean ssWhileLeq, SsCap ssCap, int cubicCntFloor,

@@ -25,6 +25,10 @@ class CcSwitchesTest {
         CcSwitches k43 = KernelPreset.V4_3.switches();
         assertEquals(List.of("gentle", "true", "false", "ssthresh", "2", "true", "true", "true", "false"),
                 CcSwitches.KEYS.stream().map(k43::get).toList());
+        // 6.x: as 4.3, with HyStart's delay clock in µs (Linux 5.6+).
+        CcSwitches k6 = KernelPreset.V6.switches();
+        assertEquals(List.of("gentle", "true", "false", "ssthresh", "2", "true", "true", "true", "true"),
+                CcSwitches.KEYS.stream().map(k6::get).toList());
     }
 
     @Test

@@ -18,7 +18,7 @@ class RenoTest {
 
     @Test
     void docVectorsPerPreset() {
-        String[] expect = {"11/0", "11/2", "11/2", "10/3"};
+        String[] expect = {"11/0", "11/2", "11/2", "10/3", "10/3"};
         KernelPreset[] ks = KernelPreset.values();
         for (int i = 0; i < ks.length; i++) {
             assertEquals(expect[i], congAvoid(ks[i], 8, 0, 10, 5), ks[i] + " (8, 0, 10, 5)");
