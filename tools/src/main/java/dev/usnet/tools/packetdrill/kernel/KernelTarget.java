@@ -31,8 +31,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The Linux kernel as a packetdrill target: a fresh network namespace ({@code usnet-pd-<pid>-<n>}) holding a
  * layer-3 TUN named {@code tun0} with the script's addresses, MTU and default route. The runner plays the remote
- * host by writing IP packets to the TUN fd ({@link #inject}) and sees what the kernel sends by reading it (a reader
- * thread stamps each packet the moment it is read; {@link #sniff}). System calls are made by platform threads that
+ * host by writing IP packets to the TUN fd ({@link #inject}) and sees what the kernel sends through a packet socket
+ * on tun0 that gives each packet the kernel's own transmit time stamp ({@link #sniff}, {@link TunSniffer}). System calls are made by platform threads that
  * entered the namespace; a call that the kernel puts to sleep comes back as a pending call that completes when the
  * kernel returns. Time is real time; script time 0 is {@link #start}.
  *
@@ -82,10 +82,10 @@ public final class KernelTarget implements Target {
                 disableIpv6();
                 return TunDevice.createHere(o, namespace.name());
             });
+            sniffer = onControl(() -> TunSniffer.createHere(tun, clock));
+            sniffer.start();
             arena = Arena.ofShared();
             injectBuffer = arena.allocate(INJECT_BUFFER, 8);
-            sniffer = new TunSniffer(tun, clock);
-            sniffer.start();
             syscalls = new KernelSyscalls(o, fds);
             callThreads = new ThreadPoolExecutor(1, MAX_CALL_THREADS, 30, TimeUnit.SECONDS, new SynchronousQueue<>(),
                     namespace.threadFactory("call"));
@@ -312,9 +312,14 @@ public final class KernelTarget implements Target {
         }
     }
 
-    /** Non-IPv4 packets tun0 saw and dropped (should be none: IPv6 is off in the namespace). */
+    /** Outgoing non-IPv4 packets tun0 saw and dropped (should be none: IPv6 is off in the namespace). */
     long nonIpv4Dropped() {
-        return sniffer == null ? 0 : sniffer.nonIpv4Dropped();
+        return sniffer == null ? 0 : sniffer.otherDropped();
+    }
+
+    /** Sniffed packets timed by their read, not by the kernel's stamp (should be none). */
+    long unstampedPackets() {
+        return sniffer == null ? 0 : sniffer.unstamped();
     }
 
     /**

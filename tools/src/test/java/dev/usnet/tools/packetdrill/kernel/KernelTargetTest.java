@@ -374,4 +374,20 @@ class KernelTargetTest {
         assertTrue(t.nowMicros() >= from + 30_000);
         assertEquals(0, t.nonIpv4Dropped(), "IPv6 is off: tun0 sends nothing of its own");
     }
+
+    @Test
+    void sniffedPacketsCarryTheKernelsTransmitStamp() {
+        KernelTarget t = open(1500);
+        t.start();
+        listen(t);
+        long at = t.nowMicros();
+        t.inject(syn(77));
+        // Wait before reading: the packet's time must still be when the kernel sent it, not when it was taken.
+        t.advanceTo(at + 100_000);
+        Sniffed s = t.sniff(t.nowMicros() + 1_000_000);
+        assertNotNull(s);
+        long lag = s.micros() - at;
+        assertTrue(lag >= 0 && lag < 50_000, "SYN-ACK stamped " + lag + " µs after the SYN was injected");
+        assertEquals(0, t.unstampedPackets(), "every packet carries the kernel's stamp");
+    }
 }
