@@ -29,7 +29,8 @@ import java.util.function.LongSupplier;
  * them. Runs on a thread inside the test namespace (a socket belongs to the namespace of the thread creating it).
  *
  * <p>Addresses follow packetdrill: {@code bind(fd, ..., ...)} binds {@code local_ip:8080}, {@code connect(fd, ...,
- * ...)} connects to {@code remote_ip:8080}, {@code socket(..., ...)} with a {@code ...} domain means AF_INET. Buffers
+ * ...)} connects to {@code remote_ip:8080}, {@code socket(..., ...)} with a {@code ...} domain means AF_INET (and a
+ * {@code ...} protocol the type's default). Buffers
  * ({@code ...}) are zero-filled memory of the length the script gives.
  */
 final class KernelSyscalls {
@@ -48,6 +49,21 @@ final class KernelSyscalls {
     KernelSyscalls(ScriptOptions options, FdTable fds) {
         this.options = options;
         this.fds = fds;
+    }
+
+    /**
+     * True for calls that cannot put the caller to sleep and act on an fd that exists already (so any thread may
+     * make them, in any namespace): option calls, bind, listen, fcntl, shutdown, epoll_ctl, and poll/epoll_wait
+     * with a zero timeout. close is not among them (SO_LINGER can make it wait), nor socket (it needs the
+     * namespace), nor anything that reads, writes, accepts or connects.
+     */
+    static boolean neverBlocks(Syscall s) {
+        return switch (s.name()) {
+            case "setsockopt", "getsockopt", "bind", "listen", "fcntl", "shutdown", "epoll_ctl", "ioctl" -> true;
+            case "poll" -> s.arg(2) instanceof Value.Int t && t.value() == 0;
+            case "epoll_wait" -> s.arg(3) instanceof Value.Int t && t.value() == 0;
+            default -> false;
+        };
     }
 
     /** Makes {@code c}'s call and completes it (or fails it with a message naming the line). */
@@ -178,7 +194,8 @@ final class KernelSyscalls {
                     + domain);
         }
         int type = (int) s.intArg(1);
-        int protocol = (int) s.intArg(2);
+        // A protocol written ... is the default for the type (0: TCP for SOCK_STREAM).
+        int protocol = s.arg(2) instanceof Value.Int v ? (int) v.value() : 0;
         return newFd(c, () -> SocketCalls.socket(domain, type, protocol));
     }
 

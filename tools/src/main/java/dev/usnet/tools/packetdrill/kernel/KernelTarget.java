@@ -236,6 +236,12 @@ public final class KernelTarget implements Target {
     public PendingCall call(Syscall call) {
         requireOpen();
         KernelCall c = new KernelCall(call, clock);
+        if (KernelSyscalls.neverBlocks(call)) {
+            // Made on the runner's own thread: no hand-over to a call thread, whose wake-up on a busy machine can
+            // take milliseconds. Only calls that need no namespace (an existing fd says which) and cannot sleep.
+            syscalls.run(c);
+            return c;
+        }
         try {
             callThreads.execute(() -> syscalls.run(c));
         } catch (RejectedExecutionException e) {

@@ -72,7 +72,7 @@ public final class KernelTimerJitter {
 
     /**
      * 20 SYNs 53 ms apart (so their timers start at different phases of the kernel's timer wheel), never ACKed: the
-     * SYN-ACK is retransmitted 1 s and then 2 s later (3 s after the first). Also: how long after an injected SYN
+     * SYN-ACK is retransmitted 1 s, 2 s and 4 s apart. Also: how long after an injected SYN
      * the SYN-ACK is read (the target's inject-to-sniff path plus the kernel's processing), how late advanceTo wakes.
      */
     static void synAckRetransmits(Map<String, List<Long>> m) {
@@ -97,7 +97,7 @@ public final class KernelTimerJitter {
                 }
                 next += 53_000;
             }
-            long end = t.nowMicros() + 3_200_000;
+            long end = t.nowMicros() + 7_300_000;
             Sniffed s;
             while ((s = t.sniff(end)) != null) {
                 record(seen, s);
@@ -108,6 +108,9 @@ public final class KernelTimerJitter {
                 }
                 if (times.size() >= 3) {
                     add(m, "SYN-ACK retransmit 2 s timer lateness", times.get(2) - times.get(1) - 2_000_000);
+                }
+                if (times.size() >= 4) {
+                    add(m, "SYN-ACK retransmit 4 s timer lateness", times.get(3) - times.get(2) - 4_000_000);
                 }
             }
         }
@@ -121,7 +124,7 @@ public final class KernelTimerJitter {
     }
 
     /**
-     * One connection, one 100-byte write never ACKed: retransmissions after RTO, 2 RTO, 4 RTO, 8 RTO (RTO as
+     * One connection, one 100-byte write never ACKed: retransmissions after RTO, 2 RTO, ... 32 RTO (RTO as
      * tcp_info reported it right after the write). Also the time a non-blocking call takes through the target.
      */
     static void dataRetransmits(Map<String, List<Long>> m) {
@@ -143,12 +146,13 @@ public final class KernelTimerJitter {
             Sniffed first = t.sniff(t.nowMicros() + 1_000_000);
             long prev = first.micros();
             long expected = rto;
-            for (int k = 0; k < 4; k++) {
+            for (int k = 0; k < 6; k++) {
                 Sniffed re = t.sniff(prev + expected + 500_000);
                 if (re == null) {
                     break;
                 }
-                add(m, "data RTO #" + (k + 1) + " (" + expected / 1000 + " ms) lateness", re.micros() - prev - expected);
+                add(m, "data RTO #" + (k + 1) + " (" + rto / 1000 + " ms << " + k + ") lateness",
+                        re.micros() - prev - expected);
                 prev = re.micros();
                 expected *= 2;
             }
