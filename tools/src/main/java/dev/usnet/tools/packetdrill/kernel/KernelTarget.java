@@ -12,6 +12,7 @@ import dev.usnet.tools.packetdrill.Sniffed;
 import dev.usnet.tools.packetdrill.Syscall;
 import dev.usnet.tools.packetdrill.Target;
 import dev.usnet.tools.packetdrill.TargetException;
+import dev.usnet.tools.packetdrill.Value;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -109,35 +110,48 @@ public final class KernelTarget implements Target {
     }
 
     /**
-     * Makes the first system calls of a script as quick as the later ones: the first use of each native binding and
-     * of a new call thread costs milliseconds, which a script's time line would see.
+     * Makes the first events of a script as quick as the later ones: the first use of each native binding, of a new
+     * call thread and of the code paths here costs milliseconds (class loading, interpreted code), which a script's
+     * time line would see. Goes through the same paths a script does: calls on a call thread and inline, tcp_info,
+     * an injected packet (an IPv4 header with a wrong checksum, which the kernel drops without a word) and a sniff.
+     * Leaves the fd table empty, so the script's first socket is still fd 3.
      */
     private void warmUp() {
-        Callable<Void> probe = () -> {
-            int s = SocketCalls.socket(Libc.AF_INET, SocketCalls.SOCK_STREAM | Libc.SOCK_CLOEXEC, 0);
-            if (s >= 0) {
-                try (Arena a = Arena.ofConfined()) {
-                    MemorySegment v = a.allocate(TcpInfoLayout.BUFFER_SIZE, 8);
-                    MemorySegment len = a.allocate(JAVA_INT);
-                    len.set(JAVA_INT, 0, TcpInfoLayout.BUFFER_SIZE);
-                    SocketCalls.getsockopt(s, SocketCalls.IPPROTO_TCP, SocketCalls.TCP_INFO, v, len);
-                    SocketCalls.setsockopt(s, Libc.SOL_SOCKET, Libc.SO_RCVBUF, v, 4);
-                    SocketCalls.fcntl(s, Libc.F_GETFL, 0);
-                } finally {
-                    SocketCalls.close(s);
-                }
+        for (int round = 0; round < 3; round++) {
+            PendingCall s = call(new Syscall("socket", List.of(Value.ELLIPSIS, Value.of(SocketCalls.SOCK_STREAM),
+                    Value.of(SocketCalls.IPPROTO_TCP)), 0));
+            if (!s.isDone() || s.result().ret() < 0) {
+                throw new TargetException("the kernel target cannot create a socket in " + namespace.name()
+                        + (s.isDone() ? ": " + Errno.name(s.result().errno()) : ": socket() does not return"));
             }
-            KernelCall.threadState(dev.usnet.tap.Capabilities.threadId());
-            return null;
-        };
-        try {
-            callThreads.submit(probe).get(10, TimeUnit.SECONDS);
-        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
-            throw new TargetException("the kernel target's call thread does not work: " + e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new TargetException("interrupted while starting the kernel target");
+            Value fd = Value.of(s.result().ret());
+            call(new Syscall("setsockopt", List.of(fd, Value.of(Libc.SOL_SOCKET), Value.of(Libc.SO_RCVBUF),
+                    new Value.Array(List.of(Value.of(65536))), Value.of(4)), 0));
+            call(new Syscall("getsockopt", List.of(fd, Value.of(Libc.SOL_SOCKET), Value.of(Libc.SO_RCVBUF),
+                    new Value.Array(List.of(Value.of(0))), new Value.Array(List.of(Value.of(4)))), 0));
+            call(new Syscall("fcntl", List.of(fd, Value.of(Libc.F_GETFL)), 0));
+            tcpInfo((int) s.result().ret());
+            call(new Syscall("close", List.of(fd), 0));
+            injectDropped();
+            sniffer.next(clock.nowMicros());
         }
+        if (fds.kernelFd(3) != FdTable.NO_FD) {
+            throw new IllegalStateException("warm-up left fd 3 open");
+        }
+    }
+
+    /** 20 bytes of IPv4 header (protocol 253, for experiments) whose checksum is wrong: ip_rcv drops it silently. */
+    private void injectDropped() {
+        byte[] p = new byte[20];
+        p[0] = 0x45;
+        p[3] = 20;
+        p[8] = 64;
+        p[9] = (byte) 253;
+        p[10] = (byte) 0xde;
+        p[11] = (byte) 0xad;
+        System.arraycopy(Addresses.bytes(options.remoteIp()), 0, p, 12, 4);
+        System.arraycopy(Addresses.bytes(options.localIp()), 0, p, 16, 4);
+        inject(p);
     }
 
     /** Runs {@code task} on the control thread (inside the namespace) and waits for it. */
