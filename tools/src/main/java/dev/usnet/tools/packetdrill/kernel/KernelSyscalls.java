@@ -38,8 +38,7 @@ final class KernelSyscalls {
     static final int SCRIPT_PORT = 8080;
     private static final int IPPROTO_TCP = SocketCalls.IPPROTO_TCP;
     private static final int SO_LINGER = 13;
-    private static final int SO_RCVTIMEO = 20;
-    private static final int SO_SNDTIMEO = 21;
+    private static final int MSG_DONTWAIT = Libc.MSG_DONTWAIT;
     /** TCP_CA_NAME_MAX: what a congestion control name's buffer holds. */
     private static final int CA_NAME_MAX = 16;
 
@@ -52,18 +51,78 @@ final class KernelSyscalls {
     }
 
     /**
-     * True for calls that cannot put the caller to sleep and act on an fd that exists already (so any thread may
-     * make them, in any namespace): option calls, bind, listen, fcntl, shutdown, epoll_ctl, and poll/epoll_wait
-     * with a zero timeout. close is not among them (SO_LINGER can make it wait), nor socket (it needs the
-     * namespace), nor anything that reads, writes, accepts or connects.
+     * True when the call cannot put its caller to sleep and acts on an fd that exists already, so the runner's own
+     * thread may make it (in any namespace; only socket() needs the test namespace): no hand-over to a call thread,
+     * whose wake-up on a busy machine can take milliseconds that would shift the script's time line. Decided by
+     * asking the kernel, without side effects: option calls, bind, listen, fcntl, shutdown, epoll_ctl,
+     * epoll_create never sleep; accept, connect, reads and writes do not on a socket in O_NONBLOCK mode or with
+     * MSG_DONTWAIT; accept and reads do not when poll says the socket is readable already; poll and epoll_wait do
+     * not with a zero timeout; close does not unless SO_LINGER asks it to wait.
      */
-    static boolean neverBlocks(Syscall s) {
+    boolean canRunInline(Syscall s) {
         return switch (s.name()) {
-            case "setsockopt", "getsockopt", "bind", "listen", "fcntl", "shutdown", "epoll_ctl", "ioctl" -> true;
+            case "setsockopt", "getsockopt", "bind", "listen", "fcntl", "shutdown", "epoll_ctl", "ioctl",
+                 "epoll_create", "epoll_create1" -> true;
             case "poll" -> s.arg(2) instanceof Value.Int t && t.value() == 0;
             case "epoll_wait" -> s.arg(3) instanceof Value.Int t && t.value() == 0;
+            case "close" -> !lingers(s);
+            case "connect", "write", "send", "sendto", "sendmsg" -> nonBlocking(s);
+            case "accept", "accept4", "read", "recv", "recvfrom", "recvmsg" -> nonBlocking(s) || readable(s);
             default -> false;
         };
+    }
+
+    private int fdOrNone(Syscall s) {
+        return s.arg(0) instanceof Value.Int v ? fds.kernelFd(v.value()) : FdTable.NO_FD;
+    }
+
+    /** O_NONBLOCK on the fd, or MSG_DONTWAIT in the call's flags. An unknown fd fails at once (EBADF): true. */
+    private boolean nonBlocking(Syscall s) {
+        int fd = fdOrNone(s);
+        if (fd == FdTable.NO_FD) {
+            return true;
+        }
+        int flagsArg = switch (s.name()) {
+            case "send", "recv", "sendto", "recvfrom" -> 3;
+            case "sendmsg", "recvmsg" -> 2;
+            default -> -1;
+        };
+        if (flagsArg >= 0 && s.arg(flagsArg) instanceof Value.Int f && (f.value() & MSG_DONTWAIT) != 0) {
+            return true;
+        }
+        int fl = SocketCalls.fcntl(fd, Libc.F_GETFL, 0);
+        return fl < 0 || (fl & Libc.O_NONBLOCK) != 0;
+    }
+
+    /** poll with a zero timeout says the fd is readable, hung up or in error: accept or read returns at once. */
+    private boolean readable(Syscall s) {
+        int fd = fdOrNone(s);
+        if (fd == FdTable.NO_FD) {
+            return true;
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment p = a.allocate(SocketCalls.POLLFD_SIZE, 8);
+            p.set(JAVA_INT, 0, fd);
+            p.set(JAVA_SHORT, 4, SocketCalls.POLLIN);
+            return SocketCalls.poll(p, 1, 0) > 0 && p.get(JAVA_SHORT, 6) != 0;
+        }
+    }
+
+    /** SO_LINGER on with a non-zero time: close waits for the data to be acknowledged. */
+    private boolean lingers(Syscall s) {
+        int fd = fdOrNone(s);
+        if (fd == FdTable.NO_FD) {
+            return false;
+        }
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment v = a.allocate(8, 8);
+            MemorySegment len = a.allocate(JAVA_INT);
+            len.set(JAVA_INT, 0, 8);
+            if (SocketCalls.getsockopt(fd, Libc.SOL_SOCKET, SO_LINGER, v, len) < 0) {
+                return false;
+            }
+            return v.get(JAVA_INT, 0) != 0 && v.get(JAVA_INT, 4) != 0;
+        }
     }
 
     /** Makes {@code c}'s call and completes it (or fails it with a message naming the line). */

@@ -250,7 +250,7 @@ public final class KernelTarget implements Target {
     public PendingCall call(Syscall call) {
         requireOpen();
         KernelCall c = new KernelCall(call, clock);
-        if (KernelSyscalls.neverBlocks(call)) {
+        if (syscalls.canRunInline(call)) {
             // Made on the runner's own thread: no hand-over to a call thread, whose wake-up on a busy machine can
             // take milliseconds. Only calls that need no namespace (an existing fd says which) and cannot sleep.
             syscalls.run(c);
