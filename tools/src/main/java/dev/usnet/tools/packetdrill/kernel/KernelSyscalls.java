@@ -8,6 +8,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_LONG_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
+import dev.usnet.tap.sys.Errno;
 import dev.usnet.tap.sys.Libc;
 import dev.usnet.tap.sys.SocketCalls;
 import dev.usnet.tools.packetdrill.ScriptOptions;
@@ -39,6 +40,9 @@ final class KernelSyscalls {
     private static final int IPPROTO_TCP = SocketCalls.IPPROTO_TCP;
     private static final int SO_LINGER = 13;
     private static final int MSG_DONTWAIT = Libc.MSG_DONTWAIT;
+    private static final int SO_ERROR = 4;
+    private static final int SO_SNDTIMEO = 21;
+    private static final int EINPROGRESS = 115;
     /** TCP_CA_NAME_MAX: what a congestion control name's buffer holds. */
     private static final int CA_NAME_MAX = 16;
 
@@ -69,6 +73,128 @@ final class KernelSyscalls {
             case "connect", "write", "send", "sendto", "sendmsg" -> nonBlocking(s);
             case "accept", "accept4", "read", "recv", "recvfrom", "recvmsg" -> nonBlocking(s) || readable(s);
             default -> false;
+        };
+    }
+
+    /**
+     * For a call that may sleep: makes the part that puts packets on the wire on the runner's thread, at the
+     * script's moment, and returns the waiting part for a call thread; null when the call completed here. A blocking
+     * connect sends its SYN here (a non-blocking connect, O_NONBLOCK set for just that call) and leaves the wait
+     * for the handshake (poll for POLLOUT, then SO_ERROR, which is what a blocking connect returns) to the call
+     * thread; a blocking write, send or sendto first sends what fits now (MSG_DONTWAIT) and leaves only a rest that
+     * does not fit for the call thread. Every other call runs wholly on the call thread.
+     */
+    Runnable begin(KernelCall c) {
+        Syscall s = c.syscall();
+        try {
+            Runnable rest = switch (s.name()) {
+                case "connect" -> s.arg(1) instanceof Value.Ellipsis && !sendTimeout(s) ? beginConnect(c) : null;
+                case "write", "send", "sendto" -> beginWrite(c);
+                default -> null;
+            };
+            if (rest != null || c.isDone()) {
+                return rest;
+            }
+        } catch (RuntimeException e) {
+            c.fail(e);
+            return null;
+        }
+        return () -> run(c);
+    }
+
+    /** SO_SNDTIMEO set: a blocking connect then gives up with EINPROGRESS after it, which only the real call does. */
+    private boolean sendTimeout(Syscall s) {
+        int fd = fdOrNone(s);
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment v = a.allocate(16, 8);
+            MemorySegment len = a.allocate(JAVA_INT);
+            len.set(JAVA_INT, 0, 16);
+            return SocketCalls.getsockopt(fd, Libc.SOL_SOCKET, SO_SNDTIMEO, v, len) == 0
+                    && (v.get(JAVA_LONG, 0) != 0 || v.get(JAVA_LONG, 8) != 0);
+        }
+    }
+
+    private Runnable beginConnect(KernelCall c) {
+        Syscall s = c.syscall();
+        int fd = fd(s, 0);
+        int fl = SocketCalls.fcntl(fd, Libc.F_GETFL, 0);
+        if (fl < 0) {
+            c.complete(SyscallResult.error(SocketCalls.errno()));
+            return null;
+        }
+        long rc;
+        int errno;
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment sa = sockaddr(a, options.remoteIp(), SCRIPT_PORT, Libc.AF_INET);
+            SocketCalls.fcntl(fd, Libc.F_SETFL, fl | Libc.O_NONBLOCK);
+            c.enteringKernel();
+            rc = SocketCalls.connect(fd, sa, SocketCalls.SOCKADDR_IN_SIZE);
+            errno = SocketCalls.errno();
+            c.returned();
+            SocketCalls.fcntl(fd, Libc.F_SETFL, fl);
+        }
+        if (rc == 0 || errno != EINPROGRESS) {
+            c.complete(rc == 0 ? SyscallResult.ok(0) : SyscallResult.error(errno));
+            return null;
+        }
+        return () -> {
+            try (Arena a = Arena.ofConfined()) {
+                MemorySegment p = a.allocate(SocketCalls.POLLFD_SIZE, 8);
+                p.set(JAVA_INT, 0, fd);
+                p.set(JAVA_SHORT, 4, SocketCalls.POLLOUT);
+                c.enteringKernel();
+                int n;
+                do {
+                    n = SocketCalls.poll(p, 1, -1);
+                } while (n < 0 && SocketCalls.errno() == Errno.EINTR);
+                c.returned();
+                MemorySegment err = a.allocate(JAVA_INT);
+                MemorySegment len = a.allocate(JAVA_INT);
+                len.set(JAVA_INT, 0, 4);
+                if (n < 0 || SocketCalls.getsockopt(fd, Libc.SOL_SOCKET, SO_ERROR, err, len) < 0) {
+                    c.complete(SyscallResult.error(SocketCalls.errno()));
+                } else {
+                    int e = err.get(JAVA_INT, 0);
+                    c.complete(e == 0 ? SyscallResult.ok(0) : SyscallResult.error(e));
+                }
+            } catch (RuntimeException e) {
+                c.fail(e);
+            }
+        };
+    }
+
+    private Runnable beginWrite(KernelCall c) {
+        Syscall s = c.syscall();
+        int fd = fd(s, 0);
+        long n = count(s, 2);
+        int flags = s.name().equals("write") ? 0 : flags(s, 3);
+        Arena a = Arena.ofShared();
+        MemorySegment buf = a.allocate(Math.max(1, n));
+        c.enteringKernel();
+        long sent = SocketCalls.send(fd, buf, n, flags | MSG_DONTWAIT);
+        int errno = SocketCalls.errno();
+        c.returned();
+        if (sent == n || (sent < 0 && errno != Errno.EAGAIN) || n == 0) {
+            a.close();
+            c.complete(sent < 0 ? SyscallResult.error(errno) : SyscallResult.ok(sent));
+            return null;
+        }
+        long first = Math.max(0, sent);
+        return () -> {
+            try (a) {
+                c.enteringKernel();
+                long more = SocketCalls.send(fd, buf.asSlice(first), n - first, flags);
+                int e = SocketCalls.errno();
+                c.returned();
+                // As a blocking write reports it: the bytes queued, or the error when none were.
+                if (more < 0) {
+                    c.complete(first > 0 ? SyscallResult.ok(first) : SyscallResult.error(e));
+                } else {
+                    c.complete(SyscallResult.ok(first + more));
+                }
+            } catch (RuntimeException e) {
+                c.fail(e);
+            }
         };
     }
 
@@ -597,8 +723,11 @@ final class KernelSyscalls {
         }
         List<Value.Struct> shapes = s.arg(1) instanceof Value.Ellipsis ? List.of()
                 : structs(s, 1, "an event {events=..., fd=N} or an array of them");
+        // As packetdrill compares them: the script's events against the buffer's first entries, which the kernel
+        // left zeroed where it returned fewer events ({events=0, ptr=0} matches a call that returned 0).
+        int shown = Math.min(max, Math.max((int) r.ret(), Math.max(1, shapes.size())));
         List<Value> out = new ArrayList<>();
-        for (int i = 0; i < r.ret(); i++) {
+        for (int i = 0; i < shown; i++) {
             long off = (long) i * SocketCalls.EPOLL_EVENT_SIZE;
             String data = i < shapes.size() ? dataField(shapes.get(i)) : "fd";
             LinkedHashMap<String, Value> f = new LinkedHashMap<>();
@@ -606,7 +735,7 @@ final class KernelSyscalls {
             f.put(data, Value.of(evs.get(JAVA_LONG_UNALIGNED, off + 4)));
             out.add(new Value.Struct(f));
         }
-        Value back = s.arg(1) instanceof Value.Struct && out.size() == 1 ? out.getFirst() : new Value.Array(out);
+        Value back = s.arg(1) instanceof Value.Struct ? out.getFirst() : new Value.Array(out);
         return new SyscallResult(r.ret(), 0, Map.of(1, back));
     }
 }

@@ -243,8 +243,11 @@ public final class KernelTarget implements Target {
     }
 
     /**
-     * Starts the call on a thread in the namespace and returns once it returned, or once the kernel has put it to
-     * sleep (then the call is pending and completes when the kernel wakes it).
+     * Makes the call and returns once it returned, or once the kernel has put it to sleep (then the call is pending
+     * and completes when the kernel wakes it). Calls that cannot sleep run on the caller's thread; others on a thread
+     * in the namespace, except that what they send (a connect's SYN, a write's data) is sent from the caller's thread
+     * first ({@link KernelSyscalls#begin}), so packets leave at the script's moment even when a call thread is slow
+     * to get the CPU.
      */
     @Override
     public PendingCall call(Syscall call) {
@@ -256,8 +259,12 @@ public final class KernelTarget implements Target {
             syscalls.run(c);
             return c;
         }
+        Runnable rest = syscalls.begin(c);
+        if (rest == null) {
+            return c;
+        }
         try {
-            callThreads.execute(() -> syscalls.run(c));
+            callThreads.execute(rest);
         } catch (RejectedExecutionException e) {
             throw new TargetException("line " + call.line() + ": " + call.name() + ": " + MAX_CALL_THREADS
                     + " system calls are already blocked; the kernel target makes at most that many at once");

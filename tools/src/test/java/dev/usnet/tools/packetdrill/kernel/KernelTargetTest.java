@@ -285,6 +285,49 @@ class KernelTargetTest {
     }
 
     @Test
+    void blockingConnectSendsItsSynAtOnceAndReturnsWhatTheHandshakeGives() {
+        KernelTarget t = open(1500);
+        t.start();
+        assertEquals(3, done(t, sc("socket", ANY, i(SOCK_STREAM), i(IPPROTO_TCP))).ret());
+        long at = t.nowMicros();
+        PendingCall connect = t.call(sc("connect", i(3), ANY, ANY));
+        assertFalse(connect.isDone(), "a blocking connect waits for the handshake");
+        Sniffed synPacket = t.sniff(t.nowMicros() + 1_000_000);
+        assertNotNull(synPacket);
+        TcpPackets.Tcp syn = TcpPackets.parse(synPacket.ipPacket());
+        assertTrue(syn.has(TcpPackets.SYN), "SYN: " + syn);
+        assertTrue(synPacket.micros() - at < 20_000, "SYN sent " + (synPacket.micros() - at) + " µs after the call");
+        t.inject(TcpPackets.tcp(REMOTE, LOCAL, KernelSyscalls.SCRIPT_PORT, syn.srcPort(), 4000, syn.seq() + 1,
+                TcpPackets.SYN | TcpPackets.ACK, 5000, new TcpPackets.Options().mss(1000).bytes(), 0));
+        assertTrue(t.awaitCall(connect, t.nowMicros() + 2_000_000));
+        assertEquals(0, connect.result().ret());
+        assertEquals(0, connect.result().errno());
+        // The socket is still in blocking mode afterwards: a read with no data blocks.
+        PendingCall read = t.call(sc("read", i(3), ANY, i(10)));
+        assertFalse(read.isDone());
+        // A write that fits the send buffer completes at once even on a blocking socket.
+        SyscallResult w = done(t, sc("write", i(3), ANY, i(500)));
+        assertEquals(500, w.ret());
+
+        // A refused blocking connect reports ECONNREFUSED, as the real call does.
+        assertEquals(4, done(t, sc("socket", ANY, i(SOCK_STREAM), i(IPPROTO_TCP))).ret());
+        PendingCall refused = t.call(sc("connect", i(4), ANY, ANY));
+        TcpPackets.Tcp syn2 = null;
+        for (int k = 0; k < 5 && syn2 == null; k++) {
+            TcpPackets.Tcp p = sniffTcp(t);
+            if (p.has(TcpPackets.SYN) && p.srcPort() != syn.srcPort()) {
+                syn2 = p;
+            }
+        }
+        assertNotNull(syn2, "the second connect's SYN");
+        t.inject(TcpPackets.tcp(REMOTE, LOCAL, KernelSyscalls.SCRIPT_PORT, syn2.srcPort(), 0, syn2.seq() + 1,
+                TcpPackets.RST | TcpPackets.ACK, 0, new byte[0], 0));
+        assertTrue(t.awaitCall(refused, t.nowMicros() + 2_000_000));
+        assertEquals(-1, refused.result().ret());
+        assertEquals(111, refused.result().errno(), "ECONNREFUSED");
+    }
+
+    @Test
     void blockingReadReturnsTheInjectedDataAndRecordsItsEndTime() {
         KernelTarget t = open(1500);
         t.start();
