@@ -322,7 +322,7 @@ public final class KernelTarget implements Target {
     @Override
     public String command(String shellCommand, int line) {
         requireOpen();
-        return NamespaceShell.script(namespace.name(), options.scriptDir(), shellCommand, line);
+        return onControl(() -> NamespaceShell.scriptHere(namespace.name(), options.scriptDir(), shellCommand, line));
     }
 
     @Override

@@ -12,9 +12,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Shell commands in the test namespace: a script's backtick lines and the tc call of
- * {@link KernelTarget#setTransmitQueueLimit}. They run through {@code ip netns exec NAME}, which puts the command in
- * the namespace whichever thread starts it (a child the JVM forks would otherwise inherit the namespace of the
- * forking thread, a detail of the JDK's process launcher not worth relying on).
+ * {@link KernelTarget#setTransmitQueueLimit}. {@link #run} goes through {@code ip netns exec NAME}, which puts the
+ * command in the namespace whichever thread starts it; {@link #script} starts the shell directly from a thread that
+ * entered the namespace (a child process inherits the network namespace of the thread that forks it), which saves
+ * starting iproute2 and remounting /sys for every backtick line: on a loaded machine that is tens of milliseconds a
+ * script's time line would see. {@code KernelTargetTest} checks that such a command sees tun0.
  */
 final class NamespaceShell {
     /** A backtick command that takes longer than this is killed and fails the script. */
@@ -29,6 +31,12 @@ final class NamespaceShell {
     static Result run(String namespace, Path dir, List<String> argv) {
         List<String> cmd = new java.util.ArrayList<>(List.of("ip", "netns", "exec", namespace));
         cmd.addAll(argv);
+        return start(namespace, dir, cmd);
+    }
+
+    /** Runs {@code cmd} as given (in the calling thread's namespace); {@code namespace} is for messages. */
+    private static Result start(String namespace, Path dir, List<String> cmd) {
+        List<String> argv = cmd;
         Path out = null;
         try {
             out = Files.createTempFile("usnet-pd-cmd", ".out");
@@ -65,13 +73,25 @@ final class NamespaceShell {
         }
     }
 
-    /** A script's backtick command: {@code /bin/sh -c text} in the namespace, from the script's directory. */
-    static String script(String namespace, Path scriptDir, String text, int line) {
-        Result r = run(namespace, scriptDir, List.of("/bin/sh", "-c", text));
+    /**
+     * A script's backtick command: {@code /bin/sh -c text} from the script's directory, started by the calling thread,
+     * which must be inside the test namespace {@code namespace}.
+     */
+    static String scriptHere(String namespace, Path scriptDir, String text, int line) {
+        Result r = start(namespace, scriptDir, List.of("/bin/sh", "-c", text));
         if (r.exit() != 0) {
+            String out = r.output().trim();
+            String hint = "";
+            if (out.contains("tcp_congestion_control") && out.contains("Operation not permitted")) {
+                String allowed = NamespaceSysctl.readAllowed();
+                hint = " — in a child network namespace Linux only lets a congestion control be chosen that the root"
+                        + " namespace's " + NamespaceSysctl.ALLOWED + " lists (now \"" + allowed + "\"); the kernel"
+                        + " target never changes host settings; allow it yourself with: sysctl -w "
+                        + NamespaceSysctl.ALLOWED + "=\"" + allowed + " cubic\" (or the one the script wants)";
+            }
             throw new TargetException("line " + line + ": command `" + text.trim() + "` exited "
                     + (r.exit() < 0 ? "abnormally" : String.valueOf(r.exit()))
-                    + (r.output().isBlank() ? " with no output" : ": " + r.output().trim()));
+                    + (out.isEmpty() ? " with no output" : ": " + out) + hint);
         }
         return r.output();
     }

@@ -386,6 +386,11 @@ class KernelTargetTest {
         assertTrue(e.getMessage().contains("EPERM"), e.getMessage());
         assertTrue(e.getMessage().contains("sysctl -w net.ipv4.tcp_allowed_congestion_control=\"" + allowed
                 + " cubic\""), e.getMessage());
+        // The same through a backtick command: sysctl's own error, and the way out.
+        TargetException c = assertThrows(TargetException.class,
+                () -> t.command("sysctl -q -w net.ipv4.tcp_congestion_control=cubic", 5));
+        assertTrue(c.getMessage().contains("line 5") && c.getMessage().contains("sysctl -w "
+                + "net.ipv4.tcp_allowed_congestion_control=\"" + allowed + " cubic\""), c.getMessage());
         // reno is always allowed: the same sysctl works for it.
         t.sysctl("net.ipv4.tcp_congestion_control", "reno");
     }
