@@ -296,7 +296,8 @@ class KernelTargetTest {
         assertNotNull(synPacket);
         TcpPackets.Tcp syn = TcpPackets.parse(synPacket.ipPacket());
         assertTrue(syn.has(TcpPackets.SYN), "SYN: " + syn);
-        assertTrue(synPacket.micros() - at < 20_000, "SYN sent " + (synPacket.micros() - at) + " µs after the call");
+        // Sent from the runner's thread within the call (a loaded machine may still preempt it for a few ms).
+        assertTrue(synPacket.micros() - at < 50_000, "SYN sent " + (synPacket.micros() - at) + " µs after the call");
         t.inject(TcpPackets.tcp(REMOTE, LOCAL, KernelSyscalls.SCRIPT_PORT, syn.srcPort(), 4000, syn.seq() + 1,
                 TcpPackets.SYN | TcpPackets.ACK, 5000, new TcpPackets.Options().mss(1000).bytes(), 0));
         assertTrue(t.awaitCall(connect, t.nowMicros() + 2_000_000));
@@ -344,7 +345,9 @@ class KernelTargetTest {
         assertTrue(t.awaitCall(read, t.nowMicros() + 1_000_000));
         assertEquals(500, read.result().ret());
         long lag = read.endMicros() - injectedAt;
-        assertTrue(lag >= 0 && lag < 20_000, "read returned " + lag + " µs after the injection");
+        // The end time is stamped when the kernel returned, not when the runner asked (awaitCall came later and
+        // waited up to 1 s); a call thread's wake-up on a loaded machine can take tens of ms.
+        assertTrue(lag >= 0 && lag < 100_000, "read returned " + lag + " µs after the injection");
     }
 
     @Test
