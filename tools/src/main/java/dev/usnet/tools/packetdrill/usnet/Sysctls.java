@@ -22,12 +22,6 @@ final class Sysctls {
     private static final Map<String, Fixed> FIXED = Map.ofEntries(
             Map.entry("net.ipv4.tcp_ecn", new Fixed(Set.of("0", "2"),
                     "usnet never negotiates ECN: 0 is what it does, 2 (the default) differs only for a peer asking for ECN")),
-            Map.entry("net.ipv4.tcp_frto", new Fixed(Set.of("0", "2"),
-                    "usnet has no F-RTO (0); 2 is the kernel's default")),
-            Map.entry("net.ipv4.tcp_early_retrans", new Fixed(Set.of("3"),
-                    "usnet does early retransmit with tail loss probes (3, the default before RACK)")),
-            Map.entry("net.ipv4.tcp_recovery", new Fixed(Set.of("0", "1"),
-                    "usnet has no RACK knob; 0 (no RACK) or the kernel's default 1")),
             Map.entry("net.ipv4.tcp_tso_win_divisor", new Fixed(Set.of("3"), DEFAULT_ONLY)),
             Map.entry("net.ipv4.tcp_min_tso_segs", new Fixed(Set.of("2"), DEFAULT_ONLY)),
             Map.entry("net.ipv4.tcp_pacing_ss_ratio", new Fixed(Set.of("200"), DEFAULT_ONLY + " (usnet does not pace)")),
