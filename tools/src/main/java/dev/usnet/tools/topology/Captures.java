@@ -21,6 +21,9 @@ import java.util.Map;
  * 0 in virtual time (a virtual run starts at 00:00:00 1970).
  */
 final class Captures {
+    /** A capture's file name for standard output ({@code --capture NS/DEV=-}). */
+    static final String STDOUT = "-";
+
     private final Map<Path, PcapWriter> files = new LinkedHashMap<>();
     private final List<Runnable> untap = new ArrayList<>();
 
@@ -28,13 +31,22 @@ final class Captures {
     void open(TopologySpec spec, Topology topology, Path outDir, long epochNanos) {
         for (Ns ns : spec.namespaces()) {
             for (Capture c : ns.captures()) {
-                Path f = outDir.resolve(c.file());
+                boolean toStdout = c.file().equals(STDOUT);
+                Path f = toStdout ? Path.of(STDOUT) : outDir.resolve(c.file());
+                if (toStdout && files.containsKey(f)) {
+                    throw new UsageException(c.where().error("only one capture can go to standard output (-)"));
+                }
                 PcapWriter w;
                 try {
-                    if (f.getParent() != null) {
-                        Files.createDirectories(f.getParent());
+                    if (toStdout) {
+                        // File descriptor 1 itself: usnet's own words go to standard error in such a run (RunCommand).
+                        w = new PcapWriter(new java.io.FileOutputStream(java.io.FileDescriptor.out));
+                    } else {
+                        if (f.getParent() != null) {
+                            Files.createDirectories(f.getParent());
+                        }
+                        w = new PcapWriter(f);
                     }
-                    w = new PcapWriter(f);
                 } catch (IOException e) {
                     throw new UsageException(c.where().error("cannot write capture " + IoErrors.describe(f, e)), e);
                 }
@@ -44,7 +56,17 @@ final class Captures {
                         + "; the run and the other captures go on"));
                 files.put(f, w);
                 Device dev = topology.device(ns.name(), c.device());
-                PcapTap tap = new PcapTap(w, c.direction(), epochNanos, c.maxFrames());
+                PcapTap pcap = new PcapTap(w, c.direction(), epochNanos, c.maxFrames());
+                // A pipe's reader (tcpdump -r -, wireshark -k -i -) sees each frame as it is tapped, as with
+                // tcpdump -U -w -; a file is flushed in batches.
+                dev.usnet.core.device.PacketTap tap = !toStdout ? pcap : (d, p, transmit, t) -> {
+                    pcap.tap(d, p, transmit, t);
+                    try {
+                        w.flush();
+                    } catch (IOException gone) {
+                        // The reader went away: the writer has stopped itself and said so (onFailure).
+                    }
+                };
                 dev.addTap(tap);
                 untap.add(() -> dev.removeTap(tap));
             }

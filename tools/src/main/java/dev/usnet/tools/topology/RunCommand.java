@@ -46,7 +46,8 @@ public final class RunCommand implements Callable<Integer> {
 
     @Option(names = "--capture", paramLabel = "NS/DEV[:in|out|inout]=FILE",
             description = "also capture device DEV of usnet namespace NS (direction in, out or inout, default inout) to FILE,"
-                    + " relative to the output directory; repeatable")
+                    + " relative to the output directory, or - for standard output (a live pcap for | tcpdump -r -,"
+                    + " usnet's own output then goes to standard error); repeatable")
     java.util.List<String> captures = new java.util.ArrayList<>();
 
     @Option(names = "--threads", paramLabel = "N", description = "event loops carrying the namespaces (default: min(namespaces, 4))")
@@ -119,8 +120,14 @@ public final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        PrintWriter o = spec.commandLine().getOut();
         PrintWriter e = spec.commandLine().getErr();
+        boolean pcapToStdout = captures.stream().anyMatch(c -> c.endsWith("=" + Captures.STDOUT));
+        if (pcapToStdout) {
+            System.setOut(System.err);
+        }
+        // With a capture to standard output (file descriptor 1, written by the capture itself) everything usnet says
+        // goes to standard error, so that a pipe into tcpdump reads nothing but the capture.
+        PrintWriter o = pcapToStdout ? e : spec.commandLine().getOut();
         if (duration != null && !(duration > 0 && duration <= 31_536_000)) {
             throw new UsageException("--duration must be a positive number of seconds, got " + duration);
         }
