@@ -268,5 +268,17 @@ public final class ControlPlane implements AutoCloseable {
         NetStack stack() {
             return cp.stack(ns);
         }
+
+        /** The namespace {@code -n} names, else every namespace, in the topology's order. */
+        List<NetStack> stacksOrAll() {
+            if (ns != null) {
+                return List.of(stack());
+            }
+            List<NetStack> l = new java.util.ArrayList<>();
+            for (dev.usnet.ns.NetNamespace n : cp.topology().namespaces()) {
+                l.add(n.stack());
+            }
+            return l;
+        }
     }
 }

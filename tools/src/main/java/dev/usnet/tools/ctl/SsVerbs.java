@@ -1,6 +1,5 @@
 package dev.usnet.tools.ctl;
 
-import dev.usnet.ns.NetNamespace;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.tcp.Tcp;
@@ -43,14 +42,7 @@ final class SsVerbs {
                 }
             }
         }
-        List<NetStack> stacks = new ArrayList<>();
-        if (c.ns() != null) {
-            stacks.add(c.stack());
-        } else {
-            for (NetNamespace n : c.cp().topology().namespaces()) {
-                stacks.add(n.stack());
-            }
-        }
+        List<NetStack> stacks = c.stacksOrAll();
         boolean showListeners = listening || all;
         boolean showConnections = !listening || all;
         List<Map<String, Object>> l = new ArrayList<>();

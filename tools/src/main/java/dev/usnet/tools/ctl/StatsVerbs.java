@@ -7,7 +7,6 @@ import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.stats.LatencyPaths;
 import dev.usnet.core.stats.Mib;
-import dev.usnet.ns.NetNamespace;
 import dev.usnet.tcp.app.Percentiles;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -26,14 +25,7 @@ final class StatsVerbs {
     static Reply run(ControlPlane.Call c) {
         Args a = c.args("stats");
         a.end();
-        List<NetStack> stacks = new ArrayList<>();
-        if (c.ns() != null) {
-            stacks.add(c.stack());
-        } else {
-            for (NetNamespace n : c.cp().topology().namespaces()) {
-                stacks.add(n.stack());
-            }
-        }
+        List<NetStack> stacks = c.stacksOrAll();
         List<Map<String, Object>> l = new ArrayList<>();
         for (NetStack s : stacks) {
             l.add(of(s));
