@@ -163,10 +163,21 @@ final class KernelSyscalls {
         };
     }
 
+    /**
+     * A blocking write larger than this runs wholly on the call thread. Splitting it into a MSG_DONTWAIT part and a
+     * rest would be two sendmsg calls to the kernel, and each ends in tcp_push: the first part's last segment would
+     * carry a PSH that one write(2) does not send (seen as {@code P.} in the middle of a cwnd-limited burst). A
+     * small write fits the send buffer whole (or not at all: EAGAIN sends nothing), so it is safe to start here.
+     */
+    private static final long WHOLE_ON_CALL_THREAD_ABOVE = 4096;
+
     private Runnable beginWrite(KernelCall c) {
         Syscall s = c.syscall();
         int fd = fd(s, 0);
         long n = count(s, 2);
+        if (n > WHOLE_ON_CALL_THREAD_ABOVE) {
+            return null;
+        }
         int flags = s.name().equals("write") ? 0 : flags(s, 3);
         Arena a = Arena.ofShared();
         MemorySegment buf = a.allocate(Math.max(1, n));
