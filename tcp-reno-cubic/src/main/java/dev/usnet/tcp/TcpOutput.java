@@ -63,7 +63,6 @@ final class TcpOutput {
         }
         boolean cwndLimited = false;
         boolean sent = false;
-        int mss = sk.mssCache;
         while (sk.sendBuf.size() > 0 || sk.finQueued && !sk.finSent) {
             long inflight = sb.inFlight();
             if (inflight >= sk.cc.sndCwnd) {
@@ -78,23 +77,16 @@ final class TcpOutput {
                 sent = true;
                 break;
             }
-            long quota = sk.cc.sndCwnd - inflight;
             long wndLeft = sk.sendWindowLeft();
-            long goal = Math.min(sk.sizeGoal, quota * mss);
-            int len = (int) Math.min(avail, goal);
-            if (wndLeft < Math.min(len, mss)) {
-                // tcp_snd_wnd_test: at least one full segment (or all that is left) must fit the window.
+            boolean smallUnacked = sb.packetsOut > 0 && Seq.after(sk.sndSml, sk.sndUna);
+            int len = nextSegmentLength(avail, inflight, wndLeft, smallUnacked);
+            if (len == WINDOW_SHUT) {
                 if (sb.packetsOut == 0) {
                     sk.timers.armProbe0();
                 }
                 break;
             }
-            len = (int) Math.min(len, wndLeft);
-            if (len > mss) {
-                len = len / mss * mss;
-            }
-            if (len < mss && len == avail && !sk.nodelay && sb.packetsOut > 0 && Seq.after(sk.sndSml, sk.sndUna)) {
-                // Nagle with Minshall's rule: one small segment in flight at a time.
+            if (len == NAGLE_HOLDS) {
                 break;
             }
             if (sk.tsq.throttled(len + sk.dataHeaderLen() + FRAME_HEADERS)) {
@@ -102,7 +94,14 @@ final class TcpOutput {
                 break;
             }
             boolean fin = sk.finQueued && !sk.finSent && len == avail;
-            sendNewSegment(len, fin);
+            // Linux pushes the last segment a transmission round sends: the tail of the write (tcp_push marks
+            // it) and a train cut short by cwnd, the peer's window or Nagle, whose tail keeps the mark. Whether
+            // this is that last segment is the same computation one segment ahead, on the state it leaves.
+            int mss = sk.mssCache;
+            int pcount = Math.max(1, (len + mss - 1) / mss);
+            boolean last = len == avail || nextSegmentLength(avail - len, inflight + pcount, wndLeft - len,
+                    smallUnacked || len < mss) < 0;
+            sendNewSegment(len, fin, last);
             sent = true;
         }
         if (sent || cwndLimited) {
@@ -113,8 +112,50 @@ final class TcpOutput {
         }
     }
 
+    /** The peer's window does not take a full segment (or all that is left): {@link #nextSegmentLength}. */
+    private static final int WINDOW_SHUT = -1;
+    /** Nagle holds a small tail while small data is unacknowledged: {@link #nextSegmentLength}. */
+    private static final int NAGLE_HOLDS = -2;
+
+    /**
+     * How many of {@code avail} queued bytes the next new segment carries with {@code inflight} packets in
+     * flight and {@code wndLeft} bytes of the peer's window open, or {@link #WINDOW_SHUT} or {@link #NAGLE_HOLDS}
+     * (or -3 when cwnd is full). {@code smallUnacked}: a segment shorter than the MSS is unacknowledged
+     * (Minshall's rule). Pure: it changes nothing, so it can also look one segment ahead.
+     */
+    private int nextSegmentLength(int avail, long inflight, long wndLeft, boolean smallUnacked) {
+        if (avail <= 0) {
+            return 0;
+        }
+        if (inflight >= sk.cc.sndCwnd) {
+            return -3;
+        }
+        int mss = sk.mssCache;
+        long quota = sk.cc.sndCwnd - inflight;
+        long goal = Math.min(sk.sizeGoal, quota * mss);
+        int len = (int) Math.min(avail, goal);
+        if (wndLeft < Math.min(len, mss)) {
+            // tcp_snd_wnd_test: at least one full segment (or all that is left) must fit the window.
+            return WINDOW_SHUT;
+        }
+        len = (int) Math.min(len, wndLeft);
+        if (len > mss) {
+            len = len / mss * mss;
+        }
+        if (len < mss && len == avail && !sk.nodelay && smallUnacked) {
+            // Nagle with Minshall's rule: one small segment in flight at a time.
+            return NAGLE_HOLDS;
+        }
+        return len;
+    }
+
     /** Takes {@code len} bytes off the send buffer into a new segment (with the FIN when {@code fin}) and sends it. */
     void sendNewSegment(int len, boolean fin) {
+        sendNewSegment(len, fin, sk.sendBuf.size() == len);
+    }
+
+    /** As {@link #sendNewSegment(int, boolean)}, with PSH when {@code push}. */
+    void sendNewSegment(int len, boolean fin, boolean push) {
         int mss = sk.mssCache;
         int hl = sk.dataHeaderLen();
         Packet seg = IpOutput.allocate(hl + len);
@@ -142,7 +183,7 @@ final class TcpOutput {
         }
         sk.stats.dataSegsOut += pcount;
         sk.stats.bytesSent += len;
-        transmit(seg, len > 0 && sk.sendBuf.size() == 0);
+        transmit(seg, len > 0 && push);
         sk.timers.ensureRto();
     }
 
@@ -204,7 +245,8 @@ final class TcpOutput {
         if (fin) {
             flags |= TcpSegment.FIN;
         }
-        if (push || fin) {
+        // A bare FIN is an ACK and a FIN only (tcp_send_fin); PSH rides on data.
+        if (push) {
             flags |= TcpSegment.PSH;
         }
         ByteBuf b = seg.buf();
