@@ -118,6 +118,22 @@ final class DelayedAck {
         }
     }
 
+    /**
+     * TCP_QUICKACK: off enters ping-pong mode (ACKs are delayed); on leaves it and acknowledges at once what is owed
+     * on an open connection (__tcp_sock_set_quickack).
+     */
+    void setQuickAck(boolean on) {
+        if (!on) {
+            pingpong = true;
+            return;
+        }
+        pingpong = false;
+        TcpState st = sk.state;
+        if (ackPending && (st == TcpState.ESTABLISHED || st == TcpState.CLOSE_WAIT)) {
+            sk.out.sendAck();
+        }
+    }
+
     /** The delayed-ACK timer fired (tcp_delack_timer). */
     void timerFired() {
         if (!ackPending || sk.state == TcpState.CLOSED) {

@@ -86,7 +86,7 @@ final class TcpOutput {
                 }
                 break;
             }
-            if (len == NAGLE_HOLDS) {
+            if (len == NAGLE_HOLDS || len == CORK_HOLDS) {
                 break;
             }
             if (sk.tsq.throttled(len + sk.dataHeaderLen() + FRAME_HEADERS)) {
@@ -99,8 +99,9 @@ final class TcpOutput {
             // this is that last segment is the same computation one segment ahead, on the state it leaves.
             int mss = sk.mssCache;
             int pcount = Math.max(1, (len + mss - 1) / mss);
-            boolean last = len == avail || nextSegmentLength(avail - len, inflight + pcount, wndLeft - len,
-                    smallUnacked || len < mss) < 0;
+            int next = nextSegmentLength(avail - len, inflight + pcount, wndLeft - len, smallUnacked || len < mss);
+            // A tail TCP_CORK or MSG_MORE holds stays in the same buffer as the segment before it, and keeps the mark.
+            boolean last = len == avail || next < 0 && next != CORK_HOLDS;
             sendNewSegment(len, fin, last);
             sent = true;
         }
@@ -116,12 +117,15 @@ final class TcpOutput {
     private static final int WINDOW_SHUT = -1;
     /** Nagle holds a small tail while small data is unacknowledged: {@link #nextSegmentLength}. */
     private static final int NAGLE_HOLDS = -2;
+    /** TCP_CORK or MSG_MORE holds a small tail: {@link #nextSegmentLength}. */
+    private static final int CORK_HOLDS = -4;
 
     /**
      * How many of {@code avail} queued bytes the next new segment carries with {@code inflight} packets in
-     * flight and {@code wndLeft} bytes of the peer's window open, or {@link #WINDOW_SHUT} or {@link #NAGLE_HOLDS}
-     * (or -3 when cwnd is full). {@code smallUnacked}: a segment shorter than the MSS is unacknowledged
-     * (Minshall's rule). Pure: it changes nothing, so it can also look one segment ahead.
+     * flight and {@code wndLeft} bytes of the peer's window open, or why none: {@link #WINDOW_SHUT},
+     * {@link #NAGLE_HOLDS}, {@link #CORK_HOLDS}, or -3 when cwnd is full. {@code smallUnacked}: a segment shorter
+     * than the MSS is unacknowledged (Minshall's rule). Pure: it changes nothing, so it can also look one segment
+     * ahead.
      */
     private int nextSegmentLength(int avail, long inflight, long wndLeft, boolean smallUnacked) {
         if (avail <= 0) {
@@ -141,6 +145,10 @@ final class TcpOutput {
         len = (int) Math.min(len, wndLeft);
         if (len > mss) {
             len = len / mss * mss;
+        }
+        if (len < mss && len == avail && (sk.cork || sk.moreComing)) {
+            // tcp_nagle_check with TCP_NAGLE_CORK: a partial segment waits for more data, whatever is in flight.
+            return CORK_HOLDS;
         }
         if (len < mss && len == avail && !sk.nodelay && smallUnacked) {
             // Nagle with Minshall's rule: one small segment in flight at a time.
@@ -392,10 +400,11 @@ final class TcpOutput {
         ByteBuf b = p.buf();
         int t = p.transport();
         int unit = ts ? advMss - 12 : advMss;
-        // As a child's SYN-ACK would: 10 segments of tcp_rmem default's window (autotune), or the whole maximum.
+        // As a child's SYN-ACK would: tcp_rmem default's initial window (autotune), or the whole maximum.
         int window = autotune
                 ? (int) Math.min(65_535, BufferAutotune.initialWindow(BufferAutotune.winFromSpace(knobs.get(TcpSysctl.RMEM).def(),
-                        (int) knobs.get(TcpSysctl.ADV_WIN_SCALE)), Long.MAX_VALUE, unit, Math.max(ws, 0)))
+                        (int) knobs.get(TcpSysctl.ADV_WIN_SCALE)), Long.MAX_VALUE, unit, Math.max(ws, 0),
+                        InitialRwndSysctl.rule(knobs)))
                 : ReceiveWindow.synWindow(rcvbuf, unit);
         int i = TcpSegment.writeHeader(b, t, lport, rport, iss, rcvNxt, hl, TcpSegment.SYN | TcpSegment.ACK_FLAG,
                 window);
