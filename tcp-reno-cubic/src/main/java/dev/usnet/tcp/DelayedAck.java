@@ -104,7 +104,9 @@ final class DelayedAck {
         }
         SockTimer t = sk.timers.delack;
         if (!t.isArmed()) {
-            long ato = Math.max(atoNanos, TCP_ATO_MIN_NANOS);
+            // tcp_send_delayed_ack: the timer runs for ato, which is 0 until the first data arrives (a bare FIN
+            // then is acknowledged at the next tick).
+            long ato = atoNanos == 0 ? 0 : Math.max(atoNanos, TCP_ATO_MIN_NANOS);
             t.arm(Math.min(ato, TCP_DELACK_MAX_NANOS));
         }
     }

@@ -146,6 +146,10 @@ final class TcpOutput {
         if (len > mss) {
             len = len / mss * mss;
         }
+        if (len == avail && sk.finQueued && !sk.finSent) {
+            // tcp_nagle_test: the segment carrying the final FIN is never held, by Nagle or by a cork.
+            return len;
+        }
         if (len < mss && len == avail && (sk.cork || sk.moreComing)) {
             // tcp_nagle_check with TCP_NAGLE_CORK: a partial segment waits for more data, whatever is in flight.
             return CORK_HOLDS;

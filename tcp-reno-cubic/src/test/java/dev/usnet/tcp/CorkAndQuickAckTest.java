@@ -91,4 +91,19 @@ class CorkAndQuickAckTest {
             assertEquals(201, h.sentOne().ack());
         }
     }
+
+    @Test
+    void aFinOnAnOpenConnectionIsAcknowledgedByTheDelayedAckTimer() {
+        try (SegmentHarness h = new SegmentHarness()) {
+            h.accept(PeerSyn.linux());
+            long t0 = h.now();
+            h.seg().flags(TcpSegment.FIN | TcpSegment.ACK_FLAG | TcpSegment.PSH).seq(1).ack(1).payload(200).inject();
+            // tcp_fin enters ping-pong mode: no quick ACK, the 40 ms timer (or a reply) acknowledges it.
+            h.sentNothing();
+            h.advance(41_000_000L);
+            Sent ack = h.sentOne();
+            assertEquals(202, ack.ack());
+            assertEquals(40_000_000L, ack.at() - t0, 1_000_000L);
+        }
+    }
 }

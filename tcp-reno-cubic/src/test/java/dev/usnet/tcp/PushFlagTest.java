@@ -97,4 +97,21 @@ class PushFlagTest {
             assertTrue(last.has(TcpSegment.FIN) && last.has(TcpSegment.PSH), last::toString);
         }
     }
+
+    @Test
+    void closingSendsATailNagleHeldTogetherWithTheFin() {
+        try (SegmentHarness h = new SegmentHarness()) {
+            TcpSock s = h.accept(PeerSyn.linux());
+            h.write(s, 100);
+            h.sentOne();
+            h.write(s, 500);
+            h.sentNothing();
+            // tcp_nagle_test lets the segment with the final FIN go whatever is unacknowledged.
+            s.close();
+            h.net.settle();
+            Sent last = h.sentOne();
+            assertEquals(500, last.payload());
+            assertTrue(last.has(TcpSegment.FIN) && last.has(TcpSegment.PSH), last::toString);
+        }
+    }
 }
