@@ -63,6 +63,7 @@ final class TcpOutput {
         }
         boolean cwndLimited = false;
         boolean sent = false;
+        int roundSegs = 0;
         while (sk.sendBuf.size() > 0 || sk.finQueued && !sk.finSent) {
             long inflight = sb.inFlight();
             if (inflight >= sk.cc.sndCwnd) {
@@ -94,14 +95,18 @@ final class TcpOutput {
                 break;
             }
             boolean fin = sk.finQueued && !sk.finSent && len == avail;
-            // Linux pushes the last segment a transmission round sends: the tail of the write (tcp_push marks
-            // it) and a train cut short by cwnd, the peer's window or Nagle, whose tail keeps the mark. Whether
-            // this is that last segment is the same computation one segment ahead, on the state it leaves.
+            // PSH as the kernel's traces show it: on the tail of the write (tcp_push marks it), and on the last
+            // segment of a round cut short by cwnd, the peer's window or Nagle when that round ends a whole chunk of
+            // tcp_min_tso_segs (2) segments, the unit tcp_tso_autosize cuts a round into at these rates; a round
+            // ending in a lone segment (one limited-transmit segment, five segments of cwnd) carries none. A tail
+            // TCP_CORK or MSG_MORE holds keeps the mark. Whether this is the round's last segment is the same
+            // computation one segment ahead, on the state this one leaves.
             int mss = sk.mssCache;
             int pcount = Math.max(1, (len + mss - 1) / mss);
+            roundSegs += pcount;
             int next = nextSegmentLength(avail - len, inflight + pcount, wndLeft - len, smallUnacked || len < mss);
-            // A tail TCP_CORK or MSG_MORE holds stays in the same buffer as the segment before it, and keeps the mark.
-            boolean last = len == avail || next < 0 && next != CORK_HOLDS;
+            boolean last = len == avail
+                    || next < 0 && next != CORK_HOLDS && roundSegs % MIN_TSO_SEGS == 0;
             sendNewSegment(len, fin, last);
             sent = true;
         }
@@ -112,6 +117,9 @@ final class TcpOutput {
             sk.tlp.schedule();
         }
     }
+
+    /** tcp_min_tso_segs: the fewest segments tcp_tso_autosize puts in one chunk of a round. */
+    private static final int MIN_TSO_SEGS = 2;
 
     /** The peer's window does not take a full segment (or all that is left): {@link #nextSegmentLength}. */
     private static final int WINDOW_SHUT = -1;

@@ -41,14 +41,26 @@ class PushFlagTest {
     }
 
     @Test
-    void aTrainCutShortByThePeersWindowEndsWithPsh() {
+    void aTrainCutShortByThePeersWindowEndsWithPshWhenItEndsAWholeChunk() {
         try (SegmentHarness h = new SegmentHarness()) {
-            // The handshake's ACK offers 40 << 7 = 5120 bytes: three full segments fit, the fourth does not.
+            // The handshake's ACK offers 46 << 7 = 5888 bytes: four full segments fit, the fifth does not.
+            TcpSock s = h.accept(new PeerSyn(1460, 7, true, true, 46));
+            h.write(s, 8 * MSS);
+            List<Sent> flight = h.sent();
+            assertEquals(4, flight.size(), flight::toString);
+            onlyLastPushed(flight);
+        }
+    }
+
+    @Test
+    void aTrainCutShortOnALoneSegmentCarriesNoPsh() {
+        try (SegmentHarness h = new SegmentHarness()) {
+            // 40 << 7 = 5120 bytes: three full segments, the last a chunk of its own (tcp_min_tso_segs is 2).
             TcpSock s = h.accept(new PeerSyn(1460, 7, true, true, 40));
             h.write(s, 8 * MSS);
             List<Sent> flight = h.sent();
             assertEquals(3, flight.size(), flight::toString);
-            onlyLastPushed(flight);
+            assertTrue(flight.stream().noneMatch(x -> x.has(TcpSegment.PSH)), flight::toString);
         }
     }
 
