@@ -1,6 +1,7 @@
 package dev.usnet.tcp;
 
 import static dev.usnet.tcp.TcpSkbCb.SEG_FIN;
+import static dev.usnet.tcp.TcpSkbCb.SEG_PSH;
 import static dev.usnet.tcp.TcpSkbCb.SEG_SYN;
 
 import dev.usnet.core.buf.ChecksumState;
@@ -256,6 +257,11 @@ final class TcpOutput {
             seg.copyAll(null);
         }
         int bits = TcpSkbCb.sacked(seg);
+        if (push && (bits & SEG_PSH) == 0) {
+            // The mark stays with the queued segment (tcp_flags), so a retransmission is pushed as the original was.
+            bits |= SEG_PSH;
+            TcpSkbCb.setSacked(seg, bits);
+        }
         boolean syn = (bits & SEG_SYN) != 0;
         boolean fin = (bits & SEG_FIN) != 0;
         int flags = syn ? TcpSegment.SYN : 0;
@@ -266,7 +272,7 @@ final class TcpOutput {
             flags |= TcpSegment.FIN;
         }
         // A bare FIN is an ACK and a FIN only (tcp_send_fin); PSH rides on data.
-        if (push) {
+        if ((bits & SEG_PSH) != 0) {
             flags |= TcpSegment.PSH;
         }
         ByteBuf b = seg.buf();

@@ -126,4 +126,23 @@ class PushFlagTest {
             assertTrue(last.has(TcpSegment.FIN) && last.has(TcpSegment.PSH), last::toString);
         }
     }
+
+    @Test
+    void aRetransmissionIsPushedAsTheOriginalWas() {
+        try (SegmentHarness h = new SegmentHarness()) {
+            TcpSock s = h.accept(PeerSyn.linux());
+            h.write(s, 500);
+            assertTrue(h.sentOne().has(TcpSegment.PSH));
+            // Nothing is acknowledged: the retransmission (a tail loss probe or the RTO) resends the same segment.
+            List<Sent> again = List.of();
+            for (int i = 0; i < 20 && again.isEmpty(); i++) {
+                h.advance(100_000_000L);
+                again = h.sent();
+            }
+            assertFalse(again.isEmpty(), "retransmitted");
+            Sent r = again.getFirst();
+            assertEquals(1, r.seq());
+            assertTrue(r.has(TcpSegment.PSH), r::toString);
+        }
+    }
 }
