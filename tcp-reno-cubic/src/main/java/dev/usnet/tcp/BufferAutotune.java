@@ -58,6 +58,9 @@ final class BufferAutotune {
     /** sk_sndbuf: bytes written and not yet acknowledged that the socket holds. */
     int sndbuf;
 
+    /** usnet.tcp.init_rwnd: how the SYN's window is sized. */
+    private final InitialRwndSysctl.Rule initRwnd;
+
     // rcvq_space: the bytes read per receiver RTT at the last adjustment, and where that measurement began.
     private long spaceBytes;
     private long spaceSeq;
@@ -79,6 +82,7 @@ final class BufferAutotune {
         this.rmemMax = knobs.get(TcpSysctl.RMEM).max();
         this.wmemMax = knobs.get(TcpSysctl.WMEM).max();
         this.sndbuf = sndbuf;
+        this.initRwnd = InitialRwndSysctl.rule(knobs);
     }
 
     /** tcp_win_from_space: how much of {@code space} bytes of buffer is offered as window. */
@@ -123,17 +127,24 @@ final class BufferAutotune {
      */
     long initialWindow(int unit) {
         long clamp = sk.rcvbufLocked ? fullSpace() : MAX_CLAMP;
-        long rcvWnd = initialWindow(fullSpace(), clamp, unit, sk.rcvWscale);
+        long rcvWnd = initialWindow(fullSpace(), clamp, unit, sk.rcvWscale, initRwnd);
         windowClamp = Math.min(65_535L << sk.rcvWscale, clamp);
         rcvSsthresh = rcvWnd;
         return rcvWnd;
     }
 
-    /** tcp_select_initial_window's rcv_wnd for {@code fullSpace} bytes of window space (no side effects). */
-    static long initialWindow(long fullSpace, long clamp, int unit, int wscale) {
+    /**
+     * tcp_select_initial_window's rcv_wnd for {@code fullSpace} bytes of window space under {@code rule} (no side
+     * effects).
+     */
+    static long initialWindow(long fullSpace, long clamp, int unit, int wscale, InitialRwndSysctl.Rule rule) {
         long space = Math.min(clamp, fullSpace);
         if (space > unit) {
             space = space / unit * unit;
+        }
+        if (rule == InitialRwndSysctl.Rule.SPACE) {
+            // Linux 4.20+: all of it, but no more than an unscaled window field can say.
+            return Math.min(space, 65_535);
         }
         long rcvWnd = space;
         if (unit > 1 << wscale) {

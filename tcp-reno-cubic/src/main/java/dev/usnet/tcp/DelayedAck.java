@@ -104,7 +104,9 @@ final class DelayedAck {
         }
         SockTimer t = sk.timers.delack;
         if (!t.isArmed()) {
-            long ato = Math.max(atoNanos, TCP_ATO_MIN_NANOS);
+            // tcp_send_delayed_ack: the timer runs for ato, which is 0 until the first data arrives (a bare FIN
+            // then is acknowledged at the next tick).
+            long ato = atoNanos == 0 ? 0 : Math.max(atoNanos, TCP_ATO_MIN_NANOS);
             t.arm(Math.min(ato, TCP_DELACK_MAX_NANOS));
         }
     }
@@ -115,6 +117,22 @@ final class DelayedAck {
         sk.timers.delack.cancel();
         if (quickAcks > 0) {
             quickAcks--;
+        }
+    }
+
+    /**
+     * TCP_QUICKACK: off enters ping-pong mode (ACKs are delayed); on leaves it and acknowledges at once what is owed
+     * on an open connection (__tcp_sock_set_quickack).
+     */
+    void setQuickAck(boolean on) {
+        if (!on) {
+            pingpong = true;
+            return;
+        }
+        pingpong = false;
+        TcpState st = sk.state;
+        if (ackPending && (st == TcpState.ESTABLISHED || st == TcpState.CLOSE_WAIT)) {
+            sk.out.sendAck();
         }
     }
 

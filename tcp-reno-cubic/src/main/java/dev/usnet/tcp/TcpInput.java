@@ -289,7 +289,12 @@ final class TcpInput {
         sk.rcvNxt = Seq.add(sk.rcvNxt, 1);
         sk.delack.ackSoon();
         switch (sk.state) {
-            case SYN_RECV, ESTABLISHED -> sk.setState(TcpState.CLOSE_WAIT);
+            case SYN_RECV, ESTABLISHED -> {
+                sk.setState(TcpState.CLOSE_WAIT);
+                // tcp_fin: the FIN of an open connection is acknowledged as in an interactive exchange (delayed,
+                // so the ACK can ride on the reply or our own FIN).
+                sk.delack.pingpong = true;
+            }
             case FIN_WAIT1 -> {
                 if (sk.finSent && !Seq.after(sk.sndNxt, sk.sndUna)) {
                     sk.enterTimeWait();

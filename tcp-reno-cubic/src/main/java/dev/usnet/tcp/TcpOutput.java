@@ -1,6 +1,7 @@
 package dev.usnet.tcp;
 
 import static dev.usnet.tcp.TcpSkbCb.SEG_FIN;
+import static dev.usnet.tcp.TcpSkbCb.SEG_PSH;
 import static dev.usnet.tcp.TcpSkbCb.SEG_SYN;
 
 import dev.usnet.core.buf.ChecksumState;
@@ -63,7 +64,7 @@ final class TcpOutput {
         }
         boolean cwndLimited = false;
         boolean sent = false;
-        int mss = sk.mssCache;
+        int roundSegs = 0;
         while (sk.sendBuf.size() > 0 || sk.finQueued && !sk.finSent) {
             long inflight = sb.inFlight();
             if (inflight >= sk.cc.sndCwnd) {
@@ -78,23 +79,16 @@ final class TcpOutput {
                 sent = true;
                 break;
             }
-            long quota = sk.cc.sndCwnd - inflight;
             long wndLeft = sk.sendWindowLeft();
-            long goal = Math.min(sk.sizeGoal, quota * mss);
-            int len = (int) Math.min(avail, goal);
-            if (wndLeft < Math.min(len, mss)) {
-                // tcp_snd_wnd_test: at least one full segment (or all that is left) must fit the window.
+            boolean smallUnacked = sb.packetsOut() > 0 && Seq.after(sk.sndSml, sk.sndUna);
+            int len = nextSegmentLength(avail, inflight, wndLeft, smallUnacked);
+            if (len == WINDOW_SHUT) {
                 if (sb.packetsOut() == 0) {
                     sk.timers.armProbe0();
                 }
                 break;
             }
-            len = (int) Math.min(len, wndLeft);
-            if (len > mss) {
-                len = len / mss * mss;
-            }
-            if (len < mss && len == avail && !sk.nodelay && sb.packetsOut() > 0 && Seq.after(sk.sndSml, sk.sndUna)) {
-                // Nagle with Minshall's rule: one small segment in flight at a time.
+            if (len == NAGLE_HOLDS || len == CORK_HOLDS) {
                 break;
             }
             if (sk.tsq.throttled(len + sk.dataHeaderLen() + FRAME_HEADERS)) {
@@ -102,7 +96,19 @@ final class TcpOutput {
                 break;
             }
             boolean fin = sk.finQueued && !sk.finSent && len == avail;
-            sendNewSegment(len, fin);
+            // PSH as the kernel's traces show it: on the tail of the write (tcp_push marks it), and on the last
+            // segment of a round cut short by cwnd, the peer's window or Nagle when that round ends a whole chunk of
+            // tcp_min_tso_segs (2) segments, the unit tcp_tso_autosize cuts a round into at these rates; a round
+            // ending in a lone segment (one limited-transmit segment, five segments of cwnd) carries none. A tail
+            // TCP_CORK or MSG_MORE holds keeps the mark. Whether this is the round's last segment is the same
+            // computation one segment ahead, on the state this one leaves.
+            int mss = sk.mssCache;
+            int pcount = Math.max(1, (len + mss - 1) / mss);
+            roundSegs += pcount;
+            int next = nextSegmentLength(avail - len, inflight + pcount, wndLeft - len, smallUnacked || len < mss);
+            boolean last = len == avail
+                    || next < 0 && next != CORK_HOLDS && roundSegs % MIN_TSO_SEGS == 0;
+            sendNewSegment(len, fin, last);
             sent = true;
         }
         if (sent || cwndLimited) {
@@ -113,8 +119,64 @@ final class TcpOutput {
         }
     }
 
+    /** tcp_min_tso_segs: the fewest segments tcp_tso_autosize puts in one chunk of a round. */
+    private static final int MIN_TSO_SEGS = 2;
+
+    /** The peer's window does not take a full segment (or all that is left): {@link #nextSegmentLength}. */
+    private static final int WINDOW_SHUT = -1;
+    /** Nagle holds a small tail while small data is unacknowledged: {@link #nextSegmentLength}. */
+    private static final int NAGLE_HOLDS = -2;
+    /** TCP_CORK or MSG_MORE holds a small tail: {@link #nextSegmentLength}. */
+    private static final int CORK_HOLDS = -4;
+
+    /**
+     * How many of {@code avail} queued bytes the next new segment carries with {@code inflight} packets in
+     * flight and {@code wndLeft} bytes of the peer's window open, or why none: {@link #WINDOW_SHUT},
+     * {@link #NAGLE_HOLDS}, {@link #CORK_HOLDS}, or -3 when cwnd is full. {@code smallUnacked}: a segment shorter
+     * than the MSS is unacknowledged (Minshall's rule). Pure: it changes nothing, so it can also look one segment
+     * ahead.
+     */
+    private int nextSegmentLength(int avail, long inflight, long wndLeft, boolean smallUnacked) {
+        if (avail <= 0) {
+            return 0;
+        }
+        if (inflight >= sk.cc.sndCwnd) {
+            return -3;
+        }
+        int mss = sk.mssCache;
+        long quota = sk.cc.sndCwnd - inflight;
+        long goal = Math.min(sk.sizeGoal, quota * mss);
+        int len = (int) Math.min(avail, goal);
+        if (wndLeft < Math.min(len, mss)) {
+            // tcp_snd_wnd_test: at least one full segment (or all that is left) must fit the window.
+            return WINDOW_SHUT;
+        }
+        len = (int) Math.min(len, wndLeft);
+        if (len > mss) {
+            len = len / mss * mss;
+        }
+        if (len == avail && sk.finQueued && !sk.finSent) {
+            // tcp_nagle_test: the segment carrying the final FIN is never held, by Nagle or by a cork.
+            return len;
+        }
+        if (len < mss && len == avail && (sk.cork || sk.moreComing)) {
+            // tcp_nagle_check with TCP_NAGLE_CORK: a partial segment waits for more data, whatever is in flight.
+            return CORK_HOLDS;
+        }
+        if (len < mss && len == avail && !sk.nodelay && smallUnacked) {
+            // Nagle with Minshall's rule: one small segment in flight at a time.
+            return NAGLE_HOLDS;
+        }
+        return len;
+    }
+
     /** Takes {@code len} bytes off the send buffer into a new segment (with the FIN when {@code fin}) and sends it. */
     void sendNewSegment(int len, boolean fin) {
+        sendNewSegment(len, fin, sk.sendBuf.size() == len);
+    }
+
+    /** As {@link #sendNewSegment(int, boolean)}, with PSH when {@code push}. */
+    void sendNewSegment(int len, boolean fin, boolean push) {
         int mss = sk.mssCache;
         int hl = sk.dataHeaderLen();
         Packet seg = IpOutput.allocate(hl + len);
@@ -142,7 +204,7 @@ final class TcpOutput {
         }
         sk.stats.dataSegsOut += pcount;
         sk.stats.bytesSent += len;
-        transmit(seg, len > 0 && sk.sendBuf.size() == 0);
+        transmit(seg, len > 0 && push);
         sk.timers.ensureRto();
     }
 
@@ -195,6 +257,11 @@ final class TcpOutput {
             seg.copyAll(null);
         }
         int bits = TcpSkbCb.sacked(seg);
+        if (push && (bits & SEG_PSH) == 0) {
+            // The mark stays with the queued segment (tcp_flags), so a retransmission is pushed as the original was.
+            bits |= SEG_PSH;
+            TcpSkbCb.setSacked(seg, bits);
+        }
         boolean syn = (bits & SEG_SYN) != 0;
         boolean fin = (bits & SEG_FIN) != 0;
         int flags = syn ? TcpSegment.SYN : 0;
@@ -204,7 +271,8 @@ final class TcpOutput {
         if (fin) {
             flags |= TcpSegment.FIN;
         }
-        if (push || fin) {
+        // A bare FIN is an ACK and a FIN only (tcp_send_fin); PSH rides on data.
+        if ((bits & SEG_PSH) != 0) {
             flags |= TcpSegment.PSH;
         }
         ByteBuf b = seg.buf();
@@ -350,10 +418,11 @@ final class TcpOutput {
         ByteBuf b = p.buf();
         int t = p.transport();
         int unit = ts ? advMss - 12 : advMss;
-        // As a child's SYN-ACK would: 10 segments of tcp_rmem default's window (autotune), or the whole maximum.
+        // As a child's SYN-ACK would: tcp_rmem default's initial window (autotune), or the whole maximum.
         int window = autotune
                 ? (int) Math.min(65_535, BufferAutotune.initialWindow(BufferAutotune.winFromSpace(knobs.get(TcpSysctl.RMEM).def(),
-                        (int) knobs.get(TcpSysctl.ADV_WIN_SCALE)), Long.MAX_VALUE, unit, Math.max(ws, 0)))
+                        (int) knobs.get(TcpSysctl.ADV_WIN_SCALE)), Long.MAX_VALUE, unit, Math.max(ws, 0),
+                        InitialRwndSysctl.rule(knobs)))
                 : ReceiveWindow.synWindow(rcvbuf, unit);
         int i = TcpSegment.writeHeader(b, t, lport, rport, iss, rcvNxt, hl, TcpSegment.SYN | TcpSegment.ACK_FLAG,
                 window);

@@ -18,6 +18,8 @@ final class TcpSkbCb {
     static final int EVER_RETRANS = 8;
     static final int SEG_SYN = 0x100;
     static final int SEG_FIN = 0x200;
+    /** The segment was sent with PSH (its tcp_flags' PSH): a retransmission carries it again. */
+    static final int SEG_PSH = 0x400;
 
     // Control-buffer words: seq, end_seq, the send stamp (skb_mstamp), ack_seq, and sacked | pcount << 32.
     private static final int W_SEQ = 0;

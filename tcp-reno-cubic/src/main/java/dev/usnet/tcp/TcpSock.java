@@ -95,6 +95,10 @@ public final class TcpSock {
     boolean finSent;
     boolean writeBlocked;
     boolean nodelay;
+    /** TCP_CORK: partial segments wait until it is cleared (or a full segment forms). */
+    boolean cork;
+    /** MSG_MORE: the write being sent holds its partial tail as TCP_CORK would, for this one push. */
+    boolean moreComing;
     /** lsndtime: when data was last sent. */
     long lastSendNanos;
 
@@ -267,6 +271,30 @@ public final class TcpSock {
         return nodelay;
     }
 
+    /**
+     * TCP_CORK: while on, only full segments leave; turning it off sends what was held at once, Nagle permitting
+     * (tcp_sock_set_cork).
+     */
+    public void setCork(boolean on) {
+        cork = on;
+        if (!on) {
+            out.pushPending();
+        }
+    }
+
+    public boolean corked() {
+        return cork;
+    }
+
+    /**
+     * TCP_QUICKACK: 1 leaves interactive (ping-pong) mode, so received data is acknowledged at once again while
+     * quick ACKs last, and sends an ACK that is owed; 0 enters it, so ACKs wait for the delayed-ACK timer or data
+     * to ride on (tcp_sock_set_quickack).
+     */
+    public void setQuickAck(boolean on) {
+        delack.setQuickAck(on);
+    }
+
     /** SO_KEEPALIVE with TCP_KEEPIDLE/TCP_KEEPINTVL/TCP_KEEPCNT; -1 takes the namespace's net.ipv4.tcp_keepalive_*. */
     public void setKeepAlive(boolean on, int idleS, int intvlS, int cnt) {
         keepalive.set(on, idleS, intvlS, cnt);
@@ -377,6 +405,14 @@ public final class TcpSock {
      * {@link Callbacks#writable}), or -1 when the connection can no longer send.
      */
     public int write(ByteBuf src, int off, int len) {
+        return write(src, off, len, false);
+    }
+
+    /**
+     * As {@link #write(ByteBuf, int, int)}; {@code more} is send()'s MSG_MORE: more data follows at once, so a
+     * partial segment at the end is held as TCP_CORK would hold it, until a write without it or an ACK sends it.
+     */
+    public int write(ByteBuf src, int off, int len, boolean more) {
         if (!canSend()) {
             return state == TcpState.SYN_SENT || state == TcpState.SYN_RECV ? 0 : -1;
         }
@@ -385,7 +421,12 @@ public final class TcpSock {
             writeBlocked = true;
         }
         if (n > 0 && (state == TcpState.ESTABLISHED || state == TcpState.CLOSE_WAIT)) {
-            out.writeXmit();
+            moreComing = more;
+            try {
+                out.writeXmit();
+            } finally {
+                moreComing = false;
+            }
         }
         return n;
     }

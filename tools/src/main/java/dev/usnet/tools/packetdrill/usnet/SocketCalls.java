@@ -44,7 +44,8 @@ final class SocketCalls {
     private static final int MSG_DONTWAIT = 0x40;
     private static final int MSG_WAITALL = 0x100;
     private static final int MSG_NOSIGNAL = 0x4000;
-    private static final int SEND_FLAGS = MSG_DONTWAIT | MSG_NOSIGNAL;
+    private static final int MSG_MORE = 0x8000;
+    private static final int SEND_FLAGS = MSG_DONTWAIT | MSG_NOSIGNAL | MSG_MORE;
     private static final int RECV_FLAGS = MSG_PEEK | MSG_TRUNC | MSG_DONTWAIT | MSG_WAITALL;
 
     private static final int CHUNK = 1 << 16;
@@ -419,7 +420,10 @@ final class SocketCalls {
                 return copied[0] > 0 ? SyscallResult.ok(copied[0]) : SyscallResult.error(EPIPE);
             }
             while (copied[0] < len) {
-                int n = s.sock.write(zeros, 0, (int) Math.min(CHUNK, len - copied[0]));
+                int chunk = (int) Math.min(CHUNK, len - copied[0]);
+                // MSG_MORE holds the tail of this call; a chunk with more of the call behind it holds its own.
+                boolean more = (flags & MSG_MORE) != 0 || copied[0] + chunk < len;
+                int n = s.sock.write(zeros, 0, chunk, more);
                 if (n <= 0) {
                     break;
                 }

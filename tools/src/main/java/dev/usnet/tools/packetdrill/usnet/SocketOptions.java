@@ -162,6 +162,17 @@ final class SocketOptions {
                     s.sock.setNoDelay(s.noDelay);
                 }
             }
+            case TCP_CORK, TCP_QUICKACK -> {
+                boolean on = intValue(c, v, level, name) != 0;
+                if (s.sock == null) {
+                    throw unsupported(c, level, name, "the usnet target takes it on a connected or accepted socket only");
+                }
+                if (name == TCP_CORK) {
+                    s.sock.setCork(on);
+                } else {
+                    s.sock.setQuickAck(on);
+                }
+            }
             case TCP_KEEPIDLE, TCP_KEEPINTVL -> {
                 int n = intValue(c, v, level, name);
                 if (n < 1 || n > 32767) {
