@@ -101,6 +101,7 @@ final class TcpInput {
             sk.maxWindow = sk.sndWnd;
             sk.sndWl1 = seq;
             sk.ack.process(ack, seg, o, now);
+            sk.rtt.handshakeDone();
             if (sk.parent != null) {
                 sk.parent.childEstablished(sk);
             }
@@ -154,6 +155,7 @@ final class TcpInput {
             if ((flags & TcpSegment.RST) == 0) {
                 sk.out.sendReset(seg.ack(), 0, TcpSegment.RST);
             }
+            sk.timers.synSentBadAck();
             sk.stack.drop(p, DropReason.TCP_INVALID_ACK);
             return;
         }
@@ -182,6 +184,7 @@ final class TcpInput {
         sk.maxWindow = sk.sndWnd;
         sk.established();
         sk.ack.process(seg.ack(), seg, o, now);
+        sk.rtt.handshakeDone();
         p.release();
         sk.callbacks.connected(sk);
         if (sk.state != TcpState.ESTABLISHED) {

@@ -282,6 +282,33 @@ public final class TcpSock {
         keepalive.set(on, idleS, intvlS, cnt);
     }
 
+    /** TCP_SYNCNT: SYN retransmissions before connect() fails (1..127); 0 takes net.ipv4.tcp_syn_retries. */
+    int synRetries;
+    /** TCP_USER_TIMEOUT in milliseconds: how long data may stay unacknowledged; 0 uses tcp_retries2's count. */
+    long userTimeoutMs;
+
+    public void setSynRetries(int n) {
+        if (n < 0 || n > 127) {
+            throw new IllegalArgumentException("TCP_SYNCNT " + n + " is out of range 0..127");
+        }
+        synRetries = n;
+    }
+
+    public int synRetries() {
+        return synRetries;
+    }
+
+    public void setUserTimeoutMs(long ms) {
+        if (ms < 0 || ms > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("TCP_USER_TIMEOUT " + ms + " is out of range 0.." + Integer.MAX_VALUE);
+        }
+        userTimeoutMs = ms;
+    }
+
+    public long userTimeoutMs() {
+        return userTimeoutMs;
+    }
+
     /** TCP_CONGESTION: switches this connection's congestion control ("reno", "cubic"). */
     public void setCongestionControl(String name) {
         ops = tcp.newCongestionOps(name);

@@ -292,6 +292,8 @@ final class SocketCalls {
             f.sndbufRequest = s.sndbufRequest;
             f.lingerOn = s.lingerOn;
             f.lingerSeconds = s.lingerSeconds;
+            f.synCnt = s.synCnt;
+            f.userTimeoutMs = s.userTimeoutMs;
             f.attach(child);
             f.applyOptions(child);
             return SyscallResult.ok(fds.allocate(f));

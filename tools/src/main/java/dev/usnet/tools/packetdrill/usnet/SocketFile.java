@@ -53,6 +53,10 @@ final class SocketFile implements OpenFile, TcpSock.Callbacks {
     int sndbufRequest = -1;
     boolean lingerOn;
     int lingerSeconds;
+    /** TCP_SYNCNT; 0: not set (net.ipv4.tcp_syn_retries). */
+    int synCnt;
+    /** TCP_USER_TIMEOUT in milliseconds; 0: not set. */
+    int userTimeoutMs;
 
     SocketFile(boolean nonBlocking) {
         this.nonBlocking = nonBlocking;
@@ -71,6 +75,12 @@ final class SocketFile implements OpenFile, TcpSock.Callbacks {
      * Applies the options a connection takes from its socket (before its SYN, or to an accepted child); buffer sizes
      * were clamped to rmem_max / wmem_max when set.
      */
+    /** TCP_SYNCNT and TCP_USER_TIMEOUT. */
+    void applyTimeoutOptions(TcpSock s) {
+        s.setSynRetries(synCnt);
+        s.setUserTimeoutMs(userTimeoutMs);
+    }
+
     void applyOptions(TcpSock s) {
         if (noDelay) {
             s.setNoDelay(true);
@@ -81,6 +91,7 @@ final class SocketFile implements OpenFile, TcpSock.Callbacks {
         if (congestion != null && !congestion.equals(s.congestionControl())) {
             s.setCongestionControl(congestion);
         }
+        applyTimeoutOptions(s);
         if (rcvbufRequest >= 0) {
             s.setReceiveBufferSize(rcvbufRequest);
         }

@@ -182,6 +182,9 @@ final class SocketOptions {
                 s.keepCnt = n;
                 applyKeepAlive(s);
             }
+            case TCP_SYNCNT, TCP_USER_TIMEOUT -> {
+                return setTimeoutOption(s, c, level, name, intValue(c, v, level, name));
+            }
             case TCP_CONGESTION -> {
                 if (!(v instanceof Value.Str str)) {
                     throw new TargetException("line " + c.line() + ": setsockopt TCP_CONGESTION needs a name such as "
@@ -198,6 +201,25 @@ final class SocketOptions {
                 }
             }
             default -> throw unsupported(c, level, name, "usnet's TCP has no such option (or it is read-only)");
+        }
+        return SyscallResult.ok(0);
+    }
+
+    /** TCP_SYNCNT (1..127) and TCP_USER_TIMEOUT (ms, not negative): EINVAL outside, as do_tcp_setsockopt. */
+    private static SyscallResult setTimeoutOption(SocketFile s, Syscall c, int level, int name, int n) {
+        if (name == TCP_SYNCNT) {
+            if (n < 1 || n > 127) {
+                return SyscallResult.error(EINVAL);
+            }
+            s.synCnt = n;
+        } else {
+            if (n < 0) {
+                return SyscallResult.error(EINVAL);
+            }
+            s.userTimeoutMs = n;
+        }
+        if (s.sock != null) {
+            s.applyTimeoutOptions(s.sock);
         }
         return SyscallResult.ok(0);
     }
@@ -275,6 +297,8 @@ final class SocketOptions {
                 case TCP_NODELAY -> s.noDelay ? 1 : 0;
                 case TCP_KEEPIDLE -> s.keepIdleS >= 0 ? s.keepIdleS : knobs.get(TcpSysctl.KEEPALIVE_TIME);
                 case TCP_KEEPINTVL -> s.keepIntvlS >= 0 ? s.keepIntvlS : knobs.get(TcpSysctl.KEEPALIVE_INTVL);
+                case TCP_SYNCNT -> s.synCnt > 0 ? s.synCnt : knobs.get(TcpSysctl.SYN_RETRIES);
+                case TCP_USER_TIMEOUT -> s.userTimeoutMs;
                 case TCP_KEEPCNT -> s.keepCnt >= 0 ? s.keepCnt : knobs.get(TcpSysctl.KEEPALIVE_PROBES);
                 // mss_cache once connected; TCP_MSS_DEFAULT before (no TCP_MAXSEG was set: usnet cannot set it).
                 case TCP_MAXSEG -> s.sock != null ? s.sock.info().sndMss() : 536;

@@ -49,6 +49,7 @@ public final class UsnetTarget implements Target {
         m.put("net.ipv4.tcp_fack", "0");
         m.put("net.ipv4.tcp_max_syn_backlog", "2048");
         m.put("net.ipv4.tcp_limit_output_bytes", "4194304");
+        m.put("net.ipv4.tcp_syn_linear_timeouts", "4");
         return java.util.Collections.unmodifiableMap(m);
     }
 
