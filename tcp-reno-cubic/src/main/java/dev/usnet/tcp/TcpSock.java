@@ -826,10 +826,12 @@ public final class TcpSock {
             finish(TcpError.NONE);
             return;
         }
+        // tcp_reset: after the peer's FIN only sending can fail, so the error is a broken pipe.
+        TcpError why = state == TcpState.CLOSE_WAIT ? TcpError.EPIPE : TcpError.ECONNRESET;
         if (state == TcpState.ESTABLISHED || state == TcpState.CLOSE_WAIT) {
             stack.mib().inc(Mib.TcpEstabResets);
         }
-        finish(TcpError.ECONNRESET);
+        finish(why);
     }
 
     /** The connection is over: timers stop, buffers go back to the pool, the application hears why. */

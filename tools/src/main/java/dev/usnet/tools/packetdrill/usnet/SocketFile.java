@@ -116,6 +116,7 @@ final class SocketFile implements OpenFile, TcpSock.Callbacks {
             case "NONE", "ECONNABORTED" -> 0;
             case "ECONNREFUSED" -> LinuxAbi.ECONNREFUSED;
             case "ECONNRESET" -> LinuxAbi.ECONNRESET;
+            case "EPIPE" -> LinuxAbi.EPIPE;
             case "ETIMEDOUT" -> LinuxAbi.ETIMEDOUT;
             case "ENETUNREACH" -> LinuxAbi.ENETUNREACH;
             case "EHOSTUNREACH" -> 113;
@@ -133,6 +134,10 @@ final class SocketFile implements OpenFile, TcpSock.Callbacks {
     int takeError() {
         int e = skErr;
         skErr = 0;
+        if (e == 0 && sock != null && sock.state() != TcpState.CLOSED) {
+            // SO_ERROR falls back to the soft error (sk_err_soft) an ICMP error left on a live connection.
+            e = sock.takeSoError().errno();
+        }
         return e;
     }
 
