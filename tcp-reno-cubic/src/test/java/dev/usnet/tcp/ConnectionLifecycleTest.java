@@ -75,6 +75,21 @@ class ConnectionLifecycleTest {
     }
 
     @Test
+    void tcpMaxsegLowersTheAnnouncedMssAndCapsTheSegmentsSent() {
+        try (SegmentHarness h = new SegmentHarness()) {
+            TcpSock s = h.tcp.connect(SegmentHarness.DUT_ADDR, SegmentHarness.DUT_PORT, SegmentHarness.PEER_ADDR,
+                    SegmentHarness.PEER_PORT, h.callbacks, sk -> sk.setUserMss(700));
+            h.net.settle();
+            SegmentHarness.Sent syn = h.sentOne();
+            assertTrue(syn.hasMss());
+            assertEquals(700, syn.mss());
+            h.seg().flags(TcpSegment.SYN | TcpSegment.ACK_FLAG).seq(0).ack(1).mss(1460).win(30000).inject();
+            assertEquals(TcpState.ESTABLISHED, s.state());
+            assertEquals(700, s.info().sndMss(), "the peer's 1460 is capped");
+        }
+    }
+
+    @Test
     void aResetInCloseWaitIsABrokenPipe() {
         try (SegmentHarness h = new SegmentHarness()) {
             TcpSock s = h.accept(new SegmentHarness.PeerSyn(1000, 7, true, false, 32000));

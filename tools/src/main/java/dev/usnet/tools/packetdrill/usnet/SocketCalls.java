@@ -249,6 +249,10 @@ final class SocketCalls {
         if (s.sock != null) {
             return SyscallResult.error(EINVAL);
         }
+        if (s.userMss > 0) {
+            throw new TargetException("line " + c.line() + ": listen() on a socket with TCP_MAXSEG is not supported by "
+                    + "the usnet target: its SYN-ACKs would not take the option");
+        }
         if (!s.bound) {
             s.bound = true;
             s.boundPort = ephemeralPort(s);

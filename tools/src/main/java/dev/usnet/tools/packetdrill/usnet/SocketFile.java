@@ -53,6 +53,8 @@ final class SocketFile implements OpenFile, TcpSock.Callbacks {
     int sndbufRequest = -1;
     boolean lingerOn;
     int lingerSeconds;
+    /** TCP_MAXSEG; 0: not set. */
+    int userMss;
     /** TCP_SYNCNT; 0: not set (net.ipv4.tcp_syn_retries). */
     int synCnt;
     /** TCP_USER_TIMEOUT in milliseconds; 0: not set. */
@@ -92,6 +94,9 @@ final class SocketFile implements OpenFile, TcpSock.Callbacks {
             s.setCongestionControl(congestion);
         }
         applyTimeoutOptions(s);
+        if (userMss > 0) {
+            s.setUserMss(userMss);
+        }
         if (rcvbufRequest >= 0) {
             s.setReceiveBufferSize(rcvbufRequest);
         }
