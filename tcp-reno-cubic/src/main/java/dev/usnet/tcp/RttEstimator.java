@@ -7,6 +7,8 @@ package dev.usnet.tcp;
 final class RttEstimator {
     static final long TCP_TIMEOUT_INIT_NANOS = 1_000_000_000L;
     static final long TCP_RTO_MAX_NANOS = 120_000_000_000L;
+    /** TCP_TIMEOUT_FALLBACK: RFC 6298 (5.7)'s RTO for a connection whose handshake gave no RTT sample. */
+    static final long TCP_TIMEOUT_FALLBACK_NANOS = 3_000_000_000L;
 
     private final Tcp tcp;
     long srttUs;
@@ -34,6 +36,17 @@ final class RttEstimator {
         long rtoMinUs = tcp.rtoMinNanos() / 1000;
         long rtoUs = srttUs + Math.max(4 * rttvarUs, rtoMinUs);
         rtoNanos = Math.min(rtoUs * 1000, TCP_RTO_MAX_NANOS);
+    }
+
+    /**
+     * The handshake is over (tcp_init_metrics): without an RTT sample from it — a SYN or SYN-ACK was retransmitted,
+     * so Karn's rule forbids one — the connection starts from the conservative 3 s rather than the backed-off RTO.
+     */
+    void handshakeDone() {
+        if (srttUs == 0) {
+            rttvarUs = TCP_TIMEOUT_FALLBACK_NANOS / 1000;
+            rtoNanos = TCP_TIMEOUT_FALLBACK_NANOS;
+        }
     }
 
     /** Exponential backoff after a timeout (the RTO doubles, up to 120 s). */

@@ -22,6 +22,8 @@ public enum TcpError {
      * ICMP error was heard meanwhile.
      */
     ETIMEDOUT(110),
+    /** The peer reset the connection after its FIN (in CLOSE-WAIT): what this end would still send is lost. */
+    EPIPE(32),
     /** The local application aborted the connection (close with unread data, or abort()). */
     ECONNABORTED(103),
     /** ICMP network unreachable (codes 0, 6, 9, 11): a router has no route to the destination's network. */

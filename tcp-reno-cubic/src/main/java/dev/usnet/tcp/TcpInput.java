@@ -41,13 +41,15 @@ final class TcpInput {
         // PAWS (RFC 7323): a timestamp older than the last one in order is an old duplicate.
         if (sk.tsOk && o.hasTimestamp && sk.tsRecentValid && !rst && (int) (o.tsVal - sk.tsRecent) < 0) {
             sk.stack.mib().inc(Mib.TcpExtPAWSEstab);
-            sendDupack(seq, Seq.add(seq, payload));
+            if (payload > 0 || !oowRateLimited(now)) {
+                sendDupack(seq, Seq.add(seq, payload));
+            }
             sk.stack.drop(p, DropReason.TCP_OLD_SEGMENT);
             return;
         }
         // tcp_sequence: the segment must overlap what we are willing to receive.
         if (!sequenceAcceptable(seq, endSeq)) {
-            if (!rst) {
+            if (!rst && (payload > 0 && (flags & TcpSegment.SYN) == 0 || !oowRateLimited(now))) {
                 sendDupack(seq, Seq.add(seq, payload));
             }
             sk.stack.drop(p, DropReason.TCP_OUT_OF_WINDOW);
@@ -59,17 +61,22 @@ final class TcpInput {
                 p.release();
                 sk.resetByPeer();
             } else {
-                sk.out.sendChallengeAck();
+                challengeAck(now);
                 p.release();
             }
             return;
         }
         if ((flags & TcpSegment.SYN) != 0) {
             if (sk.state == TcpState.SYN_RECV && seq == sk.irs) {
-                // Our SYN-ACK was lost: the peer retransmitted its SYN.
-                sk.retransmit.head();
+                // Our SYN-ACK was lost: the peer retransmitted its SYN (tcp_check_req). Answer at once, at most
+                // once per tcp_invalid_ratelimit, and restart the SYN-ACK timer from now with its current backoff;
+                // the resend is not a timeout, so it does not count toward tcp_synack_retries.
+                if (!oowRateLimited(now)) {
+                    sk.retransmit.head();
+                    sk.timers.armRto();
+                }
             } else {
-                sk.out.sendChallengeAck();
+                challengeAck(now);
             }
             p.release();
             return;
@@ -101,6 +108,7 @@ final class TcpInput {
             sk.maxWindow = sk.sndWnd;
             sk.sndWl1 = seq;
             sk.ack.process(ack, seg, o, now);
+            sk.rtt.handshakeDone();
             if (sk.parent != null) {
                 sk.parent.childEstablished(sk);
             }
@@ -147,6 +155,31 @@ final class TcpInput {
         sk.delack.ackSndCheck();
     }
 
+    /** tcp_send_challenge_ack: at most one per tcp_invalid_ratelimit per connection (the global limit is off). */
+    private void challengeAck(long now) {
+        if (!oowRateLimited(now)) {
+            sk.out.sendChallengeAck();
+        }
+    }
+
+    /** tcp_invalid_ratelimit (ms): the least time between two answers to out-of-window segments. */
+    private static final long INVALID_RATELIMIT_NANOS = 500_000_000L;
+    /** last_oow_ack_time: when the last such answer went out; NO_OOW_ACK before the first. */
+    private static final long NO_OOW_ACK = Long.MIN_VALUE;
+    private long lastOowAckNanos = NO_OOW_ACK;
+
+    /**
+     * tcp_oow_rate_limited: whether an answer now to a segment without data (a pure ACK, a RST, a SYN) would come
+     * too soon after the last one; then it is skipped, so two misbehaving peers cannot make an ACK storm.
+     */
+    private boolean oowRateLimited(long now) {
+        if (lastOowAckNanos != NO_OOW_ACK && now - lastOowAckNanos < INVALID_RATELIMIT_NANOS) {
+            return true;
+        }
+        lastOowAckNanos = now;
+        return false;
+    }
+
     /** tcp_rcv_synsent_state_process: the answer to our SYN. */
     private void synSentRcv(Packet p, TcpSegment seg, TcpOptions o, int flags) {
         boolean ackFlag = (flags & TcpSegment.ACK_FLAG) != 0;
@@ -154,6 +187,7 @@ final class TcpInput {
             if ((flags & TcpSegment.RST) == 0) {
                 sk.out.sendReset(seg.ack(), 0, TcpSegment.RST);
             }
+            sk.timers.synSentBadAck();
             sk.stack.drop(p, DropReason.TCP_INVALID_ACK);
             return;
         }
@@ -182,6 +216,7 @@ final class TcpInput {
         sk.maxWindow = sk.sndWnd;
         sk.established();
         sk.ack.process(seg.ack(), seg, o, now);
+        sk.rtt.handshakeDone();
         p.release();
         sk.callbacks.connected(sk);
         if (sk.state != TcpState.ESTABLISHED) {

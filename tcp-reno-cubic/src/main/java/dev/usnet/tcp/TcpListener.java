@@ -289,13 +289,16 @@ public final class TcpListener {
         }
     }
 
-    /** A child went away before it was accepted. */
+    /**
+     * A child went away before it was accepted. One still in SYN-RECV leaves the SYN queue; one already in the
+     * accept queue stays there, closed, as in Linux: accept() hands it out and the application then reads why it
+     * ended (ECONNRESET after a reset), and until then it takes its place in the queue.
+     */
     void childGone(TcpSock child) {
         if (child.inSynQueue) {
             child.inSynQueue = false;
             synQueueLen--;
         }
-        acceptQueue.remove(child);
     }
 
     /** Stops listening; connections not yet accepted are reset. */

@@ -300,6 +300,43 @@ public final class TcpSock {
         keepalive.set(on, idleS, intvlS, cnt);
     }
 
+    /** TCP_MAXSEG (rx_opt.user_mss): caps the MSS announced and used; 0: not set. Takes effect at the handshake. */
+    int userMss;
+
+    public void setUserMss(int mss) {
+        if (mss != 0 && (mss < 88 || mss > 65_535)) {
+            throw new IllegalArgumentException("TCP_MAXSEG " + mss + " is out of range 88..65535 (or 0)");
+        }
+        userMss = mss;
+    }
+
+    /** TCP_SYNCNT: SYN retransmissions before connect() fails (1..127); 0 takes net.ipv4.tcp_syn_retries. */
+    int synRetries;
+    /** TCP_USER_TIMEOUT in milliseconds: how long data may stay unacknowledged; 0 uses tcp_retries2's count. */
+    long userTimeoutMs;
+
+    public void setSynRetries(int n) {
+        if (n < 0 || n > 127) {
+            throw new IllegalArgumentException("TCP_SYNCNT " + n + " is out of range 0..127");
+        }
+        synRetries = n;
+    }
+
+    public int synRetries() {
+        return synRetries;
+    }
+
+    public void setUserTimeoutMs(long ms) {
+        if (ms < 0 || ms > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("TCP_USER_TIMEOUT " + ms + " is out of range 0.." + Integer.MAX_VALUE);
+        }
+        userTimeoutMs = ms;
+    }
+
+    public long userTimeoutMs() {
+        return userTimeoutMs;
+    }
+
     /** TCP_CONGESTION: switches this connection's congestion control ("reno", "cubic"). */
     public void setCongestionControl(String name) {
         ops = tcp.newCongestionOps(name);
@@ -645,6 +682,10 @@ public final class TcpSock {
             autotune.windowClamp = Math.min(autotune.windowClamp, 65_535L);
         }
         peerMss = o.hasMss ? o.mss : 536;
+        if (userMss > 0 && userMss < peerMss) {
+            // rx_opt.mss_clamp: TCP_MAXSEG caps what we send, whatever the peer offers.
+            peerMss = userMss;
+        }
         if (tsOk) {
             tsRecent = o.tsVal;
             tsRecentValid = true;
@@ -662,6 +703,10 @@ public final class TcpSock {
 
     private void initLocalOptions(Route rt) {
         advMss = advMssFor(rt);
+        if (userMss > 0 && userMss < advMss) {
+            // tcp_advertise_mss: TCP_MAXSEG lowers the MSS the SYN announces.
+            advMss = userMss;
+        }
         rcvMss = Math.min(advMss, 536);
         // Linux picks the smallest shift that lets the largest receive buffer fit the 16-bit window.
         // SO_RCVBUF set before connect() fixes the buffer (SOCK_RCVBUF_LOCK); otherwise tcp_rmem's maximum.
@@ -864,10 +909,12 @@ public final class TcpSock {
             finish(TcpError.NONE);
             return;
         }
+        // tcp_reset: after the peer's FIN only sending can fail, so the error is a broken pipe.
+        TcpError why = state == TcpState.CLOSE_WAIT ? TcpError.EPIPE : TcpError.ECONNRESET;
         if (state == TcpState.ESTABLISHED || state == TcpState.CLOSE_WAIT) {
             stack.mib().inc(Mib.TcpEstabResets);
         }
-        finish(TcpError.ECONNRESET);
+        finish(why);
     }
 
     /** The connection is over: timers stop, buffers go back to the pool, the application hears why. */

@@ -35,6 +35,14 @@ final class TcpTimers {
     int backoff;
     /** icsk_retransmits: timeouts in a row without progress. */
     int retransmits;
+    private static final long NO_STAMP = Long.MIN_VALUE;
+    /**
+     * retrans_stamp: when the timeouts in a row began to count (the first SYN of a handshake, the first retransmission
+     * of data), the start of TCP_USER_TIMEOUT's and the linear-SYN deadline; NO_STAMP while none is under way.
+     */
+    private long retransStampNanos = NO_STAMP;
+    /** icsk_probes_tstamp: when the zero-window probes in a row began (TCP_USER_TIMEOUT bounds them); NO_STAMP: none. */
+    private long probesStampNanos = NO_STAMP;
 
     TcpTimers(TcpSock sk) {
         this.sk = sk;
@@ -97,6 +105,7 @@ final class TcpTimers {
         if (pending == Pending.PROBE0) {
             retransmit.cancel();
             pending = Pending.RTO;
+            probesStampNanos = NO_STAMP;
             if (sk.sb.packetsOut() > 0) {
                 armRto();
             }
@@ -136,6 +145,11 @@ final class TcpTimers {
         }
         pending = Pending.PROBE0;
         long when = Math.min(sk.rtt.rtoNanos << Math.min(backoff, 16), RttEstimator.TCP_RTO_MAX_NANOS);
+        if (sk.userTimeoutMs > 0 && probesStampNanos != NO_STAMP) {
+            // tcp_clamp_probe0_to_user_timeout: the probe that would come after the deadline is the abort instead.
+            long remaining = sk.userTimeoutMs * 1_000_000L - (sk.stack.now() - probesStampNanos);
+            when = Math.min(when, Math.max(remaining, jiffyNanos()));
+        }
         retransmit.arm(when);
     }
 
@@ -143,6 +157,19 @@ final class TcpTimers {
     void progress() {
         backoff = 0;
         retransmits = 0;
+        retransStampNanos = NO_STAMP;
+        probesStampNanos = NO_STAMP;
+    }
+
+    /**
+     * An unacceptable ACK in SYN-SENT (tcp_rcv_synsent_state_process): a RST or FIN-ACK of an earlier connection
+     * may have been lost, so before any timeout the SYN goes out again after the shortest timer (TCP_TIMEOUT_MIN,
+     * 2 jiffies).
+     */
+    void synSentBadAck() {
+        if (retransmits == 0) {
+            armRto(2 * jiffyNanos());
+        }
     }
 
     private void retransmitFired() {
@@ -156,7 +183,12 @@ final class TcpTimers {
             }
             case LOSS_PROBE -> {
                 if (sk.sb.packetsOut() > 0) {
+                    long retransBefore = sk.stats.totalRetrans;
                     sk.tlp.send();
+                    // A probe that resent data starts retrans_stamp as any retransmission does.
+                    if (sk.stats.totalRetrans != retransBefore && retransStampNanos == NO_STAMP) {
+                        retransStampNanos = sk.stack.now();
+                    }
                 }
             }
             case EARLY_RETRANS -> {
@@ -178,11 +210,15 @@ final class TcpTimers {
         }
         TcpState state = sk.state;
         boolean synPhase = state == TcpState.SYN_SENT || state == TcpState.SYN_RECV;
-        int limit = (int) sk.stack.knobs().get(state == TcpState.SYN_SENT ? TcpSysctl.SYN_RETRIES
-                : state == TcpState.SYN_RECV ? TcpSysctl.SYNACK_RETRIES : TcpSysctl.RETRIES2);
-        if (retransmits >= limit) {
+        long now = sk.stack.now();
+        if (retransStampNanos == NO_STAMP) {
+            // retrans_stamp: a handshake is timed from its first SYN (or SYN-ACK), data from its first retransmission.
+            retransStampNanos = synPhase ? TcpSkbCb.txNanos(sk.sb.head()) : now;
+        }
+        int linear = state == TcpState.SYN_SENT ? (int) sk.stack.knobs().get(TcpTimeoutSysctl.SYN_LINEAR_TIMEOUTS) : 0;
+        if (writeTimedOut(state, synPhase, linear, now)) {
             sk.stack.mib().inc(Mib.TcpExtTCPAbortOnTimeout);
-            if (!synPhase) {
+            if (!synPhase && sk.userTimeoutMs == 0) {
                 sk.out.sendActiveReset();
             } else if (state == TcpState.SYN_SENT) {
                 sk.stack.mib().inc(Mib.TcpAttemptFails);
@@ -200,8 +236,65 @@ final class TcpTimers {
         sk.retransmit.head();
         retransmits++;
         backoff++;
-        sk.rtt.backoff();
-        armRto();
+        // Linux 6.5+: the first tcp_syn_linear_timeouts SYN timeouts keep the initial RTO.
+        if (retransmits > linear) {
+            sk.rtt.backoff();
+        }
+        armRto(clampToUserTimeout(sk.rtt.rtoNanos, now));
+    }
+
+    /**
+     * tcp_write_timeout: whether the connection gives up now. A handshake may retransmit its SYN tcp_syn_retries
+     * (TCP_SYNCNT) times, plus tcp_syn_linear_timeouts for connect(); with linear timeouts, or TCP_USER_TIMEOUT, it also
+     * ends once the time since its first SYN reaches the deadline (the user timeout, or what a doubling timer would
+     * have taken for tcp_syn_retries). Data gets tcp_retries2 timeouts, or with TCP_USER_TIMEOUT that long since its
+     * first retransmission.
+     */
+    private boolean writeTimedOut(TcpState state, boolean synPhase, int linear, long now) {
+        long elapsed = now - retransStampNanos;
+        long userTimeoutNanos = sk.userTimeoutMs * 1_000_000L;
+        if (synPhase) {
+            int retryUntil = state == TcpState.SYN_SENT
+                    ? (sk.synRetries > 0 ? sk.synRetries : (int) sk.stack.knobs().get(TcpSysctl.SYN_RETRIES))
+                    : (int) sk.stack.knobs().get(TcpSysctl.SYNACK_RETRIES);
+            if (retransmits >= retryUntil + linear) {
+                return true;
+            }
+            if (retransmits == 0 || (linear == 0 && userTimeoutNanos == 0)) {
+                return false;
+            }
+            long deadline = userTimeoutNanos > 0 ? userTimeoutNanos
+                    : modelTimeoutNanos(retryUntil, RttEstimator.TCP_TIMEOUT_INIT_NANOS);
+            return elapsed >= deadline;
+        }
+        if (userTimeoutNanos > 0) {
+            return retransmits > 0 && elapsed >= userTimeoutNanos;
+        }
+        return retransmits >= (int) sk.stack.knobs().get(TcpSysctl.RETRIES2);
+    }
+
+    /**
+     * tcp_model_timeout: how long {@code boundary} timeouts take when the RTO starts at {@code rtoBase} and doubles,
+     * at most to 120 s.
+     */
+    static long modelTimeoutNanos(int boundary, long rtoBase) {
+        int thresh = 63 - Long.numberOfLeadingZeros(RttEstimator.TCP_RTO_MAX_NANOS / rtoBase);
+        if (boundary <= thresh) {
+            return ((2L << boundary) - 1) * rtoBase;
+        }
+        return ((2L << thresh) - 1) * rtoBase + (long) (boundary - thresh) * RttEstimator.TCP_RTO_MAX_NANOS;
+    }
+
+    /**
+     * tcp_clamp_rto_to_user_timeout: with TCP_USER_TIMEOUT the next timeout fires no later than the deadline, so the
+     * connection fails on time rather than an RTO later.
+     */
+    private long clampToUserTimeout(long rtoNanos, long now) {
+        if (sk.userTimeoutMs == 0 || retransStampNanos == NO_STAMP) {
+            return rtoNanos;
+        }
+        long remaining = sk.userTimeoutMs * 1_000_000L - (now - retransStampNanos);
+        return remaining <= 0 ? jiffyNanos() : Math.min(rtoNanos, remaining);
     }
 
     /**
@@ -230,9 +323,25 @@ final class TcpTimers {
             sk.out.sendNewSegment(len, sk.finQueued && !sk.finSent && len == sk.sendBuf.size());
             return;
         }
+        long now = sk.stack.now();
+        if (sk.userTimeoutMs > 0) {
+            // tcp_probe_timer: TCP_USER_TIMEOUT bounds how long the peer may keep its window shut unanswered.
+            if (probesStampNanos == NO_STAMP) {
+                probesStampNanos = now;
+            } else if (now - probesStampNanos >= sk.userTimeoutMs * 1_000_000L) {
+                sk.stack.mib().inc(Mib.TcpExtTCPAbortOnTimeout);
+                sk.finish(TcpError.ETIMEDOUT);
+                return;
+            }
+        }
         sk.out.sendProbe();
         backoff++;
         armProbe0();
+    }
+
+    /** One jiffy of usnet.hz: Linux's shortest timer step. */
+    private long jiffyNanos() {
+        return 1_000_000_000L / sk.stack.knobs().hz();
     }
 
     private void timewaitFired() {

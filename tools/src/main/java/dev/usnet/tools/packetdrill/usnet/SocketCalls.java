@@ -250,6 +250,10 @@ final class SocketCalls {
         if (s.sock != null) {
             return SyscallResult.error(EINVAL);
         }
+        if (s.userMss > 0) {
+            throw new TargetException("line " + c.line() + ": listen() on a socket with TCP_MAXSEG is not supported by "
+                    + "the usnet target: its SYN-ACKs would not take the option");
+        }
         if (!s.bound) {
             s.bound = true;
             s.boundPort = ephemeralPort(s);
@@ -293,6 +297,8 @@ final class SocketCalls {
             f.sndbufRequest = s.sndbufRequest;
             f.lingerOn = s.lingerOn;
             f.lingerSeconds = s.lingerSeconds;
+            f.synCnt = s.synCnt;
+            f.userTimeoutMs = s.userTimeoutMs;
             f.attach(child);
             f.applyOptions(child);
             return SyscallResult.ok(fds.allocate(f));

@@ -53,6 +53,12 @@ final class SocketFile implements OpenFile, TcpSock.Callbacks {
     int sndbufRequest = -1;
     boolean lingerOn;
     int lingerSeconds;
+    /** TCP_MAXSEG; 0: not set. */
+    int userMss;
+    /** TCP_SYNCNT; 0: not set (net.ipv4.tcp_syn_retries). */
+    int synCnt;
+    /** TCP_USER_TIMEOUT in milliseconds; 0: not set. */
+    int userTimeoutMs;
 
     SocketFile(boolean nonBlocking) {
         this.nonBlocking = nonBlocking;
@@ -71,6 +77,12 @@ final class SocketFile implements OpenFile, TcpSock.Callbacks {
      * Applies the options a connection takes from its socket (before its SYN, or to an accepted child); buffer sizes
      * were clamped to rmem_max / wmem_max when set.
      */
+    /** TCP_SYNCNT and TCP_USER_TIMEOUT. */
+    void applyTimeoutOptions(TcpSock s) {
+        s.setSynRetries(synCnt);
+        s.setUserTimeoutMs(userTimeoutMs);
+    }
+
     void applyOptions(TcpSock s) {
         if (noDelay) {
             s.setNoDelay(true);
@@ -80,6 +92,10 @@ final class SocketFile implements OpenFile, TcpSock.Callbacks {
         }
         if (congestion != null && !congestion.equals(s.congestionControl())) {
             s.setCongestionControl(congestion);
+        }
+        applyTimeoutOptions(s);
+        if (userMss > 0) {
+            s.setUserMss(userMss);
         }
         if (rcvbufRequest >= 0) {
             s.setReceiveBufferSize(rcvbufRequest);
@@ -105,6 +121,7 @@ final class SocketFile implements OpenFile, TcpSock.Callbacks {
             case "NONE", "ECONNABORTED" -> 0;
             case "ECONNREFUSED" -> LinuxAbi.ECONNREFUSED;
             case "ECONNRESET" -> LinuxAbi.ECONNRESET;
+            case "EPIPE" -> LinuxAbi.EPIPE;
             case "ETIMEDOUT" -> LinuxAbi.ETIMEDOUT;
             case "ENETUNREACH" -> LinuxAbi.ENETUNREACH;
             case "EHOSTUNREACH" -> 113;
@@ -122,6 +139,10 @@ final class SocketFile implements OpenFile, TcpSock.Callbacks {
     int takeError() {
         int e = skErr;
         skErr = 0;
+        if (e == 0 && sock != null && sock.state() != TcpState.CLOSED) {
+            // SO_ERROR falls back to the soft error (sk_err_soft) an ICMP error left on a live connection.
+            e = sock.takeSoError().errno();
+        }
         return e;
     }
 

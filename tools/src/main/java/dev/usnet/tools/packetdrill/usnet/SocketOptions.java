@@ -193,6 +193,12 @@ final class SocketOptions {
                 s.keepCnt = n;
                 applyKeepAlive(s);
             }
+            case TCP_MAXSEG -> {
+                return setMaxSeg(s, c, intValue(c, v, level, name));
+            }
+            case TCP_SYNCNT, TCP_USER_TIMEOUT -> {
+                return setTimeoutOption(s, c, level, name, intValue(c, v, level, name));
+            }
             case TCP_CONGESTION -> {
                 if (!(v instanceof Value.Str str)) {
                     throw new TargetException("line " + c.line() + ": setsockopt TCP_CONGESTION needs a name such as "
@@ -209,6 +215,41 @@ final class SocketOptions {
                 }
             }
             default -> throw unsupported(c, level, name, "usnet's TCP has no such option (or it is read-only)");
+        }
+        return SyscallResult.ok(0);
+    }
+
+    /**
+     * TCP_MAXSEG: 0 or 88 (TCP_MIN_MSS) up to 32767 (MAX_TCP_WINDOW), else EINVAL. It shapes the handshake, so only
+     * a socket not yet connected takes it; usnet does not re-size a live connection's segments.
+     */
+    private static SyscallResult setMaxSeg(SocketFile s, Syscall c, int mss) {
+        if (mss != 0 && (mss < 88 || mss > 32767)) {
+            return SyscallResult.error(EINVAL);
+        }
+        if (s.sock != null || s.listener != null) {
+            throw unsupported(c, IPPROTO_TCP, TCP_MAXSEG, "usnet applies TCP_MAXSEG to an active open only (set it "
+                    + "before connect())");
+        }
+        s.userMss = mss;
+        return SyscallResult.ok(0);
+    }
+
+    /** TCP_SYNCNT (1..127) and TCP_USER_TIMEOUT (ms, not negative): EINVAL outside, as do_tcp_setsockopt. */
+    private static SyscallResult setTimeoutOption(SocketFile s, Syscall c, int level, int name, int n) {
+        if (name == TCP_SYNCNT) {
+            if (n < 1 || n > 127) {
+                return SyscallResult.error(EINVAL);
+            }
+            s.synCnt = n;
+        } else {
+            if (n < 0) {
+                return SyscallResult.error(EINVAL);
+            }
+            s.userTimeoutMs = n;
+        }
+        if (s.sock != null) {
+            s.applyTimeoutOptions(s.sock);
         }
         return SyscallResult.ok(0);
     }
@@ -286,9 +327,11 @@ final class SocketOptions {
                 case TCP_NODELAY -> s.noDelay ? 1 : 0;
                 case TCP_KEEPIDLE -> s.keepIdleS >= 0 ? s.keepIdleS : knobs.get(TcpSysctl.KEEPALIVE_TIME);
                 case TCP_KEEPINTVL -> s.keepIntvlS >= 0 ? s.keepIntvlS : knobs.get(TcpSysctl.KEEPALIVE_INTVL);
+                case TCP_SYNCNT -> s.synCnt > 0 ? s.synCnt : knobs.get(TcpSysctl.SYN_RETRIES);
+                case TCP_USER_TIMEOUT -> s.userTimeoutMs;
                 case TCP_KEEPCNT -> s.keepCnt >= 0 ? s.keepCnt : knobs.get(TcpSysctl.KEEPALIVE_PROBES);
-                // mss_cache once connected; TCP_MSS_DEFAULT before (no TCP_MAXSEG was set: usnet cannot set it).
-                case TCP_MAXSEG -> s.sock != null ? s.sock.info().sndMss() : 536;
+                // mss_cache once connected; before, TCP_MAXSEG's value or TCP_MSS_DEFAULT.
+                case TCP_MAXSEG -> s.sock != null ? s.sock.info().sndMss() : s.userMss > 0 ? s.userMss : 536;
                 default -> throw unsupported(c, level, name, "usnet's TCP has no such option");
             };
         } else {

@@ -52,8 +52,6 @@ final class Sysctls {
             Map.entry("net.ipv4.tcp_pingpong_thresh", new Fixed(Set.of("1"), DEFAULT_ONLY)),
             Map.entry("net.ipv4.tcp_backlog_ack_defer", new Fixed(Set.of("1"), DEFAULT_ONLY)),
             Map.entry("net.ipv4.tcp_rto_max_ms", new Fixed(Set.of("120000"), "usnet's RTO ceiling is 120 s (the default)")),
-            Map.entry("net.ipv4.tcp_syn_linear_timeouts", new Fixed(Set.of("0", "4"),
-                    "usnet doubles the SYN timeout from the first retransmission (0); 4 is the kernel's default")),
             Map.entry("net.ipv4.tcp_tso_rtt_log", new Fixed(Set.of("9"), DEFAULT_ONLY)),
             Map.entry("net.ipv4.tcp_plb_enabled", new Fixed(Set.of("0"), "usnet has no protective load balancing (0)")),
             Map.entry("net.ipv4.tcp_probe_threshold", new Fixed(Set.of("8"), DEFAULT_ONLY)));

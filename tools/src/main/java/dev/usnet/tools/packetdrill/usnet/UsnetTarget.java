@@ -51,6 +51,7 @@ public final class UsnetTarget implements Target {
         m.put("net.ipv4.tcp_limit_output_bytes", "4194304");
         // Linux 4.20+ offers the whole initial space (64240 on a SYN, 65160 on a SYN-ACK with timestamps here).
         m.put("usnet.tcp.init_rwnd", "space");
+        m.put("net.ipv4.tcp_syn_linear_timeouts", "4");
         return java.util.Collections.unmodifiableMap(m);
     }
 
