@@ -106,6 +106,13 @@ final class LossRecovery {
             sk.undo.undoDsack();
         }
         CaState st = cc.caState;
+        if (st == CaState.RECOVERY && renoHoldsRecovery()) {
+            // tcp_try_undo_recovery without SACK: an ACK of exactly high_seq keeps Recovery (the duplicate-ACK count
+            // starts again) until something above it is ACKed, so that duplicates of this episode's ACKs cannot
+            // start a second, false fast retransmit.
+            sb.removeRenoSacks(Long.MAX_VALUE);
+            return;
+        }
         if (sb.packetsOut() == 0 && st != CaState.OPEN) {
             // Everything is acknowledged: whatever reduction was running is over.
             if (st == CaState.RECOVERY || st == CaState.CWR) {
@@ -293,5 +300,10 @@ final class LossRecovery {
         cc.sndSsthresh = cc.currentSsthresh();
         cc.priorSsthresh = 0;
         sk.setCaState(CaState.LOSS);
+    }
+
+    /** NewReno's guard (no SACK): snd_una has reached high_seq exactly, and nothing above it is ACKed yet. */
+    private boolean renoHoldsRecovery() {
+        return !sack() && sk.sndUna == highSeq;
     }
 }
