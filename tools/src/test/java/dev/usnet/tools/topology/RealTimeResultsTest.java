@@ -103,7 +103,7 @@ class RealTimeResultsTest {
     }
 
     @Test
-    void anUnwritableResultsFileIsExitTwoAfterTheReport(@TempDir Path tmp) throws IOException {
+    void anUnwritableResultsFileIsExitTwoBeforeAnythingRuns(@TempDir Path tmp) throws IOException {
         Path f = tmp.resolve("t.yaml");
         Files.writeString(f, """
                 version: 1
@@ -120,9 +120,10 @@ class RealTimeResultsTest {
         Path bad = tmp.resolve("file/results.json");
         Result r = RunCommandTest.run("run", "--duration", "0.5", "--out", tmp.toString(), "--results", bad.toString(),
                 f.toString());
+        // Checked before anything is built: the words of the path's problem, and no run to undo.
         assertEquals(Usnet.EXIT_USAGE, r.code(), r.out() + r.err());
-        assertTrue(r.err().contains("usnet: cannot write results " + bad), r.err());
-        assertTrue(r.out().contains("usnet: deleted 2 usnet namespaces"), r.out());
+        assertTrue(r.err().contains("--results " + bad) && r.err().contains("Not a directory"), r.err());
+        assertFalse(r.out().contains("usnet namespaces"), r.out());
         assertFalse(Files.exists(bad));
     }
 }
