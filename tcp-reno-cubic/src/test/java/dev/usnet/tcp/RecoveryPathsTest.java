@@ -75,8 +75,14 @@ class RecoveryPathsTest {
             List<Sent> next = h.sent();
             assertEquals(start(4), next.getFirst().seq(), next::toString);
             assertEquals(CaState.RECOVERY, s.info().caState(), "recovery lasts until everything sent before it is acked");
+            // All up to the recovery point ACKed: without SACK Linux holds Recovery until something above it is
+            // ACKed (NewReno's guard against a false second fast retransmit, tcp_try_undo_recovery).
             h.seg().seq(1).ack(end(10)).inject();
-            assertEquals(CaState.OPEN, s.info().caState());
+            assertEquals(CaState.RECOVERY, s.info().caState(), "an ACK of exactly high_seq holds Recovery");
+            h.write(s, MSS);
+            assertEquals(start(11), h.sentOne().seq(), "new data goes out while Recovery is held");
+            h.seg().seq(1).ack(end(11)).inject();
+            assertEquals(CaState.OPEN, s.info().caState(), "an ACK above high_seq ends it");
         }
     }
 
