@@ -182,10 +182,9 @@ class UsnetTargetTest {
         assertEquals(1460, synAck.mss());
         assertEquals(10, synAck.wscale());
         assertEquals(100, synAck.tsEcr());
-        // The kernel here offers 65160 (64 KiB of buffer in whole 1448-byte segments, Linux 4.19 on); usnet's TCP
-        // still offers Linux 3.x-4.18's ten segments (TCP_DEFAULT_INIT_RCVWND), a difference of the TCP, not the
-        // target (docs/packetdrill-usnet-target.md). The scale, from tcp_rmem's maximum, is the kernel's.
-        assertEquals(10 * 1448, synAck.window(), "usnet's initial window: ten segments");
+        // The kernel here offers 65160 (64 KiB of buffer in whole 1448-byte segments, Linux 4.20 on), and so does usnet
+        // with the target's usnet.tcp.init_rwnd=space. The scale, from tcp_rmem's maximum, is the kernel's.
+        assertEquals(45 * 1448, synAck.window(), "the kernel's initial window: 65160");
         t.advanceTo(10_000);
         assertFalse(accept.isDone());
         inject(ACK, PEER_ISN + 1, synAck.seq() + 1, 257, new TestPackets.Options().nop().nop().ts(110, synAck.tsVal()), 0);
@@ -221,8 +220,8 @@ class UsnetTargetTest {
         assertEquals("mss,sackOK,TS,nop,wscale", syn.optionOrder());
         assertEquals(1460, syn.mss());
         assertEquals(10, syn.wscale());
-        // The kernel here: 64240 (see the SYN-ACK above); usnet's TCP: ten segments of the MSS.
-        assertEquals(10 * 1460, syn.window(), "usnet's initial window: ten segments");
+        // The kernel here, and usnet with usnet.tcp.init_rwnd=space: 64240, whole 1460-byte segments below 64 KiB.
+        assertEquals(44 * 1460, syn.window(), "the kernel's initial window: 64240");
         t.advanceTo(5_000);
         injectTo(syn.sport(), SYN | ACK, PEER_ISN, syn.seq() + 1, 65535, linuxSyn(200).nop(), 0);
         assertTrue(connect.isDone());
