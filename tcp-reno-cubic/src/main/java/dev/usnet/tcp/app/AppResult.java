@@ -30,7 +30,8 @@ import org.HdrHistogram.Histogram;
  * @param latency rr client — transaction latency; burst client — burst completion time; null otherwise
  * @param histogram the nanosecond histogram behind {@code latency} (a copy), or null
  * @param cpuNanos the thread CPU time spent in the app's callbacks and timers, summed
- *     (ThreadMXBean.getCurrentThreadCpuTime around each); it includes the TCP work done synchronously inside
+ *     (ThreadMXBean.getCurrentThreadCpuTime around each in real time; in virtual time the wall clock around each,
+ *     which on the simulation thread is its CPU time bar preemption, and costs no system call); it includes the TCP work done synchronously inside
  *     the app's write/read calls (as a process's system time in send/recv) but not the stack's work outside
  *     them. In virtual time it is the simulator's own CPU for this app, not an emulated CPU cost of the
  *     modelled host; -1 when not measured
