@@ -73,12 +73,15 @@ public final class VirtualRun {
      * the histograms behind the results' latency percentiles.
      */
     public record RunResult(Daemon.Summary summary, Results results, long virtualNanos, long wallNanos,
-                            List<Apps.App> apps, RunHistograms histograms) {
+                            long cpuNanos, List<Apps.App> apps, RunHistograms histograms) {
         /** Virtual seconds per wall second. */
         public double speed() {
             return wallNanos == 0 ? Double.POSITIVE_INFINITY : (double) virtualNanos / wallNanos;
         }
     }
+
+    private static final java.lang.management.ThreadMXBean THREADS =
+            java.lang.management.ManagementFactory.getThreadMXBean();
 
     /** What is still in flight when the apps have stopped gets this long to arrive, as in {@link Daemon#stop()}. */
     static final long IN_FLIGHT_NANOS = 100_000_000L;
@@ -94,6 +97,9 @@ public final class VirtualRun {
         vs.setStallLimit(o.stallLimit());
         vs.setTaskLimit(o.taskLimit());
         long wall0 = System.nanoTime();
+        // The simulation thread's CPU time over the same span: unlike the wall time, it does not grow when other
+        // processes share the cores (read twice per run: the thread CPU clock is a system call).
+        long cpu0 = THREADS.getCurrentThreadCpuTime();
         Topology topo = TopologyBuilder.build(t, n -> vs, TopologyBuilder.ExternalDevices.placeholders());
         InstantActivity activity = new InstantActivity();
         vs.onLongInstant(() -> activity.snapshot(stacks(topo)));
@@ -190,16 +196,18 @@ public final class VirtualRun {
                 List.copyOf(logs), caps, stacks.size(), List.of(), errors,
                 counts.links(), counts.outcomes(), counts.drops(), counts.devices());
         long wall = System.nanoTime() - wall0;
+        long cpu = THREADS.getCurrentThreadCpuTime() - cpu0;
         // What the wall clock measured: the only part of the results that differs between runs with one seed.
         Map<String, Object> measured = results.measured();
         measured.put("wall_s", Results.seconds(wall));
         measured.put("virtual_s", Results.seconds(virtualNanos));
+        measured.put("loop_cpu_s", Results.seconds(cpu));
         measured.put("app_cpu_ns", RunResults.appCpuNanos(apps, results));
         Map<String, Object> spawn = RunResults.spawnNanos(apps, results);
         if (!spawn.isEmpty()) {
             measured.put("spawn_ns", spawn);
         }
-        return new RunResult(s, results, virtualNanos, wall, apps.list(), latencies);
+        return new RunResult(s, results, virtualNanos, wall, cpu, apps.list(), latencies);
     }
 
     private static List<NetStack> stacks(Topology topo) {
