@@ -163,6 +163,10 @@ public final class Knobs {
     }
 
     private final ConcurrentHashMap<String, String> explicit = new ConcurrentHashMap<>();
+    // The explicit keys that name a device (net.ipv4.conf.DEV.*, net.ipv4.neigh.DEV.*, usnet.netem.DEV.*), by device:
+    // forgetting or re-setting one device's keys touches only its own. A scan of every key per device was quadratic
+    // in the devices (a bridge namespace with 10 000 emulated ports: 10^8 string tests to build it, again to delete).
+    private final ConcurrentHashMap<String, java.util.Set<String>> explicitByDevice = new ConcurrentHashMap<>();
     // Values of declared knobs by slot. Empty until one is set (an idle namespace shares the declared defaults);
     // replaced as a whole on every set, so a reader on another thread sees an old or a new array, never half.
     private volatile long[] longs = NO_LONGS;
@@ -424,11 +428,18 @@ public final class Knobs {
         });
     }
 
+    private void putExplicit(String dev, String key, String value) {
+        explicit.put(key, value);
+        explicitByDevice.computeIfAbsent(dev, d -> ConcurrentHashMap.newKeySet()).add(key);
+    }
+
     /** Forgets a device's settings (it left the namespace). */
     public void forgetDevice(String dev) {
         devices.remove(dev);
-        explicit.keySet().removeIf(k -> k.startsWith("net.ipv4.conf." + dev + ".") || k.startsWith("net.ipv4.neigh." + dev + ".")
-                || k.startsWith(NETEM_PREFIX + dev + "."));
+        java.util.Set<String> keys = explicitByDevice.remove(dev);
+        if (keys != null) {
+            keys.forEach(explicit::remove);
+        }
     }
 
     public void renameDevice(String from, String to) {
@@ -505,7 +516,11 @@ public final class Knobs {
             case "default" -> t.knob.setter.set(defaults, n);
             default -> t.knob.setter.set(dev(t.dev), n);
         }
-        explicit.put(k, Long.toString(n));
+        if (t.dev.equals("all") || t.dev.equals("default")) {
+            explicit.put(k, Long.toString(n));
+        } else {
+            putExplicit(t.dev, k, Long.toString(n));
+        }
     }
 
     private void applyGlobal(String k, long n) {
@@ -641,12 +656,22 @@ public final class Knobs {
         DevConf c = dev(dev);
         synchronized (c) {
             c.netem = p.isNone() ? null : p;
-            explicit.keySet().removeIf(x -> x.equals(NETEM_PREFIX + dev) || x.startsWith(NETEM_PREFIX + dev + ".")
-                    && NetemParams.PARAMS.contains(x.substring(NETEM_PREFIX.length() + dev.length() + 1)));
+            java.util.Set<String> keys = explicitByDevice.get(dev);
+            if (keys != null) {
+                String whole = NETEM_PREFIX + dev;
+                keys.removeIf(x -> {
+                    boolean netem = x.equals(whole) || x.startsWith(whole + ".")
+                            && NetemParams.PARAMS.contains(x.substring(whole.length() + 1));
+                    if (netem) {
+                        explicit.remove(x);
+                    }
+                    return netem;
+                });
+            }
             for (String param : NetemParams.PARAMS) {
                 String v = p.get(param);
                 if (!v.equals(NetemParams.NONE.get(param))) {
-                    explicit.put(NETEM_PREFIX + dev + "." + param, v);
+                    putExplicit(dev, NETEM_PREFIX + dev + "." + param, v);
                 }
             }
         }

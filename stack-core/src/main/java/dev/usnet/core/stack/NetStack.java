@@ -342,6 +342,11 @@ public final class NetStack {
         return d;
     }
 
+    /** How many devices the namespace has (lo included), without copying the list. */
+    public synchronized int deviceCount() {
+        return byName.size();
+    }
+
     public synchronized List<Device> devices() {
         return new ArrayList<>(byName.values());
     }

@@ -428,6 +428,32 @@ public final class RunCommand implements Callable<Integer> {
         return n + " " + what + (n == 1 ? "" : "s");
     }
 
+    /** Names listed per reason in the failed-apps line; each app's own line above says the rest. */
+    static final int FAILED_NAMES_PER_REASON = 5;
+
+    /**
+     * The failed apps as "app: reason" when each has its own reason, else grouped: a reason once with how many apps
+     * it failed and the first {@link #FAILED_NAMES_PER_REASON} of them (a thousand flows starved the same way make
+     * one line of a hundred characters, not of a hundred thousand).
+     */
+    static String failedByReason(java.util.List<java.util.Map.Entry<String, String>> failed) {
+        java.util.Map<String, java.util.List<String>> byReason = new java.util.LinkedHashMap<>();
+        for (var f : failed) {
+            byReason.computeIfAbsent(f.getValue(), r -> new java.util.ArrayList<>()).add(f.getKey());
+        }
+        java.util.List<String> parts = new java.util.ArrayList<>();
+        byReason.forEach((reason, apps) -> {
+            if (apps.size() == 1) {
+                parts.add(apps.getFirst() + ": " + reason);
+            } else {
+                int shown = Math.min(apps.size(), FAILED_NAMES_PER_REASON);
+                parts.add(apps.size() + " apps: " + reason + " (" + String.join(", ", apps.subList(0, shown))
+                        + (apps.size() > shown ? " and " + (apps.size() - shown) + " more" : "") + ")");
+            }
+        });
+        return String.join("; ", parts);
+    }
+
     /**
      * Prints the exit summary: each app's line and outcome, the drops by namespace and reason with what each
      * reason means, every device's counters, link emulation, files, cleanup; then which apps failed. Returns the
@@ -465,7 +491,7 @@ public final class RunCommand implements Callable<Integer> {
         // What could not be written (histograms, logs, captures) or undone is a failed run, whatever its apps did.
         int code = s.errors().isEmpty() ? 0 : EXIT_APPS_FAILED;
         if (!failed.isEmpty()) {
-            String which = String.join("; ", failed.stream().map(f -> f.app() + ": " + f.outcome().reason()).toList());
+            String which = failedByReason(failed.stream().map(f -> java.util.Map.entry(f.app(), f.outcome().reason())).toList());
             code = allowAppFailures ? code : EXIT_APPS_FAILED;
             (allowAppFailures ? o : e).println("usnet: " + failed.size() + " of " + count(s.outcomes().size(), "app")
                     + " failed" + (allowAppFailures ? " (--allow-app-failures: exit 0)" : "") + ": " + which);

@@ -49,6 +49,9 @@ final class VirtualClockStalls {
      */
     static List<Stuck> find(TopologySpec spec, Function<String, NetStack> stacks) {
         List<Stuck> out = new ArrayList<>();
+        // One search per server, not per app: 10 000 clients of one server searched from each client made the
+        // check quadratic (every search crossed the bridge namespace's 10 000 ports).
+        Map<NetStack, Map<NetStack, NetStack>> treeOf = new HashMap<>();
         for (Ns ns : spec.namespaces()) {
             Map<String, Integer> perKind = new HashMap<>();
             for (App a : ns.apps()) {
@@ -62,7 +65,7 @@ final class VirtualClockStalls {
                 if (client == null || server == null || client == server) {
                     continue;
                 }
-                List<NetStack> chain = chain(client, server);
+                List<NetStack> chain = chain(treeOf.computeIfAbsent(server, VirtualClockStalls::tree), client, server);
                 if (chain != null && !advances(chain)) {
                     out.add(new Stuck(ns.name() + "." + kind + "-" + i, ns.name(), t.common().server(), a.where()));
                 }
@@ -92,22 +95,17 @@ final class VirtualClockStalls {
         };
     }
 
-    /** The namespaces from {@code from} to {@code to} along veth links, fewest hops first; null when unconnected. */
-    private static List<NetStack> chain(NetStack from, NetStack to) {
-        Map<NetStack, NetStack> parent = new LinkedHashMap<>();
-        parent.put(from, from);
+    /**
+     * The namespaces reachable from {@code root} along veth links, each mapped to its neighbour one hop nearer the
+     * root on a shortest way there (the root to itself).
+     */
+    private static Map<NetStack, NetStack> tree(NetStack root) {
+        Map<NetStack, NetStack> parent = new HashMap<>();
+        parent.put(root, root);
         ArrayDeque<NetStack> q = new ArrayDeque<>();
-        q.add(from);
+        q.add(root);
         while (!q.isEmpty()) {
             NetStack s = q.poll();
-            if (s == to) {
-                List<NetStack> path = new ArrayList<>();
-                for (NetStack x = to; x != from; x = parent.get(x)) {
-                    path.addFirst(x);
-                }
-                path.addFirst(from);
-                return path;
-            }
             for (Device d : s.devices()) {
                 if (d instanceof VethEnd v && v.peer() != null && v.peer().stack() != null
                         && parent.putIfAbsent(v.peer().stack(), s) == null) {
@@ -115,7 +113,23 @@ final class VirtualClockStalls {
                 }
             }
         }
-        return null;
+        return parent;
+    }
+
+    /**
+     * The namespaces from {@code from} to {@code to} along veth links, fewest hops first, from {@code to}'s
+     * {@link #tree}; null when unconnected.
+     */
+    private static List<NetStack> chain(Map<NetStack, NetStack> treeOfTo, NetStack from, NetStack to) {
+        if (!treeOfTo.containsKey(from)) {
+            return null;
+        }
+        List<NetStack> path = new ArrayList<>();
+        for (NetStack x = from; x != to; x = treeOfTo.get(x)) {
+            path.add(x);
+        }
+        path.add(to);
+        return path;
     }
 
     /** Whether anything on the chain takes time: a namespace's CPU model, or a rate or delay on a link between two. */
@@ -129,8 +143,11 @@ final class VirtualClockStalls {
                 break;
             }
             NetStack next = chain.get(k + 1);
-            for (Device d : s.devices()) {
-                if (d instanceof VethEnd v && v.peer() != null && v.peer().stack() == next
+            // The links between the two, seen from the end with fewer devices (not a bridge's thousands of ports).
+            NetStack near = s.deviceCount() <= next.deviceCount() ? s : next;
+            NetStack far = near == s ? next : s;
+            for (Device d : near.devices()) {
+                if (d instanceof VethEnd v && v.peer() != null && v.peer().stack() == far
                         && (takesTime(v.netemParams()) || takesTime(v.peer().netemParams()))) {
                     return true;
                 }
