@@ -114,6 +114,10 @@ public final class VirtualRun {
         List<Path> logs;
         long virtual0 = vs.nanoTime();
         List<Map<String, Object>> snapshots = new ArrayList<>();
+        // When each snapshot was taken by the wall clock and by the simulation thread's CPU clock (seconds on each
+        // clock's own origin: only differences mean anything): the cost of each slice of virtual time.
+        List<Object> snapshotWall = new ArrayList<>();
+        List<Object> snapshotCpu = new ArrayList<>();
         dev.usnet.tools.ctl.DaemonControl control = null;
         dev.usnet.tools.ctl.NsLoops.Virtual inbox = null;
         UsageException stalled = null;
@@ -138,7 +142,8 @@ public final class VirtualRun {
             if (o.endWhenAppsDone()) {
                 runUntilAppsDone(vs, apps, virtual0 + o.durationNanos());
             } else {
-                runSliced(vs, virtual0, virtual0 + o.durationNanos(), control, inbox, o.snapshotNanos(), snapshots, topo, apps);
+                runSliced(vs, virtual0, virtual0 + o.durationNanos(), control, inbox, o.snapshotNanos(), snapshots, topo, apps,
+                        snapshotWall, snapshotCpu);
             }
             if (inbox != null) {
                 inbox.close();
@@ -202,6 +207,10 @@ public final class VirtualRun {
         measured.put("wall_s", Results.seconds(wall));
         measured.put("virtual_s", Results.seconds(virtualNanos));
         measured.put("loop_cpu_s", Results.seconds(cpu));
+        if (!snapshotWall.isEmpty()) {
+            measured.put("snapshot_wall_s", snapshotWall);
+            measured.put("snapshot_cpu_s", snapshotCpu);
+        }
         measured.put("app_cpu_ns", RunResults.appCpuNanos(apps, results));
         Map<String, Object> spawn = RunResults.spawnNanos(apps, results);
         if (!spawn.isEmpty()) {
@@ -224,7 +233,8 @@ public final class VirtualRun {
      */
     private static void runSliced(VirtualScheduler vs, long start, long end, dev.usnet.tools.ctl.DaemonControl control,
                                   dev.usnet.tools.ctl.NsLoops.Virtual inbox, long snapshotNanos,
-                                  List<Map<String, Object>> snapshots, Topology topo, Apps apps) {
+                                  List<Map<String, Object>> snapshots, Topology topo, Apps apps,
+                                  List<Object> snapshotWall, List<Object> snapshotCpu) {
         long nextSnap = snapshotNanos > 0 ? start + snapshotNanos : Long.MAX_VALUE;
         long nextTick = control != null ? start + 1_000_000_000L : Long.MAX_VALUE;
         while (vs.nanoTime() < end) {
@@ -238,6 +248,8 @@ public final class VirtualRun {
                 inbox.drain();
             }
             if (now >= nextSnap) {
+                snapshotWall.add(Results.seconds(System.nanoTime()));
+                snapshotCpu.add(Results.seconds(THREADS.getCurrentThreadCpuTime()));
                 snapshots.add(Results.snapshot((now - start) / 1e9, stacks(topo), apps.list()));
                 nextSnap += snapshotNanos;
             }
