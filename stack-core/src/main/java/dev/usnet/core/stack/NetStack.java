@@ -449,6 +449,11 @@ public final class NetStack {
     }
 
     private void scheduleBacklogRun() {
+        if (!knobs.cpuModel()) {
+            // No CPU model (the default): the run is due now, and nothing else need be read on this per-frame path.
+            scheduler.napiSchedule(backlogTask);
+            return;
+        }
         dev.usnet.core.time.CpuMachine m = sharedMachine();
         if (m != null) {
             m.schedule(backlogTask);
