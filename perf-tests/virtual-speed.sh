@@ -124,7 +124,10 @@ if [[ "$rounds" -gt 0 ]]; then
 fi
 
 if [[ -z "${SKIP_BUILD:-}" ]]; then
-    mvn -q -B -DskipTests package -pl tools -am
+    # Maven 3.8's own Guava calls sun.misc.Unsafe, which Java 24+ warns about (the launcher's switch for it), and its
+    # jansi writes colour resets even with style.color=never: stripped, as the launcher does.
+    MAVEN_OPTS="--sun-misc-unsafe-memory-access=allow ${MAVEN_OPTS:-}" mvn -q -B -Dstyle.color=never -DskipTests \
+        package -pl tools -am 2>&1 | sed -u 's/\x1b\[[0-9;]*[A-Za-z]//g' >&2
     # The launcher builds (with install) when a source is newer than its jar, which the jar plugin leaves alone when
     # tools did not change: mark the build current.
     touch tools/target/usnet-tools.jar
@@ -142,7 +145,7 @@ calc() { awk "BEGIN { printf \"${2:-%.6g}\", $1 }"; }
 # median of the numbers given (an empty list gives null)
 median() {
     if [[ $# -eq 0 ]]; then echo null; return; fi
-    printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) printf "%.6g", v[(NR + 1) / 2]; else printf "%.6g", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+    printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) printf "%.10g", v[(NR + 1) / 2]; else printf "%.10g", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 minmax() { printf '%s\n' "$@" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.3f-%.3f", lo, hi }'; }
 # key=value from ns-3's one-line output
