@@ -133,8 +133,9 @@ if [[ -z "${SKIP_BUILD:-}" ]]; then
     touch tools/target/usnet-tools.jar
 fi
 [[ -f tools/target/usnet-tools.jar ]] || die "tools/target/usnet-tools.jar not found (build failed? SKIP_BUILD set without a build?)"
-stale="$(find "$root" -path '*/target' -prune -o \( -name '*.java' -o -name 'pom.xml' -o -name '*.properties' \) \
-    -newer tools/target/usnet-tools.jar -print -quit)"
+# The launcher's own test for a stale build (it would then build and install during the timed run).
+stale="$(find "$root" -path '*/target' -prune -o \( -name '*.java' -o -name 'pom.xml' -o -name '*.properties' \
+    -o -path "$root/examples/demo.yaml" \) -newer tools/target/usnet-tools.jar -print -quit)"
 [[ -z "$stale" ]] || die "$stale is newer than tools/target/usnet-tools.jar: the launcher would build first and spoil the timing; run without SKIP_BUILD"
 
 # --- helpers -------------------------------------------------------------------------------------------------
