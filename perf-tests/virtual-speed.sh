@@ -31,6 +31,7 @@
 #          --flows a,b,... (1,10,100,1000; none skips part 2), --flows-duration S (5),
 #          --flows-file FILE (perf-tests/virtual-flows.yaml: must declare parameter n and have device sw/srv),
 #          --json FILE (perf-tests/target/virtual-speed.json), --logs DIR (perf-tests/target/virtual-speed).
+#          Relative paths are taken from the repository's root (the script runs there).
 # Needs no privileges. The ns-3 column needs g++ and ns-3 3.37 (apt-get install libns3-dev ns3) and the anchor;
 # without them it is skipped, said so, and the JSON holds "ns3": null. Part 2 needs /usr/bin/time (GNU time).
 # The Maven build is `mvn -q -B -DskipTests package -pl tools -am` (no install: the launcher then finds the build
