@@ -190,7 +190,7 @@ run_ns3() { # ROUND
 run_usnet_bulk() { # ROUND
     local out="$logs/usnet-round$1.txt" t0 t1 rc=0
     t0=$(now)
-    "${usnet_cmd[@]}" --duration "$duration" perf-tests/virtual-speed.yaml >"$out" 2>&1 || rc=$?
+    "${usnet_cmd[@]}" --duration "$duration" --param seconds="$duration" perf-tests/virtual-speed.yaml >"$out" 2>&1 || rc=$?
     t1=$(now)
     [[ $rc -eq 0 ]] || die "usnet failed in round $1 (exit $rc): $out"
     u_run=$(usnet_run_wall "$out")
