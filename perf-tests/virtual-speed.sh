@@ -173,7 +173,7 @@ failures=0
 # --- part 1: ns-3 and usnet, the bulk flow -----------------------------------------------------------------------
 
 bulk_json=()
-ns3_runs=() ns3_procs=() ns3_frames=() u_runs=() u_wholes=() u_frames=() ratio_run=() ratio_whole=()
+ns3_runs=() ns3_procs=() ns3_frames=() u_runs=() u_wholes=() u_frames=() u_retranses=() ns3_retranses=() ratio_run=() ratio_whole=()
 run_ns3() { # ROUND
     local out="$logs/ns3-round$1.txt" t0 t1 rc=0
     t0=$(now)
@@ -194,8 +194,8 @@ run_usnet_bulk() { # ROUND
     t1=$(now)
     [[ $rc -eq 0 ]] || die "usnet failed in round $1 (exit $rc): $out"
     u_run=$(usnet_run_wall "$out")
-    u_frames=$(device_tx_sum "$out")
-    [[ -n "$u_run" && "$u_frames" -gt 0 ]] || die "usnet's output has no 'virtual time ... of wall time' line or no device table (round $1): $out"
+    u_frame_count=$(device_tx_sum "$out")
+    [[ -n "$u_run" && "$u_frame_count" -gt 0 ]] || die "usnet's output has no 'virtual time ... of wall time' line or no device table (round $1): $out"
     read -r u_goodput u_retrans <<<"$(usnet_stream "$out")"
     u_whole=$(calc "$t1 - $t0" %.3f)
 }
@@ -218,19 +218,19 @@ if [[ "$rounds" -gt 0 ]]; then
             run_usnet_bulk "$r"
             run_ns3 "$r"
         fi
-        u_runs+=("$u_run") u_wholes+=("$u_whole") u_frames+=("$u_frames")
-        us_per_frame=$(calc "$u_run * 1e6 / $u_frames" %.3f)
-        frames_per_s=$(calc "$u_frames / $u_run" %.0f)
+        u_runs+=("$u_run") u_wholes+=("$u_whole") u_frames+=("$u_frame_count") u_retranses+=("${u_retrans:-?}")
+        us_per_frame=$(calc "$u_run * 1e6 / $u_frame_count" %.3f)
+        frames_per_s=$(calc "$u_frame_count / $u_run" %.0f)
         rr=null rw=null ns3_obj=null
         if [[ -n "$n_run" ]]; then
-            ns3_runs+=("$n_run") ns3_procs+=("$n_proc") ns3_frames+=("$n_frames")
+            ns3_runs+=("$n_run") ns3_procs+=("$n_proc") ns3_frames+=("$n_frames") ns3_retranses+=("${n_retrans:-?}")
             rr=$(calc "$n_run / $u_run" %.3f) rw=$(calc "$n_proc / $u_whole" %.3f)
             ratio_run+=("$rr") ratio_whole+=("$rw")
             ns3_obj="{\"wall_run_s\": $n_run, \"process_s\": $n_proc, \"frames\": $n_frames, \"us_per_frame\": $(calc "$n_run * 1e6 / $n_frames" %.3f), \"frames_per_wall_s\": $(calc "$n_frames / $n_run" %.0f), \"goodput_mbps\": ${n_goodput:-null}, \"retrans\": ${n_retrans:-null}}"
         fi
         printf '%-6s %-6s %10s %10s %10s %9s %9s %10s %10s %9s %9s\n' "$r" "$first" "${n_run:--}" "${n_frames:--}" \
-            "$u_run" "$u_whole" "$u_frames" "$us_per_frame" "$frames_per_s" "${rr/null/-}" "${rw/null/-}"
-        bulk_json+=("{\"round\": $r, \"first\": \"$first\", \"ns3\": $ns3_obj, \"usnet\": {\"run_s\": $u_run, \"whole_s\": $u_whole, \"frames\": $u_frames, \"us_per_frame\": $us_per_frame, \"frames_per_wall_s\": $frames_per_s, \"goodput_mbps\": ${u_goodput:-null}, \"retrans\": ${u_retrans:-null}}, \"ratio_run\": $rr, \"ratio_whole\": $rw}")
+            "$u_run" "$u_whole" "$u_frame_count" "$us_per_frame" "$frames_per_s" "${rr/null/-}" "${rw/null/-}"
+        bulk_json+=("{\"round\": $r, \"first\": \"$first\", \"ns3\": $ns3_obj, \"usnet\": {\"run_s\": $u_run, \"whole_s\": $u_whole, \"frames\": $u_frame_count, \"us_per_frame\": $us_per_frame, \"frames_per_wall_s\": $frames_per_s, \"goodput_mbps\": ${u_goodput:-null}, \"retrans\": ${u_retrans:-null}}, \"ratio_run\": $rr, \"ratio_whole\": $rw}")
     done
     m_u_run=$(median "${u_runs[@]}") m_u_whole=$(median "${u_wholes[@]}") m_u_frames=$(median "${u_frames[@]}")
     echo "medians over $rounds rounds:"
@@ -243,6 +243,14 @@ if [[ "$rounds" -gt 0 ]]; then
         echo "  ns-3/usnet: run $m_rr x [$(minmax "${ratio_run[@]}")] (ns-3's Simulator::Run / usnet's run alone), whole $m_rw x [$(minmax "${ratio_whole[@]}")] (process / whole command)"
     else
         echo "  ns-3:  skipped ($ns3_skip_reason)"
+    fi
+    # Both simulators are deterministic: every round must have simulated the same thing, or the times compare
+    # different work.
+    distinct() { printf '%s\n' "$@" | sort -u | paste -sd/; }
+    echo "  retransmissions: usnet $(distinct "${u_retranses[@]}")$([[ ${#ns3_retranses[@]} -gt 0 ]] && echo ", ns-3 $(distinct "${ns3_retranses[@]}")")"
+    if [[ "$(distinct "${u_frames[@]}")" == */* || ( ${#ns3_frames[@]} -gt 0 && "$(distinct "${ns3_frames[@]}")" == */* ) ]]; then
+        echo "$bench_name: WARNING: the rounds simulated different numbers of frames (usnet $(distinct "${u_frames[@]}"), ns-3 $(distinct "${ns3_frames[@]}")): a run was not the same scenario" >&2
+        failures=$((failures + 1))
     fi
 fi
 
