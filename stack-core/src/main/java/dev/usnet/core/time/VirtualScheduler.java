@@ -48,6 +48,8 @@ public final class VirtualScheduler implements Scheduler {
     private Thread owner;
     private long stallLimit = DEFAULT_STALL_LIMIT;
     private long taskLimit = DEFAULT_TASK_LIMIT;
+    // Events run (not cancelled) since the scheduler was made.
+    private long eventsRun;
     // Events run since the clock last moved.
     private long sameInstant;
     // Past the stall limit at this instant: work per task (keyed by the task if it names itself, else by its
@@ -260,6 +262,7 @@ public final class VirtualScheduler implements Scheduler {
                     free.addLast(e);
                 }
                 if (t != null) {
+                    eventsRun++;
                     if (++sameInstant <= stallLimit) {
                         run(t, account);
                     } else {
@@ -386,6 +389,11 @@ public final class VirtualScheduler implements Scheduler {
                 free.addLast(e);
             }
         }
+    }
+
+    /** Events run so far (cancelled timers not counted): with the frames, what a run's wall time paid for. */
+    public long eventsRun() {
+        return eventsRun;
     }
 
     public int pending() {

@@ -33,7 +33,8 @@ final class VirtualCommand {
         boolean written = resultsFile == null || RunResults.write(r.results(), resultsFile, o, e);
         int code = RunCommand.report(r.summary(), dir, allowAppFailures, o, e);
         o.printf(Locale.ROOT, "usnet: virtual time %.3f s in %.3f s of wall time (%.1fx), %.3f s of CPU on the"
-                + " simulation thread%n", r.virtualNanos() / 1e9, r.wallNanos() / 1e9, r.speed(), r.cpuNanos() / 1e9);
+                + " simulation thread, %d events%n", r.virtualNanos() / 1e9, r.wallNanos() / 1e9, r.speed(),
+                r.cpuNanos() / 1e9, r.events());
         if (!RunResults.expectations(t.expectations(), r.results(), o, e)) {
             code = RunCommand.EXIT_APPS_FAILED;
         }

@@ -73,7 +73,7 @@ public final class VirtualRun {
      * the histograms behind the results' latency percentiles.
      */
     public record RunResult(Daemon.Summary summary, Results results, long virtualNanos, long wallNanos,
-                            long cpuNanos, List<Apps.App> apps, RunHistograms histograms) {
+                            long cpuNanos, long events, List<Apps.App> apps, RunHistograms histograms) {
         /** Virtual seconds per wall second. */
         public double speed() {
             return wallNanos == 0 ? Double.POSITIVE_INFINITY : (double) virtualNanos / wallNanos;
@@ -207,6 +207,7 @@ public final class VirtualRun {
         measured.put("wall_s", Results.seconds(wall));
         measured.put("virtual_s", Results.seconds(virtualNanos));
         measured.put("loop_cpu_s", Results.seconds(cpu));
+        measured.put("events", vs.eventsRun());
         if (!snapshotWall.isEmpty()) {
             measured.put("snapshot_wall_s", snapshotWall);
             measured.put("snapshot_cpu_s", snapshotCpu);
@@ -216,7 +217,7 @@ public final class VirtualRun {
         if (!spawn.isEmpty()) {
             measured.put("spawn_ns", spawn);
         }
-        return new RunResult(s, results, virtualNanos, wall, cpu, apps.list(), latencies);
+        return new RunResult(s, results, virtualNanos, wall, cpu, vs.eventsRun(), apps.list(), latencies);
     }
 
     private static List<NetStack> stacks(Topology topo) {

@@ -17,7 +17,7 @@ class VirtualRunTest {
     private static final Pattern CPU = Pattern.compile(", cpu [0-9.]+ ms");
     private static final Pattern SPEED = Pattern.compile(
             "usnet: virtual time ([0-9.]+) s in ([0-9.]+) s of wall time \\(([0-9.]+)x\\), ([0-9.]+) s of CPU on the"
-            + " simulation thread\\n");
+            + " simulation thread, [0-9]+ events\\n");
 
     /** The report with what the wall clock measured (app CPU time, the speed line) taken out. */
     private static String simulated(String out, Path dir) {
