@@ -14,7 +14,10 @@
 #
 # Part 2, flows (perf-tests/virtual-flows.yaml, parameter n): for each N, one ./usnet run of FLOWS_DURATION virtual
 # seconds under /usr/bin/time -v; the table: flows, wall s of the run alone, frames at the bottleneck port sw/srv
-# (tx + rx), frames sent by all devices, microseconds per bottleneck frame, maximum RSS, and how many apps failed
+# (tx + rx), frames sent by all devices, microseconds per bottleneck frame over the whole run and, from snapshots
+# every virtual second, in the steady state (wall clock and the simulation thread's CPU, from --steady-from on:
+# without the start-up, whose first ARP broadcasts a bridge of N ports floods N times each), maximum RSS, how many
+# apps failed
 # (a run whose apps did not all succeed, usnet's exit 1, still counts: many flows may starve each other).
 #
 # Writes perf-tests/target/virtual-speed.json (every run and the summary) and every run's output under
@@ -28,7 +31,9 @@
 #   USNET_JAVA_OPTS=-Xmx4g perf-tests/virtual-speed.sh --flows 10000   # JVM options of every usnet run (the launcher's)
 #
 # Options: --rounds N (3; 0 skips part 1), --duration S (10: virtual seconds of part 1, ns-3's --sim too),
-#          --flows a,b,... (1,10,100,1000; none skips part 2), --flows-duration S (5),
+#          --flows a,b,... (1,10,100,1000; none skips part 2), --flows-duration S (5), --steady-from S (2: the
+#          steady-state columns count from the snapshot at S virtual seconds, after every flow started and the first
+#          ARP broadcasts were flooded; it must be below --flows-duration),
 #          --flows-file FILE (perf-tests/virtual-flows.yaml: must declare parameter n and have device sw/srv),
 #          --json FILE (perf-tests/target/virtual-speed.json), --logs DIR (perf-tests/target/virtual-speed).
 #          Relative paths are taken from the repository's root (the script runs there).
@@ -51,6 +56,7 @@ rounds=3
 duration=10
 flows=1,10,100,1000
 flows_duration=5
+steady_from=2
 flows_file=perf-tests/virtual-flows.yaml
 json=perf-tests/target/virtual-speed.json
 logs=perf-tests/target/virtual-speed
@@ -62,6 +68,7 @@ while [[ $# -gt 0 ]]; do
         --duration) [[ "$2" =~ ^[0-9]+(\.[0-9]+)?$ && "$2" != 0 ]] || die "--duration needs a positive number of seconds, got '$2'"; duration="$2" ;;
         --flows) [[ "$2" == none || "$2" =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die "--flows needs positive whole numbers a,b,... or none, got '$2'"; flows="$2" ;;
         --flows-duration) [[ "$2" =~ ^[0-9]+(\.[0-9]+)?$ && "$2" != 0 ]] || die "--flows-duration needs a positive number of seconds, got '$2'"; flows_duration="$2" ;;
+        --steady-from) [[ "$2" =~ ^[0-9]+$ ]] || die "--steady-from needs a whole number of virtual seconds, got '$2'"; steady_from="$2" ;;
         --flows-file) flows_file="$2" ;;
         --json) json="$2" ;;
         --logs) logs="$2" ;;
@@ -138,6 +145,8 @@ fi
 stale="$(find "$root" -path '*/target' -prune -o \( -name '*.java' -o -name 'pom.xml' -o -name '*.properties' \
     -o -path "$root/examples/demo.yaml" \) -newer tools/target/usnet-tools.jar -print -quit)"
 [[ -z "$stale" ]] || die "$stale is newer than tools/target/usnet-tools.jar: the launcher would build first and spoil the timing; run without SKIP_BUILD"
+# The launcher trains the JVM's ahead-of-time cache once per build, on its first command: here, not in a timed run.
+"$root/usnet" --help >/dev/null 2>&1 || true
 
 # --- helpers -------------------------------------------------------------------------------------------------
 
@@ -164,9 +173,32 @@ device_tx_sum() {
 device_rx_tx() {
     awk -v d="$2" '/^usnet: devices:/ { on = 1; next } on && $2 == d && NF == 10 { print $4, $8; exit }' "$1"
 }
+# The speed line's CPU seconds of the simulation thread, and its events
+usnet_cpu() { sed -nE 's/^usnet: virtual time .* s of wall time \([0-9.]+x\), ([0-9.]+) s of CPU.*/\1/p' "$1" | tail -1; }
+usnet_events() { sed -nE 's/^usnet: virtual time .*, ([0-9]+) events$/\1/p' "$1" | tail -1; }
+# From a results file with snapshots: bottleneck (sw/srv) frames after the snapshot at FROM virtual seconds, and
+# microseconds of wall time and of the simulation thread's CPU per such frame ("null null null" without them).
+steady_cost() { # RESULTS FROM
+    python3 - "$1" "$2" <<'PY' 2>/dev/null || echo "null null null"
+import json, sys
+r = json.load(open(sys.argv[1]))
+m, snaps, start = r["measured"], r["snapshots"], float(sys.argv[2])
+i = next(k for k, s in enumerate(snaps) if s["t_s"] >= start)
+def frames(s):
+    d = next(x for x in s["devices"] if x["name"] == "sw/srv")
+    return d["rx_packets"] + d["tx_packets"]
+f = frames(snaps[-1]) - frames(snaps[i])
+w = float(m["snapshot_wall_s"][-1]) - float(m["snapshot_wall_s"][i])
+c = float(m["snapshot_cpu_s"][-1]) - float(m["snapshot_cpu_s"][i])
+print(f, "%.3f" % (w * 1e6 / f), "%.3f" % (c * 1e6 / f))
+PY
+}
 # The stream client's report line: goodput in Mbit/s and retransmissions
 usnet_stream() { sed -nE 's/^usnet: [^ ]+: stream client .*, ([0-9.]+) Mbit\/s, .*retrans ([0-9]+),.*/\1 \2/p' "$1" | head -1; }
 
+if [[ "$flows" != none ]] && ! awk -v a="$steady_from" -v b="$flows_duration" 'BEGIN { exit !(a < b) }'; then
+    die "--steady-from ($steady_from) must be below --flows-duration ($flows_duration): the steady state needs two snapshots"
+fi
 usnet_cmd=("$root/usnet" run --clock virtual)
 failures=0
 
@@ -259,12 +291,14 @@ fi
 flows_json=()
 if [[ "$flows" != none ]]; then
     echo "part 2: $flows_file, ${flows_duration} virtual s per n"
-    printf '%8s %10s %14s %14s %10s %10s %12s\n' flows "run s" "sw/srv frames" "all tx frames" "us/frame" "max RSS MB" "apps failed"
+    printf '%8s %10s %14s %14s %10s %12s %12s %10s %12s\n' flows "run s" "sw/srv frames" "all tx frames" "us/frame" \
+        "steady wall" "steady cpu" "max RSS MB" "apps failed"
     IFS=, read -r -a ns <<<"$flows"
     for n in "${ns[@]}"; do
         out="$logs/flows-$n.txt"
         rc=0
-        /usr/bin/time -v -o "$out.time" "${usnet_cmd[@]}" --duration "$flows_duration" "$flows_file" --param n="$n" >"$out" 2>&1 || rc=$?
+        /usr/bin/time -v -o "$out.time" "${usnet_cmd[@]}" --duration "$flows_duration" "$flows_file" --param n="$n" \
+            --snapshot-interval 1 --results "$out.json" >"$out" 2>&1 || rc=$?
         rss_kb=$(sed -nE 's/^[[:space:]]*Maximum resident set size \(kbytes\): ([0-9]+)/\1/p' "$out.time")
         rss_mb=$( [[ -n "$rss_kb" ]] && calc "$rss_kb / 1024" %.1f || echo null)
         run_s=$(usnet_run_wall "$out")
@@ -285,8 +319,11 @@ if [[ "$flows" != none ]]; then
         frames=$((rx + tx))
         all_tx=$(device_tx_sum "$out")
         us=$( ((frames > 0)) && calc "$run_s * 1e6 / $frames" %.3f || echo null)
-        printf '%8s %10s %14s %14s %10s %10s %12s\n' "$n" "$run_s" "$frames" "$all_tx" "$us" "$rss_mb" "$apps_failed"
-        flows_json+=("{\"n\": $n, \"exit\": $rc, \"apps_failed\": $apps_failed, \"virtual_s\": $(usnet_virtual "$out"), \"run_s\": $run_s, \"bottleneck_rx\": $rx, \"bottleneck_tx\": $tx, \"bottleneck_frames\": $frames, \"all_devices_tx\": $all_tx, \"us_per_frame\": $us, \"max_rss_mb\": $rss_mb}")
+        # The steady state: from the snapshot at steady_from virtual seconds (every flow started, the first ARP
+        # broadcasts flooded) to the last, by the wall clock and the simulation thread's CPU clock per bottleneck frame.
+        read -r s_frames s_wall_us s_cpu_us <<<"$(steady_cost "$out.json" "$steady_from")"
+        printf '%8s %10s %14s %14s %10s %12s %12s %10s %12s\n' "$n" "$run_s" "$frames" "$all_tx" "$us" "$s_wall_us" "$s_cpu_us" "$rss_mb" "$apps_failed"
+        flows_json+=("{\"n\": $n, \"exit\": $rc, \"apps_failed\": $apps_failed, \"virtual_s\": $(usnet_virtual "$out"), \"run_s\": $run_s, \"loop_cpu_s\": $(usnet_cpu "$out"), \"events\": $(usnet_events "$out"), \"bottleneck_rx\": $rx, \"bottleneck_tx\": $tx, \"bottleneck_frames\": $frames, \"all_devices_tx\": $all_tx, \"us_per_frame\": $us, \"steady_from_s\": $steady_from, \"steady_frames\": $s_frames, \"steady_wall_us_per_frame\": $s_wall_us, \"steady_cpu_us_per_frame\": $s_cpu_us, \"max_rss_mb\": $rss_mb}")
     done
 fi
 
