@@ -49,7 +49,7 @@ public final class NetStack {
     private final SplittableRandom random;
     private final Knobs knobs = new Knobs();
     private final DropCounters drops = new DropCounters();
-    private final MibCounters mib = new MibCounters();
+    private final MibCounters mib;
     private final CowStats cow = new CowStats();
     private final LatencyPaths latency = new LatencyPaths();
     private final RouteTable routes = new RouteTable();
@@ -134,6 +134,7 @@ public final class NetStack {
         this.seed = seed;
         this.scheduler = scheduler;
         this.singleThread = scheduler.isVirtual();
+        this.mib = new MibCounters(singleThread);
         this.random = new SplittableRandom(seed ^ name.hashCode());
         this.cpu = new CpuAccount(scheduler.nanoTime());
         this.neigh = new NeighTable(this);

@@ -7,9 +7,10 @@ import java.util.Map;
 
 /**
  * One namespace's {@link Mib} counters. The array behind them is made by the first count: an idle namespace
- * holds none. Counted only on the namespace's thread, as Linux counts SNMP MIBs per CPU without atomic
- * instructions: a read-modify-write by plain (opaque) loads and stores, where an atomic add cost a locked
- * instruction per counter and frame (five to ten per frame on a TCP path). Read from any thread.
+ * holds none. Counted from any thread, atomically; or, made {@link #MibCounters(boolean) for one thread} (every
+ * namespace of a virtual-time run runs on its one thread), by plain (opaque) loads and stores, as Linux counts SNMP
+ * MIBs per CPU without atomic instructions: an atomic add is a locked instruction per counter and frame, five to
+ * ten per frame on a TCP path. Read from any thread.
  */
 public final class MibCounters {
     private static final Mib[] ALL = Mib.values();
@@ -26,6 +27,17 @@ public final class MibCounters {
 
     @SuppressWarnings("unused")
     private volatile long[] counts;
+    private final boolean oneThread;
+
+    /** Counters that any thread may count into. */
+    public MibCounters() {
+        this(false);
+    }
+
+    /** {@code oneThread}: only one thread ever counts (plain stores); else any thread may (atomic adds). */
+    public MibCounters(boolean oneThread) {
+        this.oneThread = oneThread;
+    }
 
     public void inc(Mib m) {
         add(m, 1L);
@@ -34,7 +46,11 @@ public final class MibCounters {
     public void add(Mib m, long n) {
         long[] c = array();
         int i = m.ordinal();
-        ELEMENT.setOpaque(c, i, (long) ELEMENT.getOpaque(c, i) + n);
+        if (oneThread) {
+            ELEMENT.setOpaque(c, i, (long) ELEMENT.getOpaque(c, i) + n);
+        } else {
+            ELEMENT.getAndAdd(c, i, n);
+        }
     }
 
     public long get(Mib m) {
