@@ -31,7 +31,13 @@ public final class ControlPlane implements AutoCloseable {
 
     /** What the running daemon lends the control plane. */
     public record Host(String name, String clock, Topology topology, Supplier<Apps> apps, Path outDir, NsLoops loops,
-                       Supplier<List<Path>> writeHistograms) {}
+                       Supplier<List<Path>> writeHistograms, KernelTaps kernelTaps) {
+        /** A daemon that lends no kernel access: {@code link add ... type tap} is refused. */
+        public Host(String name, String clock, Topology topology, Supplier<Apps> apps, Path outDir, NsLoops loops,
+                    Supplier<List<Path>> writeHistograms) {
+            this(name, clock, topology, apps, outDir, loops, writeHistograms, KernelTaps.NONE);
+        }
+    }
 
     private final Host host;
     private final EventHub events;
@@ -114,6 +120,7 @@ public final class ControlPlane implements AutoCloseable {
             "link show [DEV]",
             "link set DEV [up|down] [mtu N] [address MAC] [master BRIDGE|nomaster]",
             "link add NAME type veth peer [NS/]PEER | link add NAME type bridge | link del DEV",
+            "link add NAME type tap kernel-netns KNS [kernel-name IFNAME] [vnet_hdr]   kernel end in ip netns KNS",
             "addr show [dev DEV] | addr add|del A.B.C.D/LEN dev DEV",
             "route show | route get ADDR | route add|del|replace ROUTE (ip route syntax)",
             "neigh show [dev DEV] | neigh add|replace IP lladdr MAC dev DEV | neigh del IP dev DEV | neigh flush [dev DEV]",
@@ -222,6 +229,24 @@ public final class ControlPlane implements AutoCloseable {
         changes.lock();
         try {
             return onLoop(s, task);
+        } finally {
+            changes.unlock();
+        }
+    }
+
+    /**
+     * A change that runs on the calling thread (one at a time with all others): what reaches into the kernel, which
+     * a namespace's thread may no longer do once the daemon dropped its capabilities there. Its reads and changes of
+     * a namespace still go through {@link #onLoop}.
+     */
+    <T> T exclusive(Callable<T> task) {
+        changes.lock();
+        try {
+            return task.call();
+        } catch (CtlException | IllegalArgumentException | IllegalStateException e) {
+            throw e instanceof CtlException ce ? ce : new CtlException(e.getMessage(), e);
+        } catch (Exception e) {
+            throw new CtlException(e.toString(), e);
         } finally {
             changes.unlock();
         }
