@@ -391,8 +391,9 @@ public final class Daemon implements AutoCloseable {
      * applies to every thread, so the kernel clears every capability of every thread, permitted and effective (what
      * /proc/PID/status shows as CapPrm and CapEff 0). The output directory and {@code writable} (a results file) are
      * given to that user first; the kernel namespaces this run made are deleted at the stop by a shell started as
-     * root before the drop, which waits for one line and deletes only them. No verb of usnet ctl changes the kernel
-     * side (a TAP's carrier is TUNSETCARRIER on its own fd, which needs no capability), so none is kept. Without a
+     * root before the drop, which waits for one line and deletes only them. Only usnet ctl's {@code link add ... type
+     * tap} changes the kernel side (a TAP's carrier is TUNSETCARRIER on its own fd, which needs no capability), and
+     * none is kept for it: a daemon that became the user refuses it ({@link #kernelTaps()}). Without a
      * user to become (root not through sudo), the event loops, which run the packet path, TAP I/O and every timer,
      * drop every capability on their own threads (capset, bounding set, SECBIT_NOROOT), and the rest of the process
      * stays root for the exit. {@code mayBecomeUser} false (the daemon runs inside another program, a test) keeps
@@ -419,6 +420,7 @@ public final class Daemon implements AutoCloseable {
                     chown(p, uid, gid);
                 }
                 dev.usnet.tap.Capabilities.becomeUser(uid, gid);
+                becameUser = uid;
                 return "dropped root: now uid " + uid + " gid " + gid + " (SUDO_UID, SUDO_GID) with no capabilities"
                         + (teardown == null ? "" : "; kernel namespaces " + String.join(", ", kernelCreated)
                         + " are deleted at exit by a root helper (pid " + teardown.pid() + ")");
@@ -654,6 +656,8 @@ public final class Daemon implements AutoCloseable {
     }
 
     private final LiveTaps liveTaps = new LiveTaps();
+    /** The uid {@link #dropPrivileges} became, or -1 while the daemon runs as it started. */
+    private volatile int becameUser = -1;
 
     /**
      * What {@code usnet ctl link add NAME type tap kernel-netns KNS} needs of this daemon: TAPs opened as the file's
@@ -684,10 +688,11 @@ public final class Daemon implements AutoCloseable {
             if (!p.has(Privileges.CAP_SYS_ADMIN)) {
                 missing.add("CAP_SYS_ADMIN");
             }
-            if (missing.isEmpty() && providers.tap() instanceof TapBridgeTaps && !threadMayCreate()) {
+            if (becameUser >= 0 || missing.isEmpty() && providers.tap() instanceof TapBridgeTaps && !threadMayCreate()) {
                 throw new dev.usnet.tools.ctl.CtlException(what + ": a TAP into kernel namespace " + r.kernelNamespace()
-                        + " needs CAP_NET_ADMIN and CAP_SYS_ADMIN, which this daemon gave up once it was running (it"
-                        + " dropped root after its start); stop it and start usnet run as root without sudo to keep them"
+                        + " needs CAP_NET_ADMIN and CAP_SYS_ADMIN, which this daemon gave up once it was running ("
+                        + (becameUser >= 0 ? "started through sudo, it became uid " + becameUser : "it dropped them")
+                        + " after its start); to add TAPs live, start usnet run as root without sudo: it then keeps them"
                         + " on its control threads");
             }
             if (!missing.isEmpty()) {
