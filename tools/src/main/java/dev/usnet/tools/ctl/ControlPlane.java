@@ -43,6 +43,7 @@ public final class ControlPlane implements AutoCloseable {
     private final EventHub events;
     private final RuntimeCaptures captures;
     private final ReentrantLock changes = new ReentrantLock();
+    private final LiveApps liveApps = new LiveApps();
     private final long startedNanos = System.nanoTime();
 
     public ControlPlane(Host host, EventHub events) {
@@ -65,6 +66,10 @@ public final class ControlPlane implements AutoCloseable {
 
     RuntimeCaptures captures() {
         return captures;
+    }
+
+    LiveApps liveApps() {
+        return liveApps;
     }
 
     /**
@@ -91,6 +96,7 @@ public final class ControlPlane implements AutoCloseable {
             case "capture" -> CaptureVerbs.run(c);
             case "hist" -> histDump(c);
             case "apps" -> AppsVerbs.run(c);
+            case "app" -> AppVerbs.run(c);
             case "ss" -> SsVerbs.run(c);
             case "events" -> throw new CtlException("events is a stream: ask for it as its own request (usnet ctl events)");
             case "help" -> Reply.of(Map.of("verbs", VERBS), String.join("\n", HELP));
@@ -112,7 +118,7 @@ public final class ControlPlane implements AutoCloseable {
     }
 
     static final List<String> VERBS = List.of("version", "ns", "link", "addr", "route", "neigh", "bridge", "sysctl", "netem",
-            "stats", "capture", "hist", "apps", "ss", "events", "help");
+            "stats", "capture", "hist", "apps", "app", "ss", "events", "help");
 
     static final List<String> HELP = List.of(
             "version                                  protocol version, topology, clock, uptime",
@@ -132,6 +138,7 @@ public final class ControlPlane implements AutoCloseable {
             "capture start NS/DEV FILE|- [in|out|inout] [count N] | capture stop [FILE] | capture list",
             "hist dump",
             "apps",
+            "app start KIND KEY VALUE ... | app stop NAME   KEY VALUE: a topology file's app keys",
             "ss [-t] [-i] [-n] [-l|-a]                TCP sockets as ss -tin shows them",
             "events");
 
@@ -167,9 +174,18 @@ public final class ControlPlane implements AutoCloseable {
                 + " and no TCP app has finished)" : "wrote " + names.size() + " histograms:\n" + String.join("\n", names));
     }
 
-    /** Stops what the control plane itself started (captures begun with {@code capture start}). */
+    /**
+     * Stops what the control plane itself started: apps begun with {@code app start} (while the namespaces still
+     * exist: the daemon closes the control plane once the file's apps have stopped), captures begun with {@code
+     * capture start}.
+     */
     @Override
     public void close() {
+        List<String> errors = new ArrayList<>();
+        liveApps.stopAll(topology(), errors);
+        for (String e : errors) {
+            System.err.println("usnet: " + e);
+        }
         captures.closeAll();
     }
 
