@@ -81,7 +81,7 @@ final class AppVerbs {
                 }
                 Apps.stopLive(c.cp().topology(), app);
                 return Reply.of(Map.of("name", name, "outcome", app.outcome().ok() ? "ok" : "failed"),
-                        "stopped " + name + ": " + app.summary().replace('\n', ' ') + "; " + app.outcome().format());
+                        "stopped " + name + ": " + String.join(" ", app.summaryLines()));
             }
             List<String> names = all.stream().map(m -> (String) m.get("name")).toList();
             throw new CtlException("no app '" + name + "' (apps: " + (names.isEmpty() ? "none" : String.join(", ", names)) + ")");
