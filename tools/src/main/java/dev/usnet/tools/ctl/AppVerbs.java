@@ -22,6 +22,12 @@ final class AppVerbs {
     static Reply run(ControlPlane.Call c) {
         Args a = c.args("app start KIND KEY VALUE ... | app stop NAME");
         String sub = a.next("'start' or 'stop'");
+        if (c.cp().host().clock().equals("virtual") && (sub.equals("start") || sub.equals("stop"))) {
+            // A request arrives at whatever virtual instant the clock has reached when it is served, so an app it
+            // started would make the run differ from one with the same file and seed.
+            throw new CtlException("app " + sub + ": apps start and stop from the topology file in virtual time, so that"
+                    + " a run is the same for the same file and seed");
+        }
         return switch (sub) {
             case "start" -> start(c, a);
             case "stop" -> stop(c, a);

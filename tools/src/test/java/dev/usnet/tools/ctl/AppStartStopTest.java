@@ -78,6 +78,20 @@ class AppStartStopTest {
     }
 
     @Test
+    void aVirtualTimeRunRefusesBothVerbsSoThatItStaysTheSameForItsSeed(@TempDir Path dir) {
+        var spec = dev.usnet.tools.topology.TopologyFile.parse("ctltest.yaml", LiveDaemon.topology("", ""));
+        try (var s = dev.usnet.tools.topology.VirtualSession.start(spec, dir)) {
+            ControlPlane cp = new ControlPlane(new ControlPlane.Host("ctltest", "virtual", s.topology(), s::apps, dir,
+                    new NsLoops.Virtual(), java.util.List::of), new EventHub(s.topology(), true, s.nanoTime()));
+            CtlException e = org.junit.jupiter.api.Assertions.assertThrows(CtlException.class,
+                    () -> cp.handle("ctr1", java.util.List.of("app", "start", "ping", "to", "198.18.0.12")));
+            assertEquals("app start: apps start and stop from the topology file in virtual time, so that a run is the"
+                    + " same for the same file and seed", e.getMessage());
+            assertEquals(0, s.apps().list().size());
+        }
+    }
+
+    @Test
     void badKeysAreRefusedAsTheFileReaderRefusesThemNamingTheKey(@TempDir Path dir) throws Exception {
         try (LiveDaemon d = LiveDaemon.start(LiveDaemon.topology("", ""), dir)) {
             assertEquals("app start ping too 198.18.0.12: to: missing (required); too: unknown key (did you mean 'to'?);"
