@@ -345,18 +345,26 @@ public final class Bridge extends Device implements RxHandler {
         // The copies inherit it; the original loses it again before it goes up to the bridge's own stack.
         p.setFlooded(true);
         BridgePort last = null;
+        boolean first = true;
         for (int i = 0; i < ps.n; i++) {
             BridgePort bp = ps.slots[i];
             if (bp == null || !eligible(bp, in, kind)) {
                 continue;
             }
             if (last != null) {
+                if (first) {
+                    flattenClone(p);
+                    first = false;
+                }
                 last.dev().transmit(p.cloneShared());
             }
             last = bp;
         }
         if (local) {
             if (last != null) {
+                if (first) {
+                    flattenClone(p);
+                }
                 last.dev().transmit(p.cloneShared());
             }
             p.setFlooded(false);
@@ -367,6 +375,21 @@ public final class Bridge extends Device implements RxHandler {
             last.dev().transmit(p);
         } else {
             stack().drop(p, DropReason.BRIDGE_NO_PORT);
+        }
+    }
+
+    /**
+     * Before a packet that is itself a clone is cloned again, it gets bytes of its own. A clone's buffer is a view
+     * whose reference count is held by the view it was made from, so cloning a clone adds a link to a chain that is
+     * released link by link, recursively. Linux's clones share one flat data reference however often they are
+     * cloned; here a frame flooded round a loop of bridges (no spanning tree) would otherwise grow its chain by one
+     * link per lap, without bound, until the release of the chain overflows the thread's stack. Only frames that a
+     * flood or a TCP sender cloned before take this copy, and only when this flood makes copies: a broadcast flooded
+     * by the first bridge it meets is not one.
+     */
+    private static void flattenClone(Packet p) {
+        if (p.isCloned()) {
+            p.copyAll(null);
         }
     }
 

@@ -70,10 +70,19 @@ public final class Arp {
         }
         if (op == ArpPacket.OP_REQUEST) {
             if (stack.devinet().isLocal(tip)) {
-                // Answered only when the requester's entry could be made (a full table answers nothing).
-                if (!ignore(conf, dev, tip) && stack.neigh().eventNs(dev, sip, sha) != null) {
-                    send(dev, ArpPacket.OP_REPLY, sha, tip, sha, sip);
+                if (ignore(conf, dev, tip)) {
+                    p.release();
+                    return;
                 }
+                // Answered only when the requester's entry could be made: a full table answers nothing, so that
+                // host can never reach us. Linux consumes the request and says so only in dmesg ("neighbour table
+                // overflow") and the table_fulls column of /proc/net/stat/arp_cache; usnet has no kernel log, so
+                // the request is counted as dropped and the run's drop table names the cause and its knob.
+                if (stack.neigh().eventNs(dev, sip, sha) == null) {
+                    stack.drop(p, DropReason.NEIGH_CREATEFAIL);
+                    return;
+                }
+                send(dev, ArpPacket.OP_REPLY, sha, tip, sha, sip);
                 p.release();
                 return;
             }

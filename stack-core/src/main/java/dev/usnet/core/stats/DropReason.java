@@ -86,9 +86,11 @@ public enum DropReason {
     NEIGH_FAILED("ARP got no answer to its solicitations (mcast_solicit, default 3, retrans_time_ms apart, default "
             + "1 s): what waited for that neighbour is dropped, forwarded packets with an ICMP host unreachable "
             + "(ip neigh: FAILED)"),
-    NEIGH_CREATEFAIL("no neighbour entry could be made for the next hop: the table held gc_thresh3 entries "
-            + "(net.ipv4.neigh.default.gc_thresh3) and its forced GC found none old or failed enough to remove "
-            + "(NeighTableOverflow; Linux: NEIGH_CREATEFAIL)"),
+    NEIGH_CREATEFAIL("no neighbour entry could be made, for a packet's next hop or for the sender of an ARP request "
+            + "to us (which then goes unanswered, so that host cannot reach this namespace): the table held gc_thresh3 "
+            + "entries and its forced GC found none failed or 5 s old to remove; raise "
+            + "net.ipv4.neigh.default.gc_thresh3 (and gc_thresh2, the level the forced GC cleans down to) in the "
+            + "namespace that counts it (NeighTableOverflow; Linux: NEIGH_CREATEFAIL, \"neighbour table overflow\")"),
     NEIGH_QUEUE_FULL("packet waited for ARP resolution and the neighbour's unresolved queue (unres_qlen_bytes) was "
             + "full"),
     NEIGH_DEAD("neighbour entry deleted (ip neigh del or flush, device gone) while packets still waited for its "

@@ -79,6 +79,7 @@ class NeighGcTest {
             assertEquals(17, t.r.neigh().size());
             assertEquals(16, t.repliesOnR2(), "no entry, no reply (arp_process answers only when neigh_event_ns could)");
             assertEquals(24, t.r.mib().get(Mib.NeighTableOverflow));
+            assertEquals(24, t.r.drops().get(DropReason.NEIGH_CREATEFAIL), "each unanswered request is counted");
             // Six seconds on, the oldest are fair game: a forced GC takes the table down to gc_thresh2, oldest first.
             t.net.run(6 * SEC);
             t.w2.clear();

@@ -20,8 +20,7 @@ final class AppsVerbs {
     static Reply run(ControlPlane.Call c) {
         Args a = c.args("apps");
         a.end();
-        Apps apps = c.cp().host().apps().get();
-        List<Map<String, Object>> l = apps == null ? List.of() : list(apps, ns -> c.cp().stack(ns).now());
+        List<Map<String, Object>> l = listAll(c);
         StringBuilder sb = new StringBuilder();
         for (Map<String, Object> m : l) {
             sb.append(m.get("name")).append(" [").append(m.get("status")).append(", ").append(m.get("outcome"));
@@ -71,6 +70,19 @@ final class AppsVerbs {
         };
     }
 
+    /** The file's apps, then those started with {@code app start}, in the order they started. */
+    static List<Apps.App> all(ControlPlane.Call c) {
+        Apps apps = c.cp().host().apps().get();
+        List<Apps.App> l = new ArrayList<>(apps == null ? List.of() : apps.list());
+        l.addAll(c.cp().liveApps().list());
+        return l;
+    }
+
+    /** {@link #all} as {@code apps} lists them, with a running TCP app's time and rate so far. */
+    static List<Map<String, Object>> listAll(ControlPlane.Call c) {
+        return list(all(c), ns -> c.cp().stack(ns).now());
+    }
+
     /** Every app, in file order, as it is now (read from any thread: app counters are safe to read). */
     static List<Map<String, Object>> list(Apps apps) {
         return list(apps, null);
@@ -81,16 +93,24 @@ final class AppsVerbs {
      * and rate so far.
      */
     static List<Map<String, Object>> list(Apps apps, java.util.function.ToLongFunction<String> clock) {
+        return list(apps.list(), clock);
+    }
+
+    /** As {@link #list(Apps, java.util.function.ToLongFunction)} for the apps given, named by their order here. */
+    static List<Map<String, Object>> list(List<Apps.App> apps, java.util.function.ToLongFunction<String> clock) {
         List<Map<String, Object>> l = new ArrayList<>();
         Map<String, Integer> index = new HashMap<>();
-        for (Apps.App a : apps.list()) {
+        for (Apps.App a : apps) {
             String kind = kind(a);
             int i = index.merge(a.namespace() + "." + kind, 1, Integer::sum) - 1;
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("name", a.namespace() + "." + kind + "-" + i);
             m.put("ns", a.namespace());
             m.put("kind", kind);
-            boolean done = a instanceof Apps.TcpApp t && t.isDone();
+            // A TCP app is done when both its ends are; a ping, UDP or spawn app once it was started and stopped (app stop).
+            boolean simple = a instanceof Apps.Pinger || a instanceof Apps.UdpSender || a instanceof Apps.UdpSink
+                    || a instanceof Apps.Spawner;
+            boolean done = a instanceof Apps.TcpApp t ? t.isDone() : simple && a.process() != null && !Apps.isRunning(a);
             m.put("status", done ? "done" : "running");
             if (a instanceof Apps.TcpApp && !done) {
                 // A TCP app's outcome is its ends' results, which come when it finishes.

@@ -31,12 +31,19 @@ public final class ControlPlane implements AutoCloseable {
 
     /** What the running daemon lends the control plane. */
     public record Host(String name, String clock, Topology topology, Supplier<Apps> apps, Path outDir, NsLoops loops,
-                       Supplier<List<Path>> writeHistograms) {}
+                       Supplier<List<Path>> writeHistograms, KernelTaps kernelTaps) {
+        /** A daemon that lends no kernel access: {@code link add ... type tap} is refused. */
+        public Host(String name, String clock, Topology topology, Supplier<Apps> apps, Path outDir, NsLoops loops,
+                    Supplier<List<Path>> writeHistograms) {
+            this(name, clock, topology, apps, outDir, loops, writeHistograms, KernelTaps.NONE);
+        }
+    }
 
     private final Host host;
     private final EventHub events;
     private final RuntimeCaptures captures;
     private final ReentrantLock changes = new ReentrantLock();
+    private final LiveApps liveApps = new LiveApps();
     private final long startedNanos = System.nanoTime();
 
     public ControlPlane(Host host, EventHub events) {
@@ -59,6 +66,10 @@ public final class ControlPlane implements AutoCloseable {
 
     RuntimeCaptures captures() {
         return captures;
+    }
+
+    LiveApps liveApps() {
+        return liveApps;
     }
 
     /**
@@ -85,6 +96,7 @@ public final class ControlPlane implements AutoCloseable {
             case "capture" -> CaptureVerbs.run(c);
             case "hist" -> histDump(c);
             case "apps" -> AppsVerbs.run(c);
+            case "app" -> AppVerbs.run(c);
             case "ss" -> SsVerbs.run(c);
             case "events" -> throw new CtlException("events is a stream: ask for it as its own request (usnet ctl events)");
             case "help" -> Reply.of(Map.of("verbs", VERBS), String.join("\n", HELP));
@@ -106,7 +118,7 @@ public final class ControlPlane implements AutoCloseable {
     }
 
     static final List<String> VERBS = List.of("version", "ns", "link", "addr", "route", "neigh", "bridge", "sysctl", "netem",
-            "stats", "capture", "hist", "apps", "ss", "events", "help");
+            "stats", "capture", "hist", "apps", "app", "ss", "events", "help");
 
     static final List<String> HELP = List.of(
             "version                                  protocol version, topology, clock, uptime",
@@ -114,6 +126,7 @@ public final class ControlPlane implements AutoCloseable {
             "link show [DEV]",
             "link set DEV [up|down] [mtu N] [address MAC] [master BRIDGE|nomaster]",
             "link add NAME type veth peer [NS/]PEER | link add NAME type bridge | link del DEV",
+            "link add NAME type tap kernel-netns KNS [kernel-name IFNAME] [vnet_hdr]   kernel end in ip netns KNS",
             "addr show [dev DEV] | addr add|del A.B.C.D/LEN dev DEV",
             "route show | route get ADDR | route add|del|replace ROUTE (ip route syntax)",
             "neigh show [dev DEV] | neigh add|replace IP lladdr MAC dev DEV | neigh del IP dev DEV | neigh flush [dev DEV]",
@@ -125,6 +138,7 @@ public final class ControlPlane implements AutoCloseable {
             "capture start NS/DEV FILE|- [in|out|inout] [count N] | capture stop [FILE] | capture list",
             "hist dump",
             "apps",
+            "app start KIND KEY VALUE ... | app stop NAME   KEY VALUE: a topology file's app keys",
             "ss [-t] [-i] [-n] [-l|-a]                TCP sockets as ss -tin shows them",
             "events");
 
@@ -160,9 +174,18 @@ public final class ControlPlane implements AutoCloseable {
                 + " and no TCP app has finished)" : "wrote " + names.size() + " histograms:\n" + String.join("\n", names));
     }
 
-    /** Stops what the control plane itself started (captures begun with {@code capture start}). */
+    /**
+     * Stops what the control plane itself started: apps begun with {@code app start} (while the namespaces still
+     * exist: the daemon closes the control plane once the file's apps have stopped), captures begun with {@code
+     * capture start}.
+     */
     @Override
     public void close() {
+        List<String> errors = new ArrayList<>();
+        liveApps.stopAll(topology(), errors);
+        for (String e : errors) {
+            System.err.println("usnet: " + e);
+        }
         captures.closeAll();
     }
 
@@ -222,6 +245,24 @@ public final class ControlPlane implements AutoCloseable {
         changes.lock();
         try {
             return onLoop(s, task);
+        } finally {
+            changes.unlock();
+        }
+    }
+
+    /**
+     * A change that runs on the calling thread (one at a time with all others): what reaches into the kernel, which
+     * a namespace's thread may no longer do once the daemon dropped its capabilities there. Its reads and changes of
+     * a namespace still go through {@link #onLoop}.
+     */
+    <T> T exclusive(Callable<T> task) {
+        changes.lock();
+        try {
+            return task.call();
+        } catch (CtlException | IllegalArgumentException | IllegalStateException e) {
+            throw e instanceof CtlException ce ? ce : new CtlException(e.getMessage(), e);
+        } catch (Exception e) {
+            throw new CtlException(e.toString(), e);
         } finally {
             changes.unlock();
         }

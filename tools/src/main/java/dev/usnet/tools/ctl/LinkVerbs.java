@@ -20,7 +20,7 @@ final class LinkVerbs {
     private LinkVerbs() {}
 
     static Reply run(ControlPlane.Call c) {
-        Args a = c.args("link show [DEV] | link set DEV ... | link add NAME type veth|bridge ... | link del DEV");
+        Args a = c.args("link show [DEV] | link set DEV ... | link add NAME type veth|bridge|tap ... | link del DEV");
         String sub = a.more() ? a.next("subcommand") : "show";
         return switch (sub) {
             case "show", "list", "ls" -> show(c, a);
@@ -258,10 +258,16 @@ final class LinkVerbs {
         Long mac = null;
         String type = null;
         String peer = null;
+        String kernelNs = null;
+        String kernelName = null;
+        boolean vnetHdr = false;
         while (a.more()) {
             String w = a.next("setting");
             switch (w) {
-                case "type" -> type = a.next("type (veth or bridge)");
+                case "type" -> type = a.next("type (veth, bridge or tap)");
+                case "kernel-netns" -> kernelNs = a.next("kernel namespace (ip netns name)");
+                case "kernel-name" -> kernelName = a.next("kernel interface name");
+                case "vnet_hdr" -> vnetHdr = true;
                 case "mtu" -> mtu = Args.integer(a.next("MTU"), "mtu", 68, 65535);
                 case "address" -> mac = Args.mac(a.next("MAC"));
                 case "peer" -> {
@@ -272,7 +278,11 @@ final class LinkVerbs {
             }
         }
         if (type == null) {
-            throw new CtlException("link add " + name + ": missing 'type veth peer [NS/]NAME' or 'type bridge'");
+            throw new CtlException("link add " + name + ": missing 'type veth peer [NS/]NAME', 'type bridge' or"
+                    + " 'type tap kernel-netns KNS'");
+        }
+        if (!type.equals("tap") && (kernelNs != null || kernelName != null || vnetHdr)) {
+            throw new CtlException("link add " + name + ": kernel-netns, kernel-name and vnet_hdr are for type tap");
         }
         NetStack s = c.stack();
         NamespaceRegistry reg = c.cp().topology().registry();
@@ -321,8 +331,58 @@ final class LinkVerbs {
                     return Reply.done("added veth " + s.name() + "/" + name + " <-> " + ps.name() + "/" + peerName + " (both down)");
                 });
             }
-            default -> throw new CtlException("link add " + name + ": type '" + type + "' is not veth or bridge");
+            case "tap" -> {
+                if (peer != null) {
+                    throw new CtlException("a tap has no peer: its other end is kernel-name in kernel-netns");
+                }
+                return addTap(c, s, name, kernelNs, kernelName == null ? name : kernelName, vnetHdr, fMtu, fMac);
+            }
+            default -> throw new CtlException("link add " + name + ": type '" + type + "' is not veth, bridge or tap");
         }
+    }
+
+    /**
+     * {@code link add NAME type tap kernel-netns KNS [kernel-name IFNAME] [vnet_hdr] [mtu N] [address MAC]}: a TAP as a
+     * topology file's {@code kind: tap} makes it, its kernel end IFNAME (default NAME) in kernel namespace KNS, made
+     * when absent. The kernel side comes up (carrier follows the usnet side, which comes down, as every new link).
+     */
+    private static Reply addTap(ControlPlane.Call c, NetStack s, String name, String kernelNs, String ifname,
+                                boolean vnetHdr, Integer mtu, Long mac) {
+        if (kernelNs == null) {
+            throw new CtlException("link add " + name + " type tap: missing 'kernel-netns KNS' (the kernel namespace"
+                    + " its kernel end goes into; made when absent)");
+        }
+        if (!NsVerbs.NAME.matcher(kernelNs).matches() || kernelNs.equals(".") || kernelNs.equals("..")) {
+            throw new CtlException("invalid kernel namespace name '" + kernelNs + "' (letters, digits, '_', '.', '-';"
+                    + " at most 64)");
+        }
+        checkName(ifname);
+        KernelTaps taps = c.cp().host().kernelTaps();
+        return c.cp().exclusive(() -> {
+            c.cp().onLoop(s, () -> {
+                requireFree(s, name);
+                return null;
+            });
+            long m = mac != null ? mac : NamespaceRegistry.macFor(s.name() + "/" + name);
+            KernelTaps.Opened o = taps.open(new KernelTaps.Request(name, ifname, kernelNs, vnetHdr, m), s);
+            Device d = o.device();
+            try {
+                c.cp().onLoop(s, () -> {
+                    requireFree(s, name);
+                    s.register(d);
+                    if (mtu != null) {
+                        d.setMtu(mtu);
+                    }
+                    return null;
+                });
+            } catch (RuntimeException e) {
+                d.delete();
+                taps.deleted(d);
+                throw e;
+            }
+            return Reply.done("added tap " + s.name() + "/" + name + " <-> kernel " + ifname + " in kernel namespace "
+                    + kernelNs + (o.namespaceCreated() ? " (created)" : "") + "; usnet side down, kernel side up");
+        });
     }
 
     private static void checkName(String n) {
@@ -342,18 +402,27 @@ final class LinkVerbs {
         String name = a.next("device");
         a.end();
         NetStack s = c.stack();
-        return c.cp().change(s, () -> {
-            Device d = ControlPlane.device(s, name);
-            if (d instanceof Loopback) {
-                throw new CtlException("lo cannot be deleted");
-            }
-            String extra = "";
-            if (d instanceof VethEnd v && v.peer() != null && v.peer().stack() != null) {
-                extra = " with its peer " + v.peer().stack().name() + "/" + v.peer().name();
-            }
-            c.cp().captures().forget(d);
-            d.delete();
-            return Reply.done("deleted " + d.kind() + " " + s.name() + "/" + name + extra);
+        KernelTaps taps = c.cp().host().kernelTaps();
+        return c.cp().exclusive(() -> {
+            Device[] gone = new Device[1];
+            String done = c.cp().onLoop(s, () -> {
+                Device d = ControlPlane.device(s, name);
+                if (d instanceof Loopback) {
+                    throw new CtlException("lo cannot be deleted");
+                }
+                String extra = "";
+                if (d instanceof VethEnd v && v.peer() != null && v.peer().stack() != null) {
+                    extra = " with its peer " + v.peer().stack().name() + "/" + v.peer().name();
+                }
+                c.cp().captures().forget(d);
+                d.delete();
+                gone[0] = d;
+                return "deleted " + d.kind() + " " + s.name() + "/" + name + extra;
+            });
+            // A TAP's kernel end went with its fd; the kernel namespace made for it goes here, off the namespace's
+            // thread (ip netns del needs the capabilities that thread gave up).
+            String also = taps.owns(gone[0]) ? taps.deleted(gone[0]) : null;
+            return Reply.done(done + (also == null ? "" : " and " + also));
         });
     }
 }

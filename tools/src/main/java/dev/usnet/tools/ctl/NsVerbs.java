@@ -16,7 +16,7 @@ final class NsVerbs {
     private NsVerbs() {}
 
     /** As the topology file takes namespace names. */
-    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
+    static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
 
     static Reply run(ControlPlane.Call c) {
         Args a = c.args("ns list | ns add NAME | ns del NAME");
@@ -89,17 +89,33 @@ final class NsVerbs {
                         + "); apps stop with the daemon, so their namespaces stay until then");
             }
         }
-        return c.cp().change(s, () -> {
-            List<String> peers = new ArrayList<>();
-            for (Device d : s.devices()) {
-                c.cp().captures().forget(d);
-                if (d instanceof dev.usnet.core.device.VethEnd v && v.peer() != null && v.peer().stack() != null
-                        && v.peer().stack() != s) {
-                    peers.add(v.peer().stack().name() + "/" + v.peer().name());
+        KernelTaps taps = c.cp().host().kernelTaps();
+        return c.cp().exclusive(() -> {
+            List<Device> devices = new ArrayList<>();
+            Reply r = c.cp().onLoop(s, () -> del(c, s, name, devices));
+            // TAPs went with the namespace; the kernel namespaces made for them go here, off the namespace's thread.
+            List<String> also = new ArrayList<>();
+            for (Device d : devices) {
+                String k = taps.owns(d) ? taps.deleted(d) : null;
+                if (k != null) {
+                    also.add(k);
                 }
             }
-            c.cp().topology().registry().delete(name);
-            return Reply.done("deleted namespace " + name + (peers.isEmpty() ? "" : " and its veth peers " + String.join(", ", peers)));
+            return also.isEmpty() ? r : Reply.done(r.text() + " and " + String.join(", ", also));
         });
+    }
+
+    private static Reply del(ControlPlane.Call c, NetStack s, String name, List<Device> devices) {
+        List<String> peers = new ArrayList<>();
+        for (Device d : s.devices()) {
+            devices.add(d);
+            c.cp().captures().forget(d);
+            if (d instanceof dev.usnet.core.device.VethEnd v && v.peer() != null && v.peer().stack() != null
+                    && v.peer().stack() != s) {
+                peers.add(v.peer().stack().name() + "/" + v.peer().name());
+            }
+        }
+        c.cp().topology().registry().delete(name);
+        return Reply.done("deleted namespace " + name + (peers.isEmpty() ? "" : " and its veth peers " + String.join(", ", peers)));
     }
 }

@@ -1168,4 +1168,93 @@ public final class Apps {
             a.endProcess();
         }
     }
+
+    /**
+     * An app started while the daemon runs ({@code usnet ctl app start}), made from {@code spec} as a file's entry in
+     * namespace {@code ns} is, its server (for a TCP kind) in the namespace the entry names; {@code pingId} is the ICMP
+     * identifier of a ping. Not started; not one of this run's {@link #list()}: the control plane keeps it.
+     */
+    public static App createLive(Topology t, String ns, TopologySpec.App spec, int pingId) {
+        NetStack s = t.stack(ns);
+        App a = switch (spec) {
+            case TopologySpec.Ping p -> new Pinger(ns, s, p, pingId);
+            case TopologySpec.UdpSend u -> new UdpSender(ns, s, u);
+            case TopologySpec.UdpSink u -> new UdpSink(ns, s, u);
+            case TopologySpec.TcpApp tcp -> {
+                String server = tcp.common().server();
+                NetStack ss = t.stack(server);
+                Integer to = t.spec().namespace(server) != null && t.spec().namespace(ns) != null
+                        ? t.spec().serverAddress(ns, tcp) : tcp.common().to();
+                if (to == null) {
+                    throw new UsageException("namespace " + server + " has no address in the topology file for the "
+                            + tcp.kind() + " client to connect to: give 'to A.B.C.D'");
+                }
+                TcpApp app = new TcpApp(ns, s, tcp, server, ss, to);
+                app.serverNetns = t.registry().get(server);
+                yield app;
+            }
+            case TopologySpec.Spawn sp -> new Spawner(ns, s, sp);
+            case TopologySpec.Mpi mpi -> throw new UsageException("mpi apps start only from a topology file");
+        };
+        a.netns = t.registry().get(ns);
+        return a;
+    }
+
+    /** Starts an app of {@link #createLive}: its process, then (a TCP kind) its server, then it, each on its thread. */
+    public static void startLive(Topology t, App a) {
+        a.startProcess();
+        if (a instanceof TcpApp tcp) {
+            t.onLoop(tcp.serverNs, () -> {
+                tcp.startServer();
+                return null;
+            });
+        }
+        t.onLoop(a.ns, () -> {
+            a.start();
+            return null;
+        });
+    }
+
+    /**
+     * Stops an app of {@link #createLive} as the daemon's stop ends a file's: a TCP client gracefully, with
+     * {@link #TCP_GRACE_NANOS} to finish before it is reset, then its server; any other on its thread.
+     */
+    public static void stopLive(Topology t, App a) {
+        if (a instanceof TcpApp tcp) {
+            tcp.client.stop();
+            waitFor(() -> tcp.client.isDone(), TCP_GRACE_NANOS);
+            if (!tcp.client.isDone()) {
+                tcp.client.abort();
+            }
+            waitFor(() -> tcp.server.isDone(), 500_000_000L);
+            if (!tcp.server.isDone()) {
+                tcp.server.stop();
+            }
+            waitFor(tcp::isDone, 1_000_000_000L);
+            tcp.running = false;
+        } else if (a.running) {
+            t.onLoop(a.ns, () -> {
+                a.stop();
+                return null;
+            });
+        }
+        a.endProcess();
+    }
+
+    private static void waitFor(java.util.function.BooleanSupplier done, long nanos) {
+        long deadline = System.nanoTime() + nanos;
+        while (System.nanoTime() < deadline && !done.getAsBoolean()) {
+            try {
+                Thread.sleep(2);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    /** Whether a live app is still running (a TCP app until both its ends are done). */
+    public static boolean isRunning(App a) {
+        return a instanceof TcpApp t ? !t.isDone() : a.running;
+    }
 }

@@ -27,6 +27,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -390,8 +391,9 @@ public final class Daemon implements AutoCloseable {
      * applies to every thread, so the kernel clears every capability of every thread, permitted and effective (what
      * /proc/PID/status shows as CapPrm and CapEff 0). The output directory and {@code writable} (a results file) are
      * given to that user first; the kernel namespaces this run made are deleted at the stop by a shell started as
-     * root before the drop, which waits for one line and deletes only them. No verb of usnet ctl changes the kernel
-     * side (a TAP's carrier is TUNSETCARRIER on its own fd, which needs no capability), so none is kept. Without a
+     * root before the drop, which waits for one line and deletes only them. Only usnet ctl's {@code link add ... type
+     * tap} changes the kernel side (a TAP's carrier is TUNSETCARRIER on its own fd, which needs no capability), and
+     * none is kept for it: a daemon that became the user refuses it ({@link #kernelTaps()}). Without a
      * user to become (root not through sudo), the event loops, which run the packet path, TAP I/O and every timer,
      * drop every capability on their own threads (capset, bounding set, SECBIT_NOROOT), and the rest of the process
      * stays root for the exit. {@code mayBecomeUser} false (the daemon runs inside another program, a test) keeps
@@ -418,6 +420,7 @@ public final class Daemon implements AutoCloseable {
                     chown(p, uid, gid);
                 }
                 dev.usnet.tap.Capabilities.becomeUser(uid, gid);
+                becameUser = uid;
                 return "dropped root: now uid " + uid + " gid " + gid + " (SUDO_UID, SUDO_GID) with no capabilities"
                         + (teardown == null ? "" : "; kernel namespaces " + String.join(", ", kernelCreated)
                         + " are deleted at exit by a root helper (pid " + teardown.pid() + ")");
@@ -593,6 +596,8 @@ public final class Daemon implements AutoCloseable {
                 errors.add("deleting kernel namespace " + k + ": " + e.getMessage() + " (delete it with: ip netns del " + k + ")");
             }
         }
+        // Kernel namespaces made for TAPs added through usnet ctl: their TAPs went with the usnet namespaces above.
+        deleted.addAll(liveTaps.deleteAll(errors));
         if (results != null) {
             // Captures are complete now: expectations on them can be judged, and every verdict goes into the results.
             results = ExpectationVerdicts.judge(spec, results, options.outDir);
@@ -648,6 +653,163 @@ public final class Daemon implements AutoCloseable {
             }
         }
         return l;
+    }
+
+    private final LiveTaps liveTaps = new LiveTaps();
+    /** The uid {@link #dropPrivileges} became, or -1 while the daemon runs as it started. */
+    private volatile int becameUser = -1;
+
+    /**
+     * What {@code usnet ctl link add NAME type tap kernel-netns KNS} needs of this daemon: TAPs opened as the file's
+     * are, their kernel namespaces made when absent and deleted with their last TAP or at the stop.
+     */
+    public dev.usnet.tools.ctl.KernelTaps kernelTaps() {
+        return liveTaps;
+    }
+
+    /** TAPs added while running. Its own lock: requests come from the control plane's threads, never the stop's. */
+    private final class LiveTaps implements dev.usnet.tools.ctl.KernelTaps {
+        private record Live(String ifname, String kernelNamespace, boolean namespaceCreated) {}
+
+        private final Map<Device, Live> live = new java.util.IdentityHashMap<>();
+        private boolean stopped;
+
+        @Override
+        public synchronized Opened open(Request r, NetStack stack) {
+            String what = "link add " + r.name() + " type tap";
+            if (stopped) {
+                throw new dev.usnet.tools.ctl.CtlException(what + ": the daemon is stopping");
+            }
+            Privileges p = providers.privileges();
+            List<String> missing = new ArrayList<>();
+            if (!p.has(Privileges.CAP_NET_ADMIN)) {
+                missing.add("CAP_NET_ADMIN");
+            }
+            if (!p.has(Privileges.CAP_SYS_ADMIN)) {
+                missing.add("CAP_SYS_ADMIN");
+            }
+            if (becameUser >= 0 || missing.isEmpty() && providers.tap() instanceof TapBridgeTaps && !threadMayCreate()) {
+                throw new dev.usnet.tools.ctl.CtlException(what + ": a TAP into kernel namespace " + r.kernelNamespace()
+                        + " needs CAP_NET_ADMIN and CAP_SYS_ADMIN, which this daemon gave up once it was running ("
+                        + (becameUser >= 0 ? "started through sudo, it became uid " + becameUser : "it dropped them")
+                        + " after its start); to add TAPs live, start usnet run as root without sudo: it then keeps them"
+                        + " on its control threads");
+            }
+            if (!missing.isEmpty()) {
+                throw new dev.usnet.tools.ctl.CtlException(what + ": a TAP into kernel namespace " + r.kernelNamespace()
+                        + " needs " + String.join(" and ", missing) + ", which this daemon does not have (CapEff in"
+                        + " /proc/self/status): start usnet run as root (sudo)");
+            }
+            try {
+                providers.tap().requireAvailable();
+            } catch (UsageException e) {
+                throw new dev.usnet.tools.ctl.CtlException(what + ": " + e.getMessage());
+            }
+            for (OpenedTap t : taps) {
+                if (t.req().ifname().equals(r.ifname())) {
+                    throw new dev.usnet.tools.ctl.CtlException(what + ": kernel name " + r.ifname() + " is taken by TAP "
+                            + t.req().usnetName() + " of the topology file (TAP kernel names are unique in a run)");
+                }
+            }
+            for (Map.Entry<Device, Live> e : live.entrySet()) {
+                if (e.getValue().ifname().equals(r.ifname())) {
+                    Device d = e.getKey();
+                    throw new dev.usnet.tools.ctl.CtlException(what + ": kernel name " + r.ifname() + " is taken by TAP "
+                            + (d.stack() == null ? "" : d.stack().name() + "/") + d.name()
+                            + " (TAP kernel names are unique in a run)");
+                }
+            }
+            KernelNet kernel = providers.kernel();
+            String kns = r.kernelNamespace();
+            boolean exists = kernel.namespaceExists(kns);
+            if (exists) {
+                kernel.link(kns, r.ifname()).ifPresent(l -> {
+                    Optional<UsnetMark> mark = UsnetMark.parse(l.alias());
+                    throw new dev.usnet.tools.ctl.CtlException(what + ": interface " + r.ifname()
+                            + " already exists in kernel namespace " + kns + mark.map(m -> " (marked by usnet pid " + m.pid()
+                            + ")").orElse(" (not created by usnet)") + "; delete it or choose another name (kernel-name NAME)");
+                });
+            }
+            boolean created = false;
+            Device dev = null;
+            try {
+                if (!exists) {
+                    kernel.addNamespace(kns);
+                    created = true;
+                }
+                TapProvider.TapRequest req = new TapProvider.TapRequest(r.name(), r.ifname(), kns, r.vnetHdr(), r.mac());
+                dev = providers.tap().openTap(req, stack);
+                // The mark first, as at the start: whoever finds the name taken can then say whose it is.
+                kernel.ip(kns, "link", "set", "dev", r.ifname(), "alias", UsnetMark.ofThisProcess().format());
+                kernel.ip(kns, "link", "set", "dev", r.ifname(), "up");
+            } catch (RuntimeException e) {
+                if (dev != null) {
+                    dev.delete();
+                }
+                if (created) {
+                    try {
+                        kernel.deleteNamespace(kns);
+                    } catch (RuntimeException again) {
+                        e.addSuppressed(again);
+                    }
+                }
+                throw new dev.usnet.tools.ctl.CtlException(what + ": " + e.getMessage(), e);
+            }
+            live.put(dev, new Live(r.ifname(), kns, created));
+            return new Opened(dev, created);
+        }
+
+        /** Whether this thread may still create TAPs and namespaces: the drop of root clears every thread's set. */
+        private boolean threadMayCreate() {
+            try {
+                long eff = dev.usnet.tap.Capabilities.effective();
+                return (eff >>> Privileges.CAP_NET_ADMIN & 1) != 0 && (eff >>> Privileges.CAP_SYS_ADMIN & 1) != 0;
+            } catch (TunException | RuntimeException e) {
+                return true;
+            }
+        }
+
+        @Override
+        public synchronized boolean owns(Device device) {
+            return live.containsKey(device);
+        }
+
+        @Override
+        public synchronized String deleted(Device device) {
+            Live l = live.remove(device);
+            if (l == null || !l.namespaceCreated() || stopped) {
+                return null;
+            }
+            for (Map.Entry<Device, Live> e : live.entrySet()) {
+                Live x = e.getValue();
+                if (x.kernelNamespace().equals(l.kernelNamespace())) {
+                    // Another live TAP still ends there: the namespace goes with the last of them.
+                    e.setValue(new Live(x.ifname(), x.kernelNamespace(), true));
+                    return null;
+                }
+            }
+            providers.kernel().deleteNamespace(l.kernelNamespace());
+            return "kernel namespace " + l.kernelNamespace();
+        }
+
+        /** At the stop, after the usnet namespaces (and with them the TAPs) are gone: the namespaces made for them. */
+        synchronized List<String> deleteAll(List<String> errors) {
+            stopped = true;
+            List<String> out = new ArrayList<>();
+            for (Live l : live.values()) {
+                if (l.namespaceCreated() && !out.contains(l.kernelNamespace())) {
+                    try {
+                        providers.kernel().deleteNamespace(l.kernelNamespace());
+                        out.add(l.kernelNamespace());
+                    } catch (RuntimeException e) {
+                        errors.add("deleting kernel namespace " + l.kernelNamespace() + ": " + e.getMessage()
+                                + " (delete it with: ip netns del " + l.kernelNamespace() + ")");
+                    }
+                }
+            }
+            live.clear();
+            return out;
+        }
     }
 
     /** {@link #stop()}, for try-with-resources. */

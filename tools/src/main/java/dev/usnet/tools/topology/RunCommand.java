@@ -310,7 +310,7 @@ public final class RunCommand implements Callable<Integer> {
             }
             try {
                 controlRef[0].started(new dev.usnet.tools.ctl.ControlPlane.Host(t.name(), "real", d.topology(), daemon::apps,
-                        dir, dev.usnet.tools.ctl.NsLoops.realTime(), daemon::writeHistograms));
+                        dir, dev.usnet.tools.ctl.NsLoops.realTime(), daemon::writeHistograms, d.kernelTaps()));
                 controlRef[0].tickEverySecond();
             } catch (UsageException ex) {
                 e.println("usnet: " + ex.getMessage());

@@ -1162,4 +1162,35 @@ public final class TopologyFile {
             return null;
         }
     }
+
+    /**
+     * One app entry given as words, {@code KIND KEY VALUE ...} ({@code stream server node2 duration 5s}, as {@code usnet
+     * ctl app start} takes them), read by the code that reads a file's {@code apps:} items, so every key means and is
+     * checked as there. Throws {@link TopologyException} with every problem, each naming its key.
+     */
+    public static App readAppWords(List<String> words) {
+        if (words.isEmpty()) {
+            throw new TopologyException(List.of("missing KIND (one of: " + String.join(", ", APP_KINDS) + ")"));
+        }
+        if (words.size() % 2 == 0) {
+            throw new TopologyException(List.of("key '" + words.getLast() + "' has no value (KIND KEY VALUE ...)"));
+        }
+        StringBuilder y = new StringBuilder("namespaces:\n  app:\n    apps:\n      - kind: ").append(yamlWord(words.get(0)))
+                .append('\n');
+        for (int i = 1; i < words.size(); i += 2) {
+            y.append("        ").append(yamlWord(words.get(i))).append(": ").append(yamlWord(words.get(i + 1))).append('\n');
+        }
+        TopologyFile f = new TopologyFile("app start");
+        TopologySpec spec = f.readSpec(y.toString(), Map.of());
+        f.problems.throwIfAny();
+        return spec.namespaces().getFirst().apps().getFirst();
+    }
+
+    /** A word as a YAML scalar: plain when it is one, else double-quoted. */
+    private static String yamlWord(String w) {
+        if (w.matches("[A-Za-z0-9_./+-][A-Za-z0-9_./:+-]*") && !w.endsWith(":")) {
+            return w;
+        }
+        return '"' + w.replace("\\", "\\\\").replace("\"", "\\\"") + '"';
+    }
 }

@@ -282,6 +282,10 @@ public final class VirtualRun {
         } else if (d.broadcasts() * 2 > d.frames()) {
             b.append("the same ").append(protocol).append(" broadcasts keep arriving without end: a loop of bridges or"
                     + " links floods them round it for ever (usnet's bridges run no spanning tree); break the loop");
+            dev.usnet.core.bridge.BridgeLoops.Loop loop = dev.usnet.core.bridge.BridgeLoops.find(stacks(topo));
+            if (loop != null) {
+                b.append(": ").append(loop.describe());
+            }
         } else {
             b.append(protocol).append(" traffic between the devices above never stops at that instant; ")
                     .append(VirtualClockStalls.FIX);

@@ -87,7 +87,7 @@ final class LiveDaemon implements AutoCloseable {
         });
         try {
             c[0].started(new ControlPlane.Host(spec.name(), "real", d.topology(), d::apps, dir, NsLoops.realTime(),
-                    d::writeHistograms));
+                    d::writeHistograms, d.kernelTaps()));
         } catch (RuntimeException e) {
             d.stop();
             c[0].close();

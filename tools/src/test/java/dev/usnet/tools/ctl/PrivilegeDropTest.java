@@ -93,6 +93,14 @@ class PrivilegeDropTest {
             }
             assertTrue(r.path("ok").asBoolean(), r.toString());
             assertTrue(LiveDaemon.eventually(3000, () -> !ip(k).contains("NO-CARRIER")), ip(k));
+            // Nothing kept for a TAP added live: refused, saying why, and no kernel namespace made.
+            try (CtlClient c = CtlClient.connect(sock)) {
+                r = c.request("r", List.of("link", "add", "tap-b", "type", "tap", "kernel-netns", k + "b"));
+            }
+            assertFalse(r.path("ok").asBoolean(), r.toString());
+            assertTrue(r.path("error").asText().contains("which this daemon gave up once it was running (started through"
+                    + " sudo, it became uid 65534 after its start)"), r.toString());
+            assertFalse(Files.exists(Path.of("/run/netns", k + "b")));
             p.destroy();
             assertTrue(p.waitFor(30, TimeUnit.SECONDS));
             reader.join(5000);
