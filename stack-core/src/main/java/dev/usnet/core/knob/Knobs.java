@@ -427,8 +427,11 @@ public final class Knobs {
     /** Forgets a device's settings (it left the namespace). */
     public void forgetDevice(String dev) {
         devices.remove(dev);
-        explicit.keySet().removeIf(k -> k.startsWith("net.ipv4.conf." + dev + ".") || k.startsWith("net.ipv4.neigh." + dev + ".")
-                || k.startsWith(NETEM_PREFIX + dev + "."));
+        // The prefixes once, not per key: a namespace with 10 000 devices scans 10 000 keys per device deleted.
+        String conf = "net.ipv4.conf." + dev + ".";
+        String neigh = "net.ipv4.neigh." + dev + ".";
+        String netem = NETEM_PREFIX + dev + ".";
+        explicit.keySet().removeIf(k -> k.startsWith(conf) || k.startsWith(neigh) || k.startsWith(netem));
     }
 
     public void renameDevice(String from, String to) {
@@ -641,8 +644,12 @@ public final class Knobs {
         DevConf c = dev(dev);
         synchronized (c) {
             c.netem = p.isNone() ? null : p;
-            explicit.keySet().removeIf(x -> x.equals(NETEM_PREFIX + dev) || x.startsWith(NETEM_PREFIX + dev + ".")
-                    && NetemParams.PARAMS.contains(x.substring(NETEM_PREFIX.length() + dev.length() + 1)));
+            // The device's own keys by name: a scan of every explicit key per device set made a bridge of 10 000
+            // ports with netem quadratic to build.
+            explicit.remove(NETEM_PREFIX + dev);
+            for (String param : NetemParams.PARAMS) {
+                explicit.remove(NETEM_PREFIX + dev + "." + param);
+            }
             for (String param : NetemParams.PARAMS) {
                 String v = p.get(param);
                 if (!v.equals(NetemParams.NONE.get(param))) {
