@@ -66,12 +66,13 @@ per_conn=$(( (with - base) / n ))
 per_sock=$(( (with - base) / (2 * n) ))
 
 # The classes whose live bytes grew most between the two runs (class name, instances and bytes added per connection).
+# (awk, not head, takes the first lines: head would close the pipe early and pipefail end the script.)
 awk -v n="$n" '
     FNR == 1 { file++ }
     $1 ~ /^[0-9]+:$/ { key = $4; if (file == 1) { b[key] = $3; bi[key] = $2 } else { w[key] = $3; wi[key] = $2 } }
     END {
         for (k in w) { d = w[k] - b[k]; if (d > 0) printf "%12d %10.2f %10.1f  %s\n", d, (wi[k] - bi[k]) / n, d / n, k }
-    }' "$dir/histo-0.txt" "$dir/histo-1.txt" | sort -rn | head -30 \
+    }' "$dir/histo-0.txt" "$dir/histo-1.txt" | sort -rn | awk 'NR <= 30' \
     | { echo "  bytes added  inst/conn  bytes/conn  class"; cat; } >"$dir/growth.txt"
 
 cat >perf-tests/target/idle-sockets.json <<EOF
