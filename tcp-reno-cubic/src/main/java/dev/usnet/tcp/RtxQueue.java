@@ -9,7 +9,12 @@ import java.util.Arrays;
  * from the head on every ACK (what Linux's rb-tree and skb hints are for).
  */
 final class RtxQueue {
-    private Packet[] ring = new Packet[256];
+    /** The ring before the first segment: a socket that never sends (an accepted sink, an idle one) holds none. */
+    private static final Packet[] EMPTY = new Packet[0];
+    /** The first ring: a power of two, grown by doubling while the flight needs more. */
+    private static final int FIRST_RING = 16;
+
+    private Packet[] ring = EMPTY;
     private int head;
     private int size;
 
@@ -84,7 +89,7 @@ final class RtxQueue {
     }
 
     private void grow() {
-        Packet[] n = new Packet[ring.length * 2];
+        Packet[] n = new Packet[Math.max(FIRST_RING, ring.length * 2)];
         for (int i = 0; i < size; i++) {
             n[i] = get(i);
         }

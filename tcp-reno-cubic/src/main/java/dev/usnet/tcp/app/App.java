@@ -13,6 +13,7 @@ import dev.usnet.tcp.TcpSock;
 import dev.usnet.tcp.TcpState;
 import dev.usnet.tcp.TcpTrace;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.concurrent.CompletableFuture;
@@ -32,7 +33,7 @@ import org.HdrHistogram.Histogram;
  *
  * <p>Every entry from TCP (callbacks) and from the scheduler (timers) runs on the namespace thread and is
  * timed with the thread's CPU clock ({@link AppResult#cpuNanos}). Steady state allocates nothing: data is
- * written from one preallocated buffer and received data is skipped or read into another.
+ * written from one zero buffer all apps share and received data is skipped or read into a preallocated buffer.
  */
 public abstract class App {
     /** Which end of the connection an app is. */
@@ -46,8 +47,17 @@ public abstract class App {
 
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
-    /** Max bytes per write() call and size of the preallocated send buffer (a larger message takes several). */
+    /** Max bytes per write() call (a larger message takes several). */
     static final int MAX_WRITE = 1 << 20;
+
+    /**
+     * What every app writes: MAX_WRITE zero bytes, one buffer for the whole JVM. A write copies from it into the
+     * socket's send buffer by absolute index and never changes it, so any number of apps on any threads share it: a
+     * buffer per app (64 KiB for a stream's default write size, up to 1 MiB) was, with ten thousand streams, the
+     * largest block of memory in the run. It is not pooled (it lives as long as the JVM) and cannot be released.
+     */
+    private static final ByteBuf ZEROS = Unpooled.unreleasableBuffer(
+            Unpooled.wrappedBuffer(java.nio.ByteBuffer.allocateDirect(MAX_WRITE)));
 
     private static final int NEW = 0;
     private static final int OPENING = 1;
@@ -75,6 +85,7 @@ public abstract class App {
     private TcpTrace trace;
     private Timeout durationTimer;
     private boolean peerEof;
+    /** The bytes written ({@link #ZEROS}); null before the app opened and after it is done. */
     private ByteBuf src;
     private ByteBuf readBuf;
     private long owed;
@@ -98,7 +109,7 @@ public abstract class App {
 
     /**
      * @param addr client: the server's address; server: the address to listen on (0: any)
-     * @param writeBytes the largest single write (size of the preallocated send buffer)
+     * @param writeBytes the largest single write (at most MAX_WRITE; a larger one is split)
      */
     App(String kind, Role role, NetStack stack, int addr, AppConfig cfg, boolean defaultNoDelay, int writeBytes,
             boolean withHistogram) {
@@ -370,9 +381,7 @@ public abstract class App {
         try {
             phase = OPENING;
             openNanos = now();
-            src = Buffers.alloc().directBuffer(writeBytes, writeBytes);
-            src.setZero(0, writeBytes);
-            src.writerIndex(writeBytes);
+            src = ZEROS;
             if (cfg.readBytes() > 0) {
                 readBuf = Buffers.alloc().directBuffer(cfg.readBytes(), cfg.readBytes());
             }
@@ -532,10 +541,7 @@ public abstract class App {
     }
 
     private void releaseBuffers() {
-        if (src != null) {
-            src.release();
-            src = null;
-        }
+        src = null;
         if (readBuf != null) {
             readBuf.release();
             readBuf = null;

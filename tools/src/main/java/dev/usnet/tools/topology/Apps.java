@@ -41,6 +41,12 @@ public final class Apps {
         NetNamespace netns;
         /** The process the app runs as, in its namespace's pid namespaces (usnet.pidns.*); null before it starts. */
         private volatile Task process;
+        /** Its {@code start:}: nanoseconds after the run's start at which it (a TCP app's client) starts. */
+        long startOffsetNanos;
+        /** The pending delayed start, on the namespace thread; null when there is none. */
+        private Timeout startTimer;
+        /** The app was stopped before its delayed start came: it never starts. Namespace thread. */
+        private boolean startCancelled;
 
         App(String ns, NetStack stack) {
             this.ns = ns;
@@ -88,6 +94,37 @@ public final class Apps {
 
         /** Starts on the namespace thread. */
         abstract void start();
+
+        /**
+         * On the namespace thread: runs {@code start} now, or, with a {@code start:} offset, schedules it that long
+         * from now on the namespace's scheduler (the run's start: apps start before the clock runs), in either clock.
+         */
+        final void startAfterOffset(Runnable start) {
+            if (startOffsetNanos <= 0) {
+                start.run();
+                return;
+            }
+            startTimer = stack.scheduler().schedule(() -> {
+                startTimer = null;
+                if (!startCancelled) {
+                    start.run();
+                }
+            }, startOffsetNanos);
+        }
+
+        /**
+         * On the namespace thread: a start still pending is called off (the run ends before it came). Returns
+         * whether one was: the app never started and has nothing to stop.
+         */
+        final boolean cancelPendingStart() {
+            if (startTimer == null) {
+                return false;
+            }
+            startTimer.cancel();
+            startTimer = null;
+            startCancelled = true;
+            return true;
+        }
 
         /** Stops on the namespace thread; releases what it holds. */
         abstract void stop();
@@ -972,6 +1009,7 @@ public final class Apps {
                     case TopologySpec.Mpi mpi -> new MpiApp(ns.name(), s, mpi, t);
                 });
                 a.apps.getLast().netns = t.registry().get(ns.name());
+                a.apps.getLast().startOffsetNanos = spec.startNanos();
             }
         }
         return a;
@@ -1003,13 +1041,33 @@ public final class Apps {
         }
         for (App a : apps) {
             if (a instanceof TcpApp t) {
-                startTcp(t, t.ns, t::start, "client");
+                if (t.startOffsetNanos > 0) {
+                    topology.onLoop(t.ns, () -> {
+                        t.startAfterOffset(() -> startLate(t));
+                        return null;
+                    });
+                } else {
+                    startTcp(t, t.ns, t::start, "client");
+                }
             } else if (!(a instanceof UdpSink)) {
                 topology.onLoop(a.ns, () -> {
-                    a.start();
+                    a.startAfterOffset(a::start);
                     return null;
                 });
             }
+        }
+    }
+
+    /**
+     * A TCP client whose {@code start:} came: it connects now, on its namespace's thread while the run goes on. What
+     * connect refuses then (no route, no free port) cannot stop the run as a usage error: the client ends without a
+     * result (its outcome says so) and the reason goes to stderr with the entry's line.
+     */
+    private static void startLate(TcpApp t) {
+        try {
+            t.start();
+        } catch (RuntimeException e) {
+            System.err.println("usnet: " + t.spec.where().error(t.kind() + " client in namespace " + t.ns + ": " + e.getMessage()));
         }
     }
 
@@ -1040,6 +1098,10 @@ public final class Apps {
             return;
         }
         for (TcpApp t : tcp) {
+            // A client whose start: had not come yet never connects; stopping it gives its result (never connected).
+            if (t.startOffsetNanos > 0) {
+                topology.onLoop(t.ns, t::cancelPendingStart);
+            }
             t.client.stop();
         }
         awaitTcp(tcp, true, TCP_GRACE_NANOS);
@@ -1118,12 +1180,18 @@ public final class Apps {
     void abort() {
         for (App a : apps) {
             if (a instanceof TcpApp t) {
+                if (t.startOffsetNanos > 0) {
+                    topology.onLoop(t.ns, t::cancelPendingStart);
+                }
                 t.client.abort();
                 t.server.abort();
                 t.running = false;
-            } else if (a.running) {
+            } else {
                 topology.onLoop(a.ns, () -> {
-                    a.stop();
+                    a.cancelPendingStart();
+                    if (a.running) {
+                        a.stop();
+                    }
                     return null;
                 });
             }
@@ -1140,6 +1208,9 @@ public final class Apps {
     void stop() {
         stopTcp();
         for (App a : apps) {
+            if (!(a instanceof UdpSink) && !(a instanceof TcpApp) && a.startOffsetNanos > 0) {
+                topology.onLoop(a.ns, a::cancelPendingStart);
+            }
             if (!(a instanceof UdpSink) && !(a instanceof TcpApp) && a.running) {
                 topology.onLoop(a.ns, () -> {
                     a.stop();

@@ -320,6 +320,9 @@ public final class TopologyBuilder {
         // the client sends from. Judged only where the route tables are complete.
         Map<String, Ns> byName = new LinkedHashMap<>();
         spec.namespaces().forEach(n -> byName.put(n.name(), n));
+        // A server's completeness once, not once per client: 10 000 clients of a server with 10 000 devices made
+        // this check quadratic. What the loop adds are app problems, which do not change it.
+        Map<String, Boolean> serverComplete = new java.util.HashMap<>();
         for (Ns ns : spec.namespaces()) {
             NetStack s = nss.get(ns.name()).stack();
             if (!complete(ns)) {
@@ -332,7 +335,8 @@ public final class TopologyBuilder {
                     case TopologySpec.TcpApp t -> {
                         Integer to = spec.serverAddress(ns.name(), t);
                         NetNamespace server = nss.get(t.common().server());
-                        if (to == null || server == null || !complete(byName.get(server.name()))) {
+                        if (to == null || server == null
+                                || !serverComplete.computeIfAbsent(server.name(), n -> complete(byName.get(n)))) {
                             continue;
                         }
                         Route rt = s.ipOutput().routeOutput(to);

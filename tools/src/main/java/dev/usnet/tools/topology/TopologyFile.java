@@ -66,7 +66,7 @@ public final class TopologyFile {
     static final Set<String> CAPTURE_KEYS = Set.of("device", "direction", "file", "max_frames");
     /** Keys every TCP app entry may have. */
     static final Set<String> TCP_APP_KEYS = Set.of("kind", "server", "to", "port", "duration", "congestion", "nodelay",
-            "send_buffer", "receive_buffer", "trace");
+            "send_buffer", "receive_buffer", "trace", "start");
     /** Each TCP kind's own keys. */
     static final Map<String, Set<String>> TCP_KIND_KEYS = tcpKindKeys();
     static final Map<String, Set<String>> APP_KEYS = appKeys();
@@ -89,10 +89,10 @@ public final class TopologyFile {
 
     private static Map<String, Set<String>> appKeys() {
         Map<String, Set<String>> m = new LinkedHashMap<>();
-        m.put("ping", Set.of("kind", "to", "interval", "size"));
-        m.put("udp-send", Set.of("kind", "to", "port", "rate", "size", "keep_clones", "max_burst"));
+        m.put("ping", Set.of("kind", "to", "interval", "size", "start"));
+        m.put("udp-send", Set.of("kind", "to", "port", "rate", "size", "keep_clones", "max_burst", "start"));
         m.put("udp-sink", Set.of("kind", "port"));
-        m.put("spawn", Set.of("kind", "rate", "lifetime", "count"));
+        m.put("spawn", Set.of("kind", "rate", "lifetime", "count", "start"));
         m.put("mpi", MpiApp.KEYS);
         for (var e : tcpKindKeys().entrySet()) {
             Set<String> keys = new java.util.HashSet<>(TCP_APP_KEYS);
@@ -927,12 +927,17 @@ public final class TopologyFile {
             return MpiApp.read(m);
         }
         m.allow(APP_KEYS.get(kind));
+        Long start = APP_KEYS.get(kind).contains("start") ? start(m) : Long.valueOf(0);
+        if (start == null) {
+            return null;
+        }
         switch (kind) {
             case "ping" -> {
                 Integer to = ip(m, "to");
                 Double iv = m.number("interval", 0.001, 3600);
                 Long size = m.integer("size", 0, 65_507);
-                return to == null ? null : new Ping(to, iv == null ? 1.0 : iv, size == null ? 56 : size.intValue(), m.where());
+                return to == null ? null : new Ping(to, iv == null ? 1.0 : iv, size == null ? 56 : size.intValue(), m.where(),
+                        start);
             }
             case "udp-send" -> {
                 Integer to = ip(m, "to");
@@ -942,7 +947,7 @@ public final class TopologyFile {
                 UdpSend pacing = udpSendSharingAndPacing(m);
                 return to == null || port == null || pacing == null ? null
                         : new UdpSend(to, port.intValue(), rate == null ? 10 : rate.intValue(), size == null ? 64 : size.intValue(),
-                                m.where(), pacing.keepClones(), pacing.maxBurstNanos());
+                                m.where(), pacing.keepClones(), pacing.maxBurstNanos(), start);
             }
             case "spawn" -> {
                 Long rate = m.integer("rate", 1, 1_000_000);
@@ -952,13 +957,21 @@ public final class TopologyFile {
                     return null;
                 }
                 return new TopologySpec.Spawn(rate == null ? 100 : rate.intValue(), lifetime, count == null ? 0 : count,
-                        m.where());
+                        m.where(), start);
             }
             default -> {
                 Long port = m.require("port") ? m.integer("port", 1, 65535) : null;
                 return port == null ? null : new UdpSink(port.intValue(), m.where());
             }
         }
+    }
+
+    /**
+     * An app's {@code start:}: a time (a unit required, {@code 0} alone allowed) after the run's start; 0 when
+     * absent; null when bad (reported with the key's line).
+     */
+    private Long start(YamlMap m) {
+        return m.has("start") ? time(m, "start", 0) : Long.valueOf(0);
     }
 
     /**
@@ -1005,6 +1018,8 @@ public final class TopologyFile {
         }
         Long port = m.integer("port", 1, 65535);
         ok &= port != null || !m.has("port");
+        Long start = start(m);
+        ok &= start != null;
         Long duration = null;
         if (m.has("duration")) {
             duration = time(m, "duration", 1);
@@ -1062,7 +1077,7 @@ public final class TopologyFile {
                 port == null ? dev.usnet.tcp.app.AppConfig.DEFAULT_PORT : port.intValue(), count == null ? 0 : count,
                 duration == null ? 0 : duration, cc, noDelay, sndbuf == null ? 0 : sndbuf.intValue(),
                 rcvbuf == null ? 0 : rcvbuf.intValue(), m.where(), m.where("server"), m.where("to"), m.where("port"),
-                trace == OFF ? null : trace);
+                trace == OFF ? null : trace, start);
         return switch (kind) {
             case "stream" -> new TopologySpec.TcpStream(c, write == null ? 64 * 1024 : write.intValue(),
                     interval == null ? 0 : interval);

@@ -329,6 +329,14 @@ public record TopologySpec(String file, String name, long seed, Output output, L
     /** A small traffic source or sink running inside a namespace, or the client end of a TCP app. */
     public sealed interface App permits Ping, UdpSend, UdpSink, TcpApp, Spawn, Mpi {
         Where where();
+
+        /**
+         * When the app (a TCP app's client) starts, in nanoseconds after the run's start ({@code start:}); 0: at once.
+         * Kinds without the key (sinks, which start before every sender, and mpi) start at once.
+         */
+        default long startNanos() {
+            return 0;
+        }
     }
 
     /**
@@ -354,10 +362,20 @@ public record TopologySpec(String file, String name, long seed, Output output, L
      * exits at once) and then reaped by the app, {@code count} in all (0: no limit); their pids come from the
      * namespace's pid namespaces ({@code usnet.pidns.*}).
      */
-    public record Spawn(int rate, long lifetimeNanos, long count, Where where) implements App {}
+    public record Spawn(int rate, long lifetimeNanos, long count, Where where, long startNanos) implements App {
+        /** Starting with the run. */
+        public Spawn(int rate, long lifetimeNanos, long count, Where where) {
+            this(rate, lifetimeNanos, count, where, 0);
+        }
+    }
 
     /** Echo requests to {@code to} every {@code intervalSeconds}, RTTs in a histogram. */
-    public record Ping(int to, double intervalSeconds, int size, Where where) implements App {}
+    public record Ping(int to, double intervalSeconds, int size, Where where, long startNanos) implements App {
+        /** Starting with the run. */
+        public Ping(int to, double intervalSeconds, int size, Where where) {
+            this(to, intervalSeconds, size, where, 0);
+        }
+    }
 
     /**
      * UDP datagrams to {@code to:port} at {@code rate} per second.
@@ -366,12 +384,18 @@ public record TopologySpec(String file, String name, long seed, Output output, L
      *     their bytes as they share a TCP segment in the retransmission queue ({@code keep_clones:})
      * @param maxBurstNanos the most a late tick catches up on, as time at the rate; the rest is skipped and
      *     counted (0: everything owed is sent at once) ({@code max_burst:})
+     * @param startNanos when it starts after the run's start ({@code start:})
      */
-    public record UdpSend(int to, int port, int rate, int size, Where where, int keepClones, long maxBurstNanos)
-            implements App {
+    public record UdpSend(int to, int port, int rate, int size, Where where, int keepClones, long maxBurstNanos,
+                          long startNanos) implements App {
         /** A sender that keeps no clones and catches up on everything it owes. */
         public UdpSend(int to, int port, int rate, int size, Where where) {
-            this(to, port, rate, size, where, 0, 0);
+            this(to, port, rate, size, where, 0, 0, 0);
+        }
+
+        /** Starting with the run. */
+        public UdpSend(int to, int port, int rate, int size, Where where, int keepClones, long maxBurstNanos) {
+            this(to, port, rate, size, where, keepClones, maxBurstNanos, 0);
         }
     }
 
@@ -391,6 +415,12 @@ public record TopologySpec(String file, String name, long seed, Output output, L
         @Override
         default Where where() {
             return common().where();
+        }
+
+        /** When the client starts (the server listens from the run's start). */
+        @Override
+        default long startNanos() {
+            return common().startNanos();
         }
     }
 
@@ -412,10 +442,21 @@ public record TopologySpec(String file, String name, long seed, Output output, L
      * @param serverWhere where {@code server:} is
      * @param toWhere where {@code to:} is (the entry when it is left out)
      * @param portWhere where {@code port:} is (the entry when it is left out)
+     * @param trace the client's congestion trace ({@code trace:}), or null
+     * @param startNanos when the client starts, after the run's start ({@code start:}); its {@code durationNanos}
+     *     counts from there
      */
     public record TcpCommon(String server, Integer to, int port, long count, long durationNanos, String congestion,
                             Boolean noDelay, int sendBufferBytes, int receiveBufferBytes, Where where, Where serverWhere,
-                            Where toWhere, Where portWhere, AppLog trace) {
+                            Where toWhere, Where portWhere, AppLog trace, long startNanos) {
+
+        /** Starting with the run. */
+        public TcpCommon(String server, Integer to, int port, long count, long durationNanos, String congestion,
+                         Boolean noDelay, int sendBufferBytes, int receiveBufferBytes, Where where, Where serverWhere,
+                         Where toWhere, Where portWhere, AppLog trace) {
+            this(server, to, port, count, durationNanos, congestion, noDelay, sendBufferBytes, receiveBufferBytes, where,
+                    serverWhere, toWhere, portWhere, trace, 0);
+        }
 
         /** Without a cwnd trace. */
         public TcpCommon(String server, Integer to, int port, long count, long durationNanos, String congestion,
