@@ -75,8 +75,15 @@ public final class Packet {
     private int optFlags;
     // skb->next: the packet behind this one on the one queue that holds it (a namespace's receive backlog).
     private Packet next;
-    // skb->cb: scratch space private to the layer that holds the packet; allocated once per pooled holder.
-    private final long[] cb = new long[CB_WORDS];
+    // skb->cb: scratch space private to the layer that holds the packet, as fields of the holder itself: TCP reads
+    // a segment's sequence numbers and state from it for every segment an ACK covers, long after the segment was
+    // sent, and an array beside the holder was one more cache line to miss there.
+    private long cb0;
+    private long cb1;
+    private long cb2;
+    private long cb3;
+    private long cb4;
+    private long cb5;
     // skb->sk + skb->destructor: who is told when this packet stops occupying memory below it, and how many
     // bytes it is charged for (skb->truesize in Linux; see setOwner).
     private TxCompletion owner;
@@ -260,11 +267,27 @@ public final class Packet {
      * per-segment state there, as TCP_SKB_CB does); copied to clones, zeroed when the holder is recycled.
      */
     public long cb(int i) {
-        return cb[i];
+        return switch (i) {
+            case 0 -> cb0;
+            case 1 -> cb1;
+            case 2 -> cb2;
+            case 3 -> cb3;
+            case 4 -> cb4;
+            case 5 -> cb5;
+            default -> throw new IndexOutOfBoundsException("cb word " + i + " of " + CB_WORDS);
+        };
     }
 
     public void setCb(int i, long v) {
-        cb[i] = v;
+        switch (i) {
+            case 0 -> cb0 = v;
+            case 1 -> cb1 = v;
+            case 2 -> cb2 = v;
+            case 3 -> cb3 = v;
+            case 4 -> cb4 = v;
+            case 5 -> cb5 = v;
+            default -> throw new IndexOutOfBoundsException("cb word " + i + " of " + CB_WORDS);
+        }
     }
 
     /** skb->next: the packet behind this one on the queue that holds it, or null. Only that queue uses it. */
@@ -576,7 +599,12 @@ public final class Packet {
         optTs = o.optTs;
         optFlags = o.optFlags;
         flooded = o.flooded;
-        System.arraycopy(o.cb, 0, cb, 0, CB_WORDS);
+        cb0 = o.cb0;
+        cb1 = o.cb1;
+        cb2 = o.cb2;
+        cb3 = o.cb3;
+        cb4 = o.cb4;
+        cb5 = o.cb5;
     }
 
     /** Releases the data reference and returns this holder to the pool. Must be the last use. */
@@ -604,7 +632,12 @@ public final class Packet {
         optRr = 0;
         optTs = 0;
         optFlags = 0;
-        java.util.Arrays.fill(cb, 0L);
+        cb0 = 0;
+        cb1 = 0;
+        cb2 = 0;
+        cb3 = 0;
+        cb4 = 0;
+        cb5 = 0;
         if (b != null) {
             b.release();
         }
