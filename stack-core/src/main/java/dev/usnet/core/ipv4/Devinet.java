@@ -130,7 +130,16 @@ public final class Devinet {
         if (a == Ipv4Addr.LIMITED_BROADCAST) {
             return true;
         }
-        for (IfAddr ifa : snapshot) {
+        IfAddr[] s = snapshot;
+        if (s.length > SCAN_MAX) {
+            // Asked for every frame sent (is the next hop a broadcast?): with many addresses (a router with a link
+            // per host) a scan of them all was the frame's largest cost. No address has it as broadcast: not one.
+            IntObjectHashMap<IfAddr> b = broadcasts;
+            if (b != null && !b.containsKey(spread(a))) {
+                return false;
+            }
+        }
+        for (IfAddr ifa : s) {
             if (ifa.dev() == dev && ifa.broadcast() == a) {
                 return true;
             }
