@@ -27,7 +27,7 @@
 #   perf-tests/virtual-speed.sh --rounds 5 --flows none          # the ns-3 comparison alone
 #   perf-tests/virtual-speed.sh --rounds 0 --flows 1,10,100,1000,10000
 #   SKIP_BUILD=1 perf-tests/virtual-speed.sh ...                 # skip the Maven build (tools/target must be current)
-#   NS3_ANCHOR=/path/ns3_bulk.cc perf-tests/virtual-speed.sh     # the ns-3 anchor (default $REPO/../shared/anchors/ns3_bulk.cc)
+#   NS3_ANCHOR=/path/ns3_bulk.cc perf-tests/virtual-speed.sh     # the ns-3 program to compare with (no NS3_ANCHOR: no ns-3 column)
 #   USNET_JAVA_OPTS=-Xmx4g perf-tests/virtual-speed.sh --flows 10000   # JVM options of every usnet run (the launcher's)
 #
 # Options: --rounds N (3; 0 skips part 1), --duration S (10: virtual seconds of part 1, ns-3's --sim too),
@@ -103,13 +103,15 @@ if [[ "$rounds" -gt 0 ]]; then
 fi
 
 # The ns-3 anchor: a measuring instrument outside the repository; without it (or ns-3) the ns-3 column is skipped.
-ns3_anchor="${NS3_ANCHOR:-$root/../shared/anchors/ns3_bulk.cc}"
+ns3_anchor="${NS3_ANCHOR:-}"
 ns3_bin="$logs/ns3_bulk"
 ns3=""
 ns3_skip_reason=""
 if [[ "$rounds" -gt 0 ]]; then
-    if [[ ! -f "$ns3_anchor" ]]; then
-        ns3_skip_reason="no ns-3 anchor at $ns3_anchor (set NS3_ANCHOR)"
+    if [[ -z "$ns3_anchor" ]]; then
+        ns3_skip_reason="NS3_ANCHOR is not set (the path of the ns-3 bulk-transfer program to compare with)"
+    elif [[ ! -f "$ns3_anchor" ]]; then
+        ns3_skip_reason="no ns-3 anchor at $ns3_anchor (NS3_ANCHOR)"
     elif ! command -v g++ >/dev/null 2>&1; then
         ns3_skip_reason="g++ is not installed"
     elif [[ ! -f /usr/include/ns3/core-module.h ]]; then
