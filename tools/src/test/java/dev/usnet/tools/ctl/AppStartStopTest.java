@@ -95,7 +95,7 @@ class AppStartStopTest {
     void badKeysAreRefusedAsTheFileReaderRefusesThemNamingTheKey(@TempDir Path dir) throws Exception {
         try (LiveDaemon d = LiveDaemon.start(LiveDaemon.topology("", ""), dir)) {
             assertEquals("app start ping too 198.18.0.12: to: missing (required); too: unknown key (did you mean 'to'?);"
-                    + " expected one of: interval, kind, size, to",
+                    + " expected one of: interval, kind, size, start, to",
                     d.error("ctr1", "app", "start", "ping", "too", "198.18.0.12"));
             assertEquals("app start ping to: key 'to' has no value (KIND KEY VALUE ...)",
                     d.error("ctr1", "app", "start", "ping", "to"));

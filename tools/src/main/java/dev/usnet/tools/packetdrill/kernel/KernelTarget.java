@@ -48,6 +48,8 @@ public final class KernelTarget implements Target {
     /** A call must be seen asleep in the kernel for this long before it counts as blocked (a lock is a short sleep). */
     private static final long BLOCKED_CONFIRM_NANOS = 200_000;
     private static final long CALL_CHECK_NANOS = 50_000;
+    /** How long warm-up waits for a socket() that has not returned before it calls the namespace broken. */
+    private static final long WARM_UP_WAIT_NANOS = TimeUnit.SECONDS.toNanos(5);
     /** Calls in flight at once: blocked ones keep their thread. More than this is a script error. */
     private static final int MAX_CALL_THREADS = 16;
     private static final int INJECT_BUFFER = 65536;
@@ -120,6 +122,11 @@ public final class KernelTarget implements Target {
         for (int round = 0; round < 3; round++) {
             PendingCall s = call(new Syscall("socket", List.of(Value.ELLIPSIS, Value.of(SocketCalls.SOCK_STREAM),
                     Value.of(SocketCalls.IPPROTO_TCP)), 0));
+            if (!s.isDone() && s instanceof KernelCall k) {
+                // socket() never blocks: a first call on a new thread of a loaded machine (class loading, page faults)
+                // can look asleep long enough to pass for blocked. Give it time before calling it stuck.
+                k.awaitUntilNanoTime(System.nanoTime() + WARM_UP_WAIT_NANOS);
+            }
             if (!s.isDone() || s.result().ret() < 0) {
                 throw new TargetException("the kernel target cannot create a socket in " + namespace.name()
                         + (s.isDone() ? ": " + Errno.name(s.result().errno()) : ": socket() does not return"));
