@@ -13,37 +13,9 @@ import org.junit.jupiter.api.Test;
  * of {@code drops: none} beside a dozen failed pings.
  */
 class NeighTableOverflowRunTest {
-    private static final String FILE = """
-            version: 1
-            params:
-              n: 20
-              thresh3: 8
-            namespaces:
-              host:
-                devices:
-                  - {name: br0, kind: bridge}
-              server:
-                knobs:
-                  net.ipv4.neigh.default.gc_thresh3: ${thresh3}
-                devices:
-                  - name: eth0
-                    kind: veth
-                    addresses: [198.18.0.1/16]
-                    peer: {namespace: host, name: hs, master: br0}
-              c${i}:
-                count: ${n}
-                devices:
-                  - name: eth0
-                    kind: veth
-                    addresses: ['198.18.1.${i+1}/16']
-                    peer: {namespace: host, name: 'hc${i}', master: br0}
-                apps:
-                  - {kind: ping, to: 198.18.0.1}
-            """;
-
     private static VirtualRun.RunResult run(String thresh3) {
-        return VirtualRun.run(TopologyFile.parse("t.yaml", FILE, java.util.Map.of("thresh3", thresh3)),
-                new VirtualRun.Options(2_000_000_000L, null, null));
+        return VirtualRun.run(TopologyFile.parse("t.yaml", PingersOnABridge.FILE,
+                java.util.Map.of("n", "20", "thresh3", thresh3)), new VirtualRun.Options(2_000_000_000L, null, null));
     }
 
     @Test

@@ -85,37 +85,11 @@ class VirtualClockStallTest {
         assertTrue(!real.err().contains("cannot move the clock"), real.err());
     }
 
-    /** {@code N} containers on host/br0, each pinging the server on the same bridge, all starting at once. */
-    private static final String PINGERS = """
-            version: 1
-            params:
-              n: {default: 2, doc: containers}
-            namespaces:
-              host:
-                devices:
-                  - {name: br0, kind: bridge}
-              server:
-                devices:
-                  - name: eth0
-                    kind: veth
-                    addresses: [198.18.0.1/16]
-                    peer: {namespace: host, name: hs, master: br0}
-              c${i}:
-                count: ${n}
-                devices:
-                  - name: eth0
-                    kind: veth
-                    addresses: ["198.18.${1 + i/250}.${1 + i%250}/16"]
-                    peer: {namespace: host, name: "h${i}", master: br0}
-                apps:
-                  - {kind: ping, to: 198.18.0.1}
-            """;
-
     @Test
     void aLargeBurstAtOneInstantThatEndsIsNoStall() {
         // 300 ARP broadcasts at the start, each flooded to 301 ports: 90 000 frames at 0 s, nine times the stall limit
         // here, yet no namespace handles more than about a thousand of them; the run goes on and every ping is answered.
-        TopologySpec spec = TopologyFile.parse("t.yaml", PINGERS, java.util.Map.of("n", "300"));
+        TopologySpec spec = TopologyFile.parse("t.yaml", PingersOnABridge.FILE, java.util.Map.of("n", "300"));
         VirtualRun.RunResult r = VirtualRun.run(spec, new VirtualRun.Options(1_500_000_000L, null, null)
                 .withStallLimits(10_000, dev.usnet.core.time.VirtualScheduler.DEFAULT_TASK_LIMIT));
         assertEquals(300, r.apps().size());
