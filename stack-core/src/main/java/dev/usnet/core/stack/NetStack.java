@@ -471,7 +471,7 @@ public final class NetStack {
     private void processBacklog() {
         // Measured CPU: real time times every run; virtual time one in CpuAccount.VIRTUAL_SAMPLE, which stands for
         // them all (the clock reads were a few per cent of a simulated frame, and only the sum is ever reported).
-        boolean timed = !scheduler.isVirtual() || --runsUntilTimed <= 0;
+        boolean timed = !singleThread || --runsUntilTimed <= 0;
         long t0 = timed ? System.nanoTime() : 0;
         boolean model = knobs.cpuModel();
         long fwd0 = 0;
@@ -521,7 +521,7 @@ public final class NetStack {
             }
         }
         if (timed) {
-            int standsFor = scheduler.isVirtual() ? CpuAccount.VIRTUAL_SAMPLE : 1;
+            int standsFor = singleThread ? CpuAccount.VIRTUAL_SAMPLE : 1;
             cpu.addMeasured(System.nanoTime() - t0, standsFor);
             runsUntilTimed = standsFor;
         } else {
