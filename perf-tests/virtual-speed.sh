@@ -178,16 +178,19 @@ device_rx_tx() {
 # The speed line's CPU seconds of the simulation thread, and its events
 usnet_cpu() { sed -nE 's/^usnet: virtual time .* s of wall time \([0-9.]+x\), ([0-9.]+) s of CPU.*/\1/p' "$1" | tail -1; }
 usnet_events() { sed -nE 's/^usnet: virtual time .*, ([0-9]+) events$/\1/p' "$1" | tail -1; }
-# From a results file with snapshots: bottleneck (sw/srv) frames after the snapshot at FROM virtual seconds, and
-# microseconds of wall time and of the simulation thread's CPU per such frame ("null null null" without them).
-steady_cost() { # RESULTS FROM
-    python3 - "$1" "$2" <<'PY' 2>/dev/null || echo "null null null"
+# From a results file with snapshots: the frames after the snapshot at FROM virtual seconds, and microseconds of
+# wall time and of the simulation thread's CPU per such frame ("null null null" without them). The frames are
+# DEVICE's rx + tx when one is named (the flows' bottleneck port), else the tx of every device (the bulk run).
+steady_cost() { # RESULTS FROM [DEVICE]
+    python3 - "$1" "$2" "${3:-}" <<'PY' 2>/dev/null || echo "null null null"
 import json, sys
 r = json.load(open(sys.argv[1]))
-m, snaps, start = r["measured"], r["snapshots"], float(sys.argv[2])
+m, snaps, start, dev = r["measured"], r["snapshots"], float(sys.argv[2]), sys.argv[3]
 i = next(k for k, s in enumerate(snaps) if s["t_s"] >= start)
 def frames(s):
-    d = next(x for x in s["devices"] if x["name"] == "sw/srv")
+    if not dev:
+        return sum(x["tx_packets"] for x in s["devices"])
+    d = next(x for x in s["devices"] if x["name"] == dev)
     return d["rx_packets"] + d["tx_packets"]
 f = frames(snaps[-1]) - frames(snaps[i])
 w = float(m["snapshot_wall_s"][-1]) - float(m["snapshot_wall_s"][i])
@@ -208,6 +211,7 @@ failures=0
 
 bulk_json=()
 ns3_runs=() ns3_procs=() ns3_frames=() u_runs=() u_wholes=() u_frames=() u_retranses=() ns3_retranses=() ratio_run=() ratio_whole=()
+u_s_walls=() u_warmups=() ratio_steady=()
 run_ns3() { # ROUND
     local out="$logs/ns3-round$1.txt" t0 t1 rc=0
     t0=$(now)
@@ -224,7 +228,8 @@ run_ns3() { # ROUND
 run_usnet_bulk() { # ROUND
     local out="$logs/usnet-round$1.txt" t0 t1 rc=0
     t0=$(now)
-    "${usnet_cmd[@]}" --duration "$duration" --param seconds="$duration" perf-tests/virtual-speed.yaml >"$out" 2>&1 || rc=$?
+    "${usnet_cmd[@]}" --duration "$duration" --param seconds="$duration" perf-tests/virtual-speed.yaml \
+        --snapshot-interval 1 --results "$out.json" >"$out" 2>&1 || rc=$?
     t1=$(now)
     [[ $rc -eq 0 ]] || die "usnet failed in round $1 (exit $rc): $out"
     u_run=$(usnet_run_wall "$out")
@@ -232,12 +237,19 @@ run_usnet_bulk() { # ROUND
     [[ -n "$u_run" && "$u_frame_count" -gt 0 ]] || die "usnet's output has no 'virtual time ... of wall time' line or no device table (round $1): $out"
     read -r u_goodput u_retrans <<<"$(usnet_stream "$out")"
     u_whole=$(calc "$t1 - $t0" %.3f)
+    # The steady state, from the snapshot at steady_from virtual seconds on: what a frame costs once the JIT has
+    # compiled the packet path (ns-3, compiled ahead of time, has no such start).
+    u_s_wall=null u_warmup=null
+    if awk -v a="$steady_from" -v b="$duration" 'BEGIN { exit !(a < b) }'; then
+        read -r _ u_s_wall _ <<<"$(steady_cost "$out.json" "$steady_from")"
+        [[ "$u_s_wall" == null ]] || u_warmup=$(calc "$u_run - $u_s_wall * $u_frame_count / 1e6" %.3f)
+    fi
 }
 
 if [[ "$rounds" -gt 0 ]]; then
     echo "part 1: ${duration} virtual s of one CUBIC flow at 1 Gbit/s, $rounds rounds$([[ -n "$ns3" ]] && echo ", ns-3 and usnet alternating")"
-    printf '%-6s %-6s %10s %10s %10s %9s %9s %10s %10s %9s %9s\n' round first "ns3 run s" "ns3 frames" "usnet run" \
-        "whole s" "frames" "us/frame" "frames/s" "run x" "whole x"
+    printf '%-6s %-6s %10s %10s %10s %9s %9s %10s %10s %9s %9s %10s %9s %9s\n' round first "ns3 run s" "ns3 frames" "usnet run" \
+        "whole s" "frames" "us/frame" "frames/s" "run x" "whole x" "steady us" "steady x" "warm-up s"
     for ((r = 1; r <= rounds; r++)); do
         n_run="" n_proc="" n_frames="" n_goodput="" n_retrans=""
         if [[ -z "$ns3" ]]; then
@@ -255,26 +267,41 @@ if [[ "$rounds" -gt 0 ]]; then
         u_runs+=("$u_run") u_wholes+=("$u_whole") u_frames+=("$u_frame_count") u_retranses+=("${u_retrans:-?}")
         us_per_frame=$(calc "$u_run * 1e6 / $u_frame_count" %.3f)
         frames_per_s=$(calc "$u_frame_count / $u_run" %.0f)
-        rr=null rw=null ns3_obj=null
+        rr=null rw=null rs=null ns3_obj=null
         if [[ -n "$n_run" ]]; then
             ns3_runs+=("$n_run") ns3_procs+=("$n_proc") ns3_frames+=("$n_frames") ns3_retranses+=("${n_retrans:-?}")
             rr=$(calc "$n_run / $u_run" %.3f) rw=$(calc "$n_proc / $u_whole" %.3f)
             ratio_run+=("$rr") ratio_whole+=("$rw")
+            if [[ "$u_s_wall" != null ]]; then
+                rs=$(calc "$n_run * 1e6 / $n_frames / $u_s_wall" %.3f)
+                ratio_steady+=("$rs")
+            fi
             ns3_obj="{\"wall_run_s\": $n_run, \"process_s\": $n_proc, \"frames\": $n_frames, \"us_per_frame\": $(calc "$n_run * 1e6 / $n_frames" %.3f), \"frames_per_wall_s\": $(calc "$n_frames / $n_run" %.0f), \"goodput_mbps\": ${n_goodput:-null}, \"retrans\": ${n_retrans:-null}}"
         fi
-        printf '%-6s %-6s %10s %10s %10s %9s %9s %10s %10s %9s %9s\n' "$r" "$first" "${n_run:--}" "${n_frames:--}" \
-            "$u_run" "$u_whole" "$u_frame_count" "$us_per_frame" "$frames_per_s" "${rr/null/-}" "${rw/null/-}"
-        bulk_json+=("{\"round\": $r, \"first\": \"$first\", \"ns3\": $ns3_obj, \"usnet\": {\"run_s\": $u_run, \"whole_s\": $u_whole, \"frames\": $u_frame_count, \"us_per_frame\": $us_per_frame, \"frames_per_wall_s\": $frames_per_s, \"goodput_mbps\": ${u_goodput:-null}, \"retrans\": ${u_retrans:-null}}, \"ratio_run\": $rr, \"ratio_whole\": $rw}")
+        [[ "$u_s_wall" == null ]] || u_s_walls+=("$u_s_wall") u_warmups+=("$u_warmup")
+        printf '%-6s %-6s %10s %10s %10s %9s %9s %10s %10s %9s %9s %10s %9s %9s\n' "$r" "$first" "${n_run:--}" "${n_frames:--}" \
+            "$u_run" "$u_whole" "$u_frame_count" "$us_per_frame" "$frames_per_s" "${rr/null/-}" "${rw/null/-}" \
+            "${u_s_wall/null/-}" "${rs/null/-}" "${u_warmup/null/-}"
+        bulk_json+=("{\"round\": $r, \"first\": \"$first\", \"ns3\": $ns3_obj, \"usnet\": {\"run_s\": $u_run, \"whole_s\": $u_whole, \"frames\": $u_frame_count, \"us_per_frame\": $us_per_frame, \"frames_per_wall_s\": $frames_per_s, \"goodput_mbps\": ${u_goodput:-null}, \"retrans\": ${u_retrans:-null}, \"steady_from_s\": $steady_from, \"steady_us_per_frame\": $u_s_wall, \"warmup_s\": $u_warmup}, \"ratio_run\": $rr, \"ratio_whole\": $rw, \"ratio_steady\": $rs}")
     done
     m_u_run=$(median "${u_runs[@]}") m_u_whole=$(median "${u_wholes[@]}") m_u_frames=$(median "${u_frames[@]}")
     echo "medians over $rounds rounds:"
     echo "  usnet: run alone $m_u_run s [$(minmax "${u_runs[@]}")], whole command $m_u_whole s [$(minmax "${u_wholes[@]}")], $m_u_frames frames, $(calc "$m_u_run * 1e6 / $m_u_frames" %.3f) us/frame, $(calc "$m_u_frames / $m_u_run" %.0f) frames/s"
+    m_u_s_wall=null m_u_warmup=null m_rs=null
+    if [[ ${#u_s_walls[@]} -gt 0 ]]; then
+        m_u_s_wall=$(median "${u_s_walls[@]}") m_u_warmup=$(median "${u_warmups[@]}")
+        echo "  usnet steady state (from ${steady_from} virtual s on): $m_u_s_wall us/frame [$(minmax "${u_s_walls[@]}")]; the run alone less that rate over all its frames (the JVM's warm-up, the build, the start): $m_u_warmup s"
+    fi
     m_n_run=null m_n_proc=null m_n_frames=null m_rr=null m_rw=null
     if [[ ${#ns3_runs[@]} -gt 0 ]]; then
         m_n_run=$(median "${ns3_runs[@]}") m_n_proc=$(median "${ns3_procs[@]}") m_n_frames=$(median "${ns3_frames[@]}")
         m_rr=$(median "${ratio_run[@]}") m_rw=$(median "${ratio_whole[@]}")
         echo "  ns-3:  run $m_n_run s [$(minmax "${ns3_runs[@]}")], process $m_n_proc s, $m_n_frames frames, $(calc "$m_n_run * 1e6 / $m_n_frames" %.3f) us/frame, $(calc "$m_n_frames / $m_n_run" %.0f) frames/s"
         echo "  ns-3/usnet: run $m_rr x [$(minmax "${ratio_run[@]}")] (ns-3's Simulator::Run / usnet's run alone), whole $m_rw x [$(minmax "${ratio_whole[@]}")] (process / whole command)"
+        if [[ ${#ratio_steady[@]} -gt 0 ]]; then
+            m_rs=$(median "${ratio_steady[@]}")
+            echo "  ns-3/usnet per frame in the steady state: $m_rs x [$(minmax "${ratio_steady[@]}")] (ns-3's us/frame over its run / usnet's steady us/frame)"
+        fi
     else
         echo "  ns-3:  skipped ($ns3_skip_reason)"
     fi
@@ -323,7 +350,7 @@ if [[ "$flows" != none ]]; then
         us=$( ((frames > 0)) && calc "$run_s * 1e6 / $frames" %.3f || echo null)
         # The steady state: from the snapshot at steady_from virtual seconds (every flow started, the first ARP
         # broadcasts flooded) to the last, by the wall clock and the simulation thread's CPU clock per bottleneck frame.
-        read -r s_frames s_wall_us s_cpu_us <<<"$(steady_cost "$out.json" "$steady_from")"
+        read -r s_frames s_wall_us s_cpu_us <<<"$(steady_cost "$out.json" "$steady_from" sw/srv)"
         printf '%8s %10s %14s %14s %10s %12s %12s %10s %12s\n' "$n" "$run_s" "$frames" "$all_tx" "$us" "$s_wall_us" "$s_cpu_us" "$rss_mb" "$apps_failed"
         flows_json+=("{\"n\": $n, \"exit\": $rc, \"apps_failed\": $apps_failed, \"virtual_s\": $(usnet_virtual "$out"), \"run_s\": $run_s, \"loop_cpu_s\": $(usnet_cpu "$out"), \"events\": $(usnet_events "$out"), \"bottleneck_rx\": $rx, \"bottleneck_tx\": $tx, \"bottleneck_frames\": $frames, \"all_devices_tx\": $all_tx, \"us_per_frame\": $us, \"steady_from_s\": $steady_from, \"steady_frames\": $s_frames, \"steady_wall_us_per_frame\": $s_wall_us, \"steady_cpu_us_per_frame\": $s_cpu_us, \"max_rss_mb\": $rss_mb}")
     done
@@ -341,7 +368,7 @@ host_load=$(cut -d' ' -f1-3 /proc/loadavg)
         [[ -n "$ns3" ]] || ns3_note="\"$ns3_skip_reason\""
         echo " \"bulk\": {\"virtual_s\": $duration, \"rounds\": [$(join "${bulk_json[@]}")],"
         echo "  \"ns3_skipped\": $ns3_note,"
-        echo "  \"median\": {\"usnet_run_s\": $m_u_run, \"usnet_whole_s\": $m_u_whole, \"usnet_frames\": $m_u_frames, \"ns3_run_s\": $m_n_run, \"ns3_process_s\": $m_n_proc, \"ns3_frames\": $m_n_frames, \"ratio_run\": $m_rr, \"ratio_whole\": $m_rw}},"
+        echo "  \"median\": {\"usnet_run_s\": $m_u_run, \"usnet_whole_s\": $m_u_whole, \"usnet_frames\": $m_u_frames, \"ns3_run_s\": $m_n_run, \"ns3_process_s\": $m_n_proc, \"ns3_frames\": $m_n_frames, \"ratio_run\": $m_rr, \"ratio_whole\": $m_rw, \"usnet_steady_us_per_frame\": $m_u_s_wall, \"usnet_warmup_s\": $m_u_warmup, \"ratio_steady\": $m_rs}},"
     else
         echo " \"bulk\": null,"
     fi

@@ -9,7 +9,10 @@ import dev.usnet.core.route.RouteType;
 import dev.usnet.core.wire.Ipv4Addr;
 import io.netty.util.collection.IntObjectHashMap;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The IPv4 addresses of one namespace (Linux devinet.c): per-device address lists, the local-address table
@@ -17,12 +20,19 @@ import java.util.List;
  */
 public final class Devinet {
     private final RouteTable main;
-    private final List<IfAddr> addrs = new ArrayList<>();
+    // Every address in the order added (the order source selection and the lookups see), and each device's: the
+    // changes of one device cost its own addresses, not the namespace's (a router with a /30 per host has
+    // thousands).
+    private final LinkedHashSet<IfAddr> addrs = new LinkedHashSet<>();
+    private final Map<Device, List<IfAddr>> byDevice = new IdentityHashMap<>();
     /** Up to this many addresses the lookups scan {@link #snapshot} (as fast as a hash, and nothing more to hold). */
     static final int SCAN_MAX = 8;
     private static final IfAddr[] NO_ADDRS = new IfAddr[0];
-    // Replaced whole on every change, never changed in place; the maps only for more than SCAN_MAX addresses.
+    // Replaced whole after a change, never changed in place; the maps only for more than SCAN_MAX addresses.
+    // Made by the first lookup after a change, not by the change: a namespace given thousands of addresses in a
+    // row (a router with a /30 per host) would otherwise rebuild them for each, quadratic in the addresses.
     private volatile IfAddr[] snapshot = NO_ADDRS;
+    private volatile boolean stale;
     private volatile IntObjectHashMap<IfAddr> local;
     private volatile IntObjectHashMap<IfAddr> broadcasts;
 
@@ -35,32 +45,34 @@ public final class Devinet {
         if (prefixLen < 0 || prefixLen > 32) {
             throw new IllegalArgumentException("prefix length " + prefixLen + " out of range 0..32");
         }
-        for (IfAddr a : addrs) {
-            if (a.dev() == dev && a.address() == address) {
+        List<IfAddr> own = byDevice.getOrDefault(dev, List.of());
+        for (IfAddr a : own) {
+            if (a.address() == address) {
                 throw new IllegalArgumentException(Ipv4Addr.format(address) + " already on " + dev.name() + " (RTNETLINK: File exists)");
             }
         }
         int mask = Ipv4Addr.mask(prefixLen);
         boolean secondary = false;
-        for (IfAddr a : addrs) {
-            if (a.dev() == dev && a.prefixLen() == prefixLen && a.network() == (address & mask)) {
+        for (IfAddr a : own) {
+            if (a.prefixLen() == prefixLen && a.network() == (address & mask)) {
                 secondary = true;
             }
         }
         int brd = prefixLen >= 31 ? 0 : (address | ~mask);
         IfAddr ifa = new IfAddr(dev, address, prefixLen, brd, secondary);
         addrs.add(ifa);
+        byDevice.computeIfAbsent(dev, d -> new ArrayList<>(1)).add(ifa);
         if (prefixLen < 32 && !secondary) {
             main.add(new Route(address, prefixLen, RouteType.UNICAST, 0, dev, address, 0, true));
         }
-        publish();
+        stale = true;
         return ifa;
     }
 
     public synchronized boolean remove(Device dev, int address) {
         IfAddr found = null;
-        for (IfAddr a : addrs) {
-            if (a.dev() == dev && a.address() == address) {
+        for (IfAddr a : byDevice.getOrDefault(dev, List.of())) {
+            if (a.address() == address) {
                 found = a;
             }
         }
@@ -68,24 +80,42 @@ public final class Devinet {
             return false;
         }
         addrs.remove(found);
+        List<IfAddr> own = byDevice.get(dev);
+        own.remove(found);
+        if (own.isEmpty()) {
+            byDevice.remove(dev);
+        }
         if (!found.secondary()) {
             main.removeConnected(found.network(), found.prefixLen(), dev);
         }
-        publish();
+        stale = true;
         return true;
     }
 
     /** Drops every address of {@code dev} (device moved to another namespace or deleted). */
     public synchronized void flush(Device dev) {
-        // Only a change republishes: a host namespace deleting thousands of address-less bridge ports would
-        // otherwise rebuild its lookup maps for each.
-        if (addrs.removeIf(a -> a.dev() == dev)) {
-            publish();
+        // Only a change marks the lookups stale: a namespace deleting thousands of address-less bridge ports would
+        // otherwise have them rebuilt after each.
+        List<IfAddr> own = byDevice.remove(dev);
+        if (own != null) {
+            addrs.removeAll(own);
+            stale = true;
         }
         main.removeDevice(dev);
     }
 
-    private void publish() {
+    /** The addresses as of the last change: published first when a change since left them stale. */
+    private IfAddr[] current() {
+        if (stale) {
+            publish();
+        }
+        return snapshot;
+    }
+
+    private synchronized void publish() {
+        if (!stale) {
+            return;
+        }
         IntObjectHashMap<IfAddr> l = null;
         IntObjectHashMap<IfAddr> b = null;
         if (addrs.size() > SCAN_MAX) {
@@ -102,11 +132,12 @@ public final class Devinet {
         local = l;
         broadcasts = b;
         snapshot = addrs.isEmpty() ? NO_ADDRS : addrs.toArray(new IfAddr[0]);
+        stale = false;
     }
 
     /** The address entry when {@code a} is one of this namespace's own addresses (RTN_LOCAL); the first added wins. */
     public IfAddr local(int a) {
-        IfAddr[] s = snapshot;
+        IfAddr[] s = current();
         if (s.length > SCAN_MAX) {
             IntObjectHashMap<IfAddr> l = local;
             if (l != null) {
@@ -130,7 +161,7 @@ public final class Devinet {
         if (a == Ipv4Addr.LIMITED_BROADCAST) {
             return true;
         }
-        IfAddr[] s = snapshot;
+        IfAddr[] s = current();
         if (s.length > SCAN_MAX) {
             // Asked for every frame sent (is the next hop a broadcast?): with many addresses (a router with a link
             // per host) a scan of them all was the frame's largest cost. No address has it as broadcast: not one.
@@ -152,7 +183,7 @@ public final class Devinet {
         if (a == Ipv4Addr.LIMITED_BROADCAST) {
             return true;
         }
-        IfAddr[] s = snapshot;
+        IfAddr[] s = current();
         if (s.length > SCAN_MAX) {
             IntObjectHashMap<IfAddr> b = broadcasts;
             if (b != null) {
@@ -172,13 +203,7 @@ public final class Devinet {
     }
 
     public synchronized List<IfAddr> list(Device dev) {
-        List<IfAddr> l = new ArrayList<>();
-        for (IfAddr a : addrs) {
-            if (a.dev() == dev) {
-                l.add(a);
-            }
-        }
-        return l;
+        return new ArrayList<>(byDevice.getOrDefault(dev, List.of()));
     }
 
     /**
@@ -188,7 +213,7 @@ public final class Devinet {
      */
     public int selectSource(Device dev, int dst) {
         IfAddr first = null;
-        IfAddr[] snapshot = this.snapshot;
+        IfAddr[] snapshot = current();
         for (IfAddr a : snapshot) {
             if (a.dev() != dev || a.secondary()) {
                 continue;
@@ -213,7 +238,7 @@ public final class Devinet {
 
     /** inet_addr_onlink: {@code a} and {@code b} both lie on one subnet of {@code dev}. */
     public boolean onLink(Device dev, int a, int b) {
-        for (IfAddr ifa : snapshot) {
+        for (IfAddr ifa : current()) {
             if (ifa.dev() == dev && ifa.onLink(a) && (b == 0 || ifa.onLink(b))) {
                 return true;
             }

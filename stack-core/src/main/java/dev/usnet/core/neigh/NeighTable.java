@@ -329,8 +329,16 @@ public final class NeighTable {
 
     public void flushDevice(Device dev) {
         synchronized (this) {
-            for (Neighbour n : new ArrayList<>(entries.values())) {
+            // Only the device's own entries are copied: a router deleting thousands of ports, one neighbour each,
+            // copied the whole table per port.
+            List<Neighbour> gone = null;
+            for (Neighbour n : entries.values()) {
                 if (n.dev == dev) {
+                    (gone == null ? gone = new ArrayList<>(2) : gone).add(n);
+                }
+            }
+            if (gone != null) {
+                for (Neighbour n : gone) {
                     remove(n);
                     dropQueue(n, DropReason.NEIGH_DEAD);
                 }

@@ -2,11 +2,14 @@ package dev.usnet.core.route;
 
 import dev.usnet.core.device.Device;
 import dev.usnet.core.stack.NetListener;
+import dev.usnet.core.util.SpreadKeys;
 import dev.usnet.core.wire.Ipv4Addr;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 
@@ -19,6 +22,9 @@ import java.util.Map;
 public final class RouteTable {
     // Small to start: a container has two routes (lo's and eth0's connected ones).
     private final Map<Long, Route> routes = new HashMap<>(4);
+    // The keys of each device's routes: a device that goes away takes its routes in time proportional to them,
+    // not to the table (a router with a link per host deletes thousands of devices when its namespace closes).
+    private final Map<Device, LinkedHashSet<Long>> keysByDevice = new IdentityHashMap<>(4);
     private volatile Snapshot snapshot = Snapshot.EMPTY;
     private volatile boolean dirty;
     // RTM_NEWROUTE/RTM_DELROUTE to whoever monitors the namespace; null when nobody does.
@@ -36,7 +42,9 @@ public final class RouteTable {
     private static final int INDEX_THRESHOLD = 512;
 
     private static long key(int prefix, int len) {
-        return ((long) (prefix & Ipv4Addr.mask(len)) << 8) | len;
+        // Spread (a bijection): Long's hash of the plain key kept the length's constant low bits, so thousands of
+        // /30s fell into a few HashMap bins and every add walked a tree.
+        return SpreadKeys.spread(((long) (prefix & Ipv4Addr.mask(len)) << 8) | len);
     }
 
     /** Who is told of route changes (the namespace's monitor), or null. */
@@ -56,7 +64,7 @@ public final class RouteTable {
         long k = key(r.prefix(), r.prefixLen());
         Route old = routes.get(k);
         if (old == null || r.metric() <= old.metric() || old.dev() == r.dev()) {
-            routes.put(k, r);
+            put(k, r);
             notify(old, false);
             notify(r, true);
         }
@@ -70,7 +78,7 @@ public final class RouteTable {
 
     /** {@code ip route replace}: puts {@code r} in place of whatever route its prefix has, whatever its metric. */
     public synchronized Route replace(Route r) {
-        Route old = routes.put(key(r.prefix(), r.prefixLen()), r);
+        Route old = put(key(r.prefix(), r.prefixLen()), r);
         notify(old, false);
         notify(r, true);
         dirty = true;
@@ -83,13 +91,13 @@ public final class RouteTable {
         if (routes.containsKey(k)) {
             throw new IllegalArgumentException("route " + Ipv4Addr.format(r.prefix()) + "/" + r.prefixLen() + " exists (RTNETLINK: File exists)");
         }
-        routes.put(k, r);
+        put(k, r);
         notify(r, true);
         dirty = true;
     }
 
     public synchronized boolean remove(int prefix, int len) {
-        Route old = routes.remove(key(prefix, len));
+        Route old = removeKey(key(prefix, len));
         notify(old, false);
         dirty |= old != null;
         return old != null;
@@ -97,23 +105,47 @@ public final class RouteTable {
 
     /** Removes every route through {@code dev} (the device went away or down). */
     public synchronized int removeDevice(Device dev) {
-        int before = routes.size();
-        routes.values().removeIf(r -> {
-            if (r.dev() == dev) {
-                notify(r, false);
-                return true;
-            }
-            return false;
-        });
-        dirty |= routes.size() != before;
-        return before - routes.size();
+        LinkedHashSet<Long> keys = keysByDevice.remove(dev);
+        if (keys == null) {
+            return 0;
+        }
+        for (Long k : keys) {
+            notify(routes.remove(k), false);
+        }
+        dirty = true;
+        return keys.size();
+    }
+
+    // Every change to the routes goes through these two, which keep keysByDevice.
+    private Route put(long k, Route r) {
+        Route old = routes.put(k, r);
+        if (old != null) {
+            unindex(k, old);
+        }
+        keysByDevice.computeIfAbsent(r.dev(), d -> new LinkedHashSet<>(2)).add(k);
+        return old;
+    }
+
+    private Route removeKey(long k) {
+        Route old = routes.remove(k);
+        if (old != null) {
+            unindex(k, old);
+        }
+        return old;
+    }
+
+    private void unindex(long k, Route r) {
+        LinkedHashSet<Long> keys = keysByDevice.get(r.dev());
+        if (keys != null && keys.remove(k) && keys.isEmpty()) {
+            keysByDevice.remove(r.dev());
+        }
     }
 
     /** Removes the connected route a deleted address had created. */
     public synchronized void removeConnected(int prefix, int len, Device dev) {
         Route r = routes.get(key(prefix, len));
         if (r != null && r.connected() && r.dev() == dev) {
-            routes.remove(key(prefix, len));
+            removeKey(key(prefix, len));
             notify(r, false);
             dirty = true;
         }

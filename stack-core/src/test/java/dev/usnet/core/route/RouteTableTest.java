@@ -95,4 +95,64 @@ class RouteTableTest {
                 () -> t.addNew(r("198.18.0.0", 24)));
         assertEquals(true, e.getMessage().contains("exists"));
     }
+
+    /**
+     * removeDevice takes exactly the routes whose device is the one going away, whatever moved them there or away
+     * since (replace, a better metric, remove, removeConnected): checked against a plain map of the same operations.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(longs = {1, 2, 3, 4, 5, 6, 7, 8})
+    void removeDeviceTakesExactlyThatDevicesRoutesAfterAnyHistory(long seed) {
+        Random rnd = new Random(seed);
+        dev.usnet.core.device.Device[] devs = {
+            new dev.usnet.core.device.Loopback(), new dev.usnet.core.device.Loopback(), new dev.usnet.core.device.Loopback()};
+        RouteTable t = new RouteTable();
+        java.util.Map<String, Route> model = new java.util.HashMap<>();
+        for (int step = 0; step < 3000; step++) {
+            int prefix = 0xc612_0000 | (rnd.nextInt(64) << 2);
+            int len = 30;
+            String k = prefix + "/" + len;
+            dev.usnet.core.device.Device d = devs[rnd.nextInt(devs.length)];
+            Route r = new Route(prefix, len, RouteType.UNICAST, 0, d, prefix, rnd.nextInt(3), rnd.nextBoolean());
+            switch (rnd.nextInt(6)) {
+                case 0 -> {
+                    Route old = model.get(k);
+                    t.add(r);
+                    if (old == null || r.metric() <= old.metric() || old.dev() == r.dev()) {
+                        model.put(k, r);
+                    }
+                }
+                case 1 -> {
+                    t.replace(r);
+                    model.put(k, r);
+                }
+                case 2 -> assertEquals(model.remove(k) != null, t.remove(prefix, len));
+                case 3 -> {
+                    Route old = model.get(k);
+                    t.removeConnected(prefix, len, d);
+                    if (old != null && old.connected() && old.dev() == d) {
+                        model.remove(k);
+                    }
+                }
+                default -> {
+                    if (rnd.nextInt(20) == 0) {
+                        long expected = model.values().stream().filter(x -> x.dev() == d).count();
+                        model.values().removeIf(x -> x.dev() == d);
+                        assertEquals(expected, t.removeDevice(d), "routes removed with the device");
+                    }
+                }
+            }
+            assertEquals(model.size(), t.size());
+        }
+        for (Route r : model.values()) {
+            assertSame(r, t.get(r.prefix(), r.prefixLen()));
+            assertSame(r, t.lookup(r.prefix() + 1));
+        }
+        for (dev.usnet.core.device.Device d : devs) {
+            long expected = model.values().stream().filter(x -> x.dev() == d).count();
+            assertEquals(expected, t.removeDevice(d));
+        }
+        assertEquals(0, t.size());
+        assertNull(t.lookup(0xc612_0001));
+    }
 }
