@@ -30,7 +30,7 @@
 // Build (Debian's pkg-config for ns-3 is broken, so the libraries by name):
 //   g++ -O2 -std=c++17 -o ns3_flows perf-tests/ns3_flows.cc -lns3-core -lns3-network -lns3-internet \
 //       -lns3-point-to-point -lns3-applications -lns3-traffic-control -lns3-bridge -lns3-stats
-// Run: ./ns3_flows --n=1000 [--sim=5] [--spread=1] [--steadyFrom=2] [--routing=global|static]
+// Run: ./ns3_flows --n=1000 [--sim=5] [--spread=1] [--steadyFrom=2] [--routing=global|static] [--progress=1]
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
@@ -115,6 +115,21 @@ MarkSteadyStart()
 }
 
 // Connects a trace source or stops with its name: a renamed source must not silently count nothing.
+// A line on stderr every --progress simulated seconds, so that a run too long to wait for still says how far it got.
+void
+ReportProgress(double interval, Clock::time_point start)
+{
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    std::fprintf(stderr,
+                 "progress: sim %.3f s, wall %.1f s, bottleneck frames %llu, max RSS %ld KiB\n",
+                 Simulator::Now().GetSeconds(),
+                 std::chrono::duration<double>(Clock::now() - start).count(),
+                 (unsigned long long)(bottleneck.txFrames + bottleneck.rxFrames),
+                 usage.ru_maxrss);
+    Simulator::Schedule(Seconds(interval), &ReportProgress, interval, start);
+}
+
 template <typename Sink>
 void
 Connect(Ptr<Object> object, const std::string& source, Sink sink)
@@ -137,6 +152,7 @@ main(int argc, char* argv[])
     std::string rate = "1Gbps";
     std::string delay = "500us";
     uint32_t queue = 1000;
+    double progress = 0;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("n", "client nodes, one bulk flow each", n);
@@ -149,6 +165,7 @@ main(int argc, char* argv[])
     cmd.AddValue("rate", "rate of the bottleneck link router-server", rate);
     cmd.AddValue("delay", "one-way delay of the bottleneck link", delay);
     cmd.AddValue("queue", "DropTail queue of every device, packets", queue);
+    cmd.AddValue("progress", "a progress line on stderr every this many simulated seconds (0: none)", progress);
     cmd.Parse(argc, argv);
 
     NS_ABORT_MSG_UNLESS(n >= 1 && n <= 16383, "--n=" << n << ": between 1 and 16383 (the /30s of 198.18.0.0/16)");
@@ -156,6 +173,7 @@ main(int argc, char* argv[])
     NS_ABORT_MSG_UNLESS(spread >= 0 && spread <= sim, "--spread=" << spread << ": must be in [0, --sim]");
     NS_ABORT_MSG_UNLESS(steadyFrom >= 0 && steadyFrom < sim,
                         "--steadyFrom=" << steadyFrom << ": must be in [0, --sim)");
+    NS_ABORT_MSG_UNLESS(progress >= 0, "--progress=" << progress << ": must not be negative");
     NS_ABORT_MSG_UNLESS(routing == "global" || routing == "static",
                         "--routing=" << routing << ": global or static");
 
@@ -262,6 +280,10 @@ main(int argc, char* argv[])
 
     double cpu0 = ProcessCpuSeconds();
     Clock::time_point t0 = Clock::now();
+    if (progress > 0)
+    {
+        Simulator::Schedule(Seconds(progress), &ReportProgress, progress, t0);
+    }
     Simulator::Run();
     Clock::time_point t1 = Clock::now();
     double cpu1 = ProcessCpuSeconds();
