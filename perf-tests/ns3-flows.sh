@@ -12,7 +12,7 @@
 # 2 simulated seconds to the end), max RSS of the process; then goodput, drops and how many flows delivered nothing.
 # Building the topology and the routing tables is timed apart (build s), outside the run.
 #
-#   perf-tests/ns3-flows.sh                                  # flows 1,10,100,1000 (~5 min on a 2-vCPU VM)
+#   perf-tests/ns3-flows.sh                                  # flows 1,10,100,1000 (~3 min on a 2-vCPU VM)
 #   perf-tests/ns3-flows.sh --flows 10000 --routing static --timeout 900
 #   perf-tests/ns3-flows.sh --flows 1000 --routing static --json perf-tests/target/ns3-flows-static.json
 #
