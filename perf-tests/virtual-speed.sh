@@ -9,8 +9,10 @@
 # usnet's wall time of the run alone (its "virtual time ... in X s of wall time" line: topology built, JIT cold),
 # of the whole command (./usnet: launcher, JVM start, build of the topology, run, report, exit), the frames it
 # simulated (the tx packets of both devices), microseconds of wall time per frame and frames per wall second;
-# goodput and retransmissions of both, which show that both simulated the same thing. Then the medians and the
-# ratios ns-3/usnet: ns-3's run / usnet's run alone, and ns-3's process / usnet's whole command.
+# goodput and retransmissions of both, which show that both simulated the same thing; usnet's steady state (snapshots
+# every virtual second: wall us per frame from --steady-from on), ns-3's us per frame over it, and what of usnet's run
+# the steady rate does not explain (JVM warm-up, build, start). Then the medians and the ratios ns-3/usnet: ns-3's
+# run / usnet's run alone, ns-3's process / usnet's whole command, and per frame in the steady state.
 #
 # Part 2, flows (perf-tests/virtual-flows.yaml, parameter n): for each N, one ./usnet run of FLOWS_DURATION virtual
 # seconds under /usr/bin/time -v; the table: flows, wall s of the run alone, frames at the bottleneck port sw/srv
