@@ -2,6 +2,7 @@ package dev.usnet.core.bridge;
 
 import dev.usnet.core.buf.Packet;
 import dev.usnet.core.device.Device;
+import dev.usnet.core.device.DeviceHost;
 import dev.usnet.core.device.RxHandler;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.DropReason;
@@ -181,8 +182,14 @@ public final class Bridge extends Device implements RxHandler {
         dev.setPromisc(false);
     }
 
+    /** A port leaving its namespace leaves the bridge (ndo_del_slave). */
     @Override
-    public void attach(NetStack stack, int ifindex) {
+    public void releasePort(Device port) {
+        removePort(port);
+    }
+
+    @Override
+    public void attach(DeviceHost stack, int ifindex) {
         super.attach(stack, ifindex);
         if (stack != null) {
             fdb.addLocal(mac(), null, stack.now());

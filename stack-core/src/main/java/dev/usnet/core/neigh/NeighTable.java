@@ -34,6 +34,8 @@ public final class NeighTable {
     static final long FORCED_GC_AGE_NANOS = 5_000_000_000L;
 
     private final NetStack stack;
+    // Who is told of entry changes ({@code ip monitor neigh}), or null.
+    private volatile NeighListener listener;
     // The shared empty table until the first entry (never changed: the first create replaces it). Guarded by this.
     private static final LongObjectHashMap<Neighbour> NONE = new LongObjectHashMap<>(1);
     private LongObjectHashMap<Neighbour> entries = NONE;
@@ -47,6 +49,11 @@ public final class NeighTable {
     private long lastFlush;
     private Timeout periodicGc;
     private long forcedGcRuns;
+
+    /** Starts ({@code l}) or stops (null) telling {@code l} of entry changes. */
+    public void setListener(NeighListener l) {
+        this.listener = l;
+    }
 
     public NeighTable(NetStack stack) {
         this.stack = stack;
@@ -238,7 +245,7 @@ public final class NeighTable {
         if (entries.remove(key(n.dev, n.ip)) == n) {
             n.inTable = false;
             byState.decrementAndGet(n.state.ordinal());
-            dev.usnet.core.stack.NetListener l = stack.listener();
+            NeighListener l = listener;
             if (l != null) {
                 l.neighDeleted(n);
             }
@@ -260,7 +267,7 @@ public final class NeighTable {
             byState.decrementAndGet(from.ordinal());
             byState.incrementAndGet(to.ordinal());
         }
-        dev.usnet.core.stack.NetListener l = stack.listener();
+        NeighListener l = listener;
         if (l != null) {
             l.neighChanged(n, from);
         }

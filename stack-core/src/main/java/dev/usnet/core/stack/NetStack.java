@@ -3,7 +3,9 @@ package dev.usnet.core.stack;
 import dev.usnet.core.buf.CowStats;
 import dev.usnet.core.buf.Packet;
 import dev.usnet.core.device.Device;
+import dev.usnet.core.device.DeviceHost;
 import dev.usnet.core.device.Loopback;
+import dev.usnet.core.event.NetListener;
 import dev.usnet.core.ipv4.Devinet;
 import dev.usnet.core.ipv4.Icmp;
 import dev.usnet.core.ipv4.IpDefrag;
@@ -42,7 +44,7 @@ import java.util.SplittableRandom;
  * knobs and counters, and the receive backlog that feeds them. All packet processing for a namespace runs
  * on its scheduler's thread.
  */
-public final class NetStack {
+public final class NetStack implements DeviceHost {
     private final String name;
     private final long seed;
     private final Scheduler scheduler;
@@ -179,6 +181,7 @@ public final class NetStack {
     public void setListener(NetListener l) {
         this.listener = l;
         routes.setListener(l);
+        neigh.setListener(l);
     }
 
     /** The seed this namespace was created with (its random source mixes in the name). */
@@ -314,8 +317,9 @@ public final class NetStack {
             return;
         }
         byName.remove(dev.name());
-        if (dev.master() instanceof dev.usnet.core.bridge.Bridge br) {
-            br.removePort(dev);
+        Device master = dev.master();
+        if (master != null) {
+            master.releasePort(dev);
         }
         byIndex.remove(dev.ifindex());
         devinet.flush(dev);
@@ -496,7 +500,8 @@ public final class NetStack {
             if (p == null) {
                 break;
             }
-            p.dev().napiReceive(p);
+            Device dev = p.dev();
+            dev.napiReceive(p);
         }
         // napi_gro_flush at the end of the poll, charged to it: everything when the backlog is drained
         // (napi_complete_done), else only flows held since an earlier jiffy, as napi_poll does after a full weight.

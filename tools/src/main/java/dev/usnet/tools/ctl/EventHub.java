@@ -6,7 +6,7 @@ import dev.usnet.core.device.Device;
 import dev.usnet.core.neigh.Neighbour;
 import dev.usnet.core.neigh.NudState;
 import dev.usnet.core.route.Route;
-import dev.usnet.core.stack.NetListener;
+import dev.usnet.core.event.NetListener;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.wire.Ipv4Addr;
