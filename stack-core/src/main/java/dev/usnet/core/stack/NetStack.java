@@ -18,6 +18,8 @@ import dev.usnet.core.knob.Knobs;
 import dev.usnet.core.knob.NearestNames;
 import dev.usnet.core.neigh.Arp;
 import dev.usnet.core.neigh.NeighTable;
+import dev.usnet.core.netns.PacketHandler;
+import dev.usnet.core.netns.PacketTypes;
 import dev.usnet.core.route.RouteTable;
 import dev.usnet.core.stats.CpuAccount;
 import dev.usnet.core.stats.DropCounters;
@@ -75,6 +77,7 @@ public final class NetStack implements DeviceHost {
     private final Map<Integer, Device> byIndex = new HashMap<>(4);
     private int nextIfindex = 1;
     private final EthernetFrame eth = new EthernetFrame();
+    private final PacketTypes packetTypes = new PacketTypes();
 
     private static final int LOOPBACK_ADDRESS = Ipv4Addr.parse("127.0.0.1");
 
@@ -124,12 +127,7 @@ public final class NetStack implements DeviceHost {
         }
     }
     private final CpuAccount cpu;
-    // With the CPU model on in virtual time: the namespace clock until which the last backlog run keeps its
-    // cores busy; the next run starts no earlier. Only touched on the namespace thread (virtual time).
-    private long cpuBusyUntil;
-    // usnet.cpu.machine as last resolved: the shared machine (virtual time, model on) or null for our own.
-    private String machineName = "";
-    private dev.usnet.core.time.CpuMachine machine;
+    private final BacklogCpuModel cpuModel;
 
     public NetStack(String name, Scheduler scheduler, long seed) {
         this.name = name;
@@ -139,6 +137,7 @@ public final class NetStack implements DeviceHost {
         this.mib = new MibCounters(singleThread);
         this.random = new SplittableRandom(seed ^ name.hashCode());
         this.cpu = new CpuAccount(scheduler.nanoTime());
+        this.cpuModel = new BacklogCpuModel(knobs, scheduler, mib, cow, cpu);
         this.neigh = new NeighTable(this);
         this.arp = new Arp(this);
         this.icmp = new Icmp(this);
@@ -147,6 +146,8 @@ public final class NetStack implements DeviceHost {
         this.ipDefrag = new IpDefrag(this);
         this.udp = new Udp(this);
         this.ipInput = new IpInput(this);
+        registerPacketType(EthernetFrame.ETH_P_IP, ipInput::rcv);
+        registerPacketType(EthernetFrame.ETH_P_ARP, arp::rcv);
         this.loopback = new Loopback();
         register(loopback);
         loopback.setUp(true);
@@ -437,39 +438,8 @@ public final class NetStack implements DeviceHost {
         return backlogLen;
     }
 
-    /**
-     * The machine whose CPU our backlog runs share with other namespaces (usnet.cpu.machine, with the CPU model on
-     * in virtual time), or null when the namespace has its CPU to itself.
-     */
-    private dev.usnet.core.time.CpuMachine sharedMachine() {
-        String want = knobs.cpuMachine();
-        if (want.isEmpty() || !knobs.cpuModel()) {
-            return null;
-        }
-        if (!want.equals(machineName) || machine == null) {
-            machineName = want;
-            machine = scheduler.cpuMachine(want);
-        }
-        return machine;
-    }
-
     private void scheduleBacklogRun() {
-        if (!knobs.cpuModel()) {
-            // No CPU model (the default): the run is due now, and nothing else need be read on this per-frame path.
-            scheduler.napiSchedule(backlogTask);
-            return;
-        }
-        dev.usnet.core.time.CpuMachine m = sharedMachine();
-        if (m != null) {
-            m.schedule(backlogTask);
-            return;
-        }
-        long wait = cpuBusyUntil == 0 ? 0 : cpuBusyUntil - scheduler.nanoTime();
-        if (wait > 0) {
-            scheduler.executeAfter(backlogTask, wait);
-        } else {
-            scheduler.napiSchedule(backlogTask);
-        }
+        cpuModel.schedule(backlogTask);
     }
 
     private void processBacklog() {
@@ -477,21 +447,7 @@ public final class NetStack implements DeviceHost {
         // them all (the clock reads were a few per cent of a simulated frame, and only the sum is ever reported).
         boolean timed = !singleThread || --runsUntilTimed <= 0;
         long t0 = timed ? System.nanoTime() : 0;
-        boolean model = knobs.cpuModel();
-        long fwd0 = 0;
-        long deliver0 = 0;
-        long cowCopies0 = 0;
-        long cowBytes0 = 0;
-        long bridge0 = 0;
-        long csum0 = 0;
-        if (model) {
-            fwd0 = mib.get(Mib.IpForwDatagrams);
-            deliver0 = mib.get(Mib.IpInDelivers);
-            cowCopies0 = cow.copies();
-            cowBytes0 = cow.bytesCopied();
-            bridge0 = cpu.bridgeForwards();
-            csum0 = cpu.bytesChecksummed();
-        }
+        boolean model = cpuModel.runStarts();
         // process_backlog's quota: net.core.dev_weight frames per run, then timers and other namespaces get a turn.
         int weight = knobs.devWeight();
         int frames = 0;
@@ -507,23 +463,7 @@ public final class NetStack implements DeviceHost {
         // (napi_complete_done), else only flows held since an earlier jiffy, as napi_poll does after a full weight.
         flushGro(backlogEmpty() ? -1 : jiffies());
         if (model) {
-            long picos = 1000L * (frames * knobs.cpuL2RxNs()
-                    + (cpu.bridgeForwards() - bridge0) * knobs.cpuBridgeFwdNs()
-                    + (mib.get(Mib.IpForwDatagrams) - fwd0) * knobs.cpuIpFwdNs()
-                    + (mib.get(Mib.IpInDelivers) - deliver0) * knobs.cpuLocalDeliverNs()
-                    + (cow.copies() - cowCopies0) * knobs.cpuCowCopyNs())
-                    + (cow.bytesCopied() - cowBytes0) * knobs.cpuCopyPsPerByte()
-                    + (cpu.bytesChecksummed() - csum0) * knobs.cpuCsumPsPerByte();
-            long busy = cpu.chargeModel(picos, knobs.cpuCores());
-            // Real time only accounts: the real CPU already takes its time, usnet never sleeps for the model.
-            if (scheduler.isVirtual() && busy > 0) {
-                dev.usnet.core.time.CpuMachine m = sharedMachine();
-                if (m != null) {
-                    m.charge(busy);
-                } else {
-                    cpuBusyUntil = Math.max(cpuBusyUntil, scheduler.nanoTime()) + busy;
-                }
-            }
+            cpuModel.runEnds(frames);
         }
         if (timed) {
             int standsFor = singleThread ? CpuAccount.VIRTUAL_SAMPLE : 1;
@@ -578,7 +518,7 @@ public final class NetStack implements DeviceHost {
 
     /**
      * The protocol demux after a device (and any bridge) had the frame: classifies it like eth_type_trans and
-     * hands it to ARP or IPv4.
+     * hands it to the protocol registered for its ethertype (__netif_receive_skb_core's ptype_base walk).
      */
     public void l2Receive(Packet p) {
         int start = p.start();
@@ -597,17 +537,21 @@ public final class NetStack implements DeviceHost {
         } else {
             p.setPktType(Packet.PACKET_OTHERHOST);
         }
-        switch (eth.outerType()) {
-            case EthernetFrame.ETH_P_IP -> {
-                p.setNetwork(start + EthernetFrame.HEADER_LEN);
-                ipInput.rcv(p);
-            }
-            case EthernetFrame.ETH_P_ARP -> {
-                p.setNetwork(start + EthernetFrame.HEADER_LEN);
-                arp.rcv(p);
-            }
-            default -> drop(p, DropReason.UNHANDLED_PROTO);
+        PacketHandler handler = packetTypes.find(eth.outerType());
+        if (handler == null) {
+            drop(p, DropReason.UNHANDLED_PROTO);
+            return;
         }
+        p.setNetwork(start + EthernetFrame.HEADER_LEN);
+        handler.rcv(p);
+    }
+
+    /**
+     * dev_add_pack: frames of {@code ethertype} received here go to {@code handler}. A protocol family registers
+     * its types when it joins the namespace; one handler per ethertype.
+     */
+    public void registerPacketType(int ethertype, PacketHandler handler) {
+        packetTypes.register(ethertype, handler);
     }
 
     /** Counts the drop under its reason and frees the packet. */
