@@ -3,21 +3,22 @@ package dev.usnet.core.stack;
 import dev.usnet.core.buf.CowStats;
 import dev.usnet.core.buf.Packet;
 import dev.usnet.core.device.Device;
-import dev.usnet.core.device.DeviceHost;
 import dev.usnet.core.device.Loopback;
 import dev.usnet.core.event.NetListener;
+import dev.usnet.core.ipv4.Arp;
 import dev.usnet.core.ipv4.Devinet;
 import dev.usnet.core.ipv4.Icmp;
 import dev.usnet.core.ipv4.IpDefrag;
 import dev.usnet.core.ipv4.IpForward;
 import dev.usnet.core.ipv4.IpInput;
 import dev.usnet.core.ipv4.IpOutput;
+import dev.usnet.core.ipv4.Ipv4;
 import dev.usnet.core.ipv4.Udp;
 import dev.usnet.core.knob.DevConf;
 import dev.usnet.core.knob.Knobs;
 import dev.usnet.core.knob.NearestNames;
-import dev.usnet.core.neigh.Arp;
 import dev.usnet.core.neigh.NeighTable;
+import dev.usnet.core.netns.Netns;
 import dev.usnet.core.netns.PacketHandler;
 import dev.usnet.core.netns.PacketTypes;
 import dev.usnet.core.route.RouteTable;
@@ -46,7 +47,7 @@ import java.util.SplittableRandom;
  * knobs and counters, and the receive backlog that feeds them. All packet processing for a namespace runs
  * on its scheduler's thread.
  */
-public final class NetStack implements DeviceHost {
+public final class NetStack implements Netns {
     private final String name;
     private final long seed;
     private final Scheduler scheduler;
@@ -56,16 +57,7 @@ public final class NetStack implements DeviceHost {
     private final MibCounters mib;
     private final CowStats cow = new CowStats();
     private final LatencyPaths latency = new LatencyPaths();
-    private final RouteTable routes = new RouteTable();
-    private final Devinet devinet = new Devinet(routes);
-    private final NeighTable neigh;
-    private final Arp arp;
-    private final IpInput ipInput;
-    private final IpForward ipForward;
-    private final IpOutput ipOutput;
-    private final IpDefrag ipDefrag;
-    private final Icmp icmp;
-    private final Udp udp;
+    private final Ipv4 ipv4;
     private final Loopback loopback;
     private volatile NetListener listener;
     private final Map<Class<?>, Object> services = new java.util.concurrent.ConcurrentHashMap<>();
@@ -138,20 +130,11 @@ public final class NetStack implements DeviceHost {
         this.random = new SplittableRandom(seed ^ name.hashCode());
         this.cpu = new CpuAccount(scheduler.nanoTime());
         this.cpuModel = new BacklogCpuModel(knobs, scheduler, mib, cow, cpu);
-        this.neigh = new NeighTable(this);
-        this.arp = new Arp(this);
-        this.icmp = new Icmp(this);
-        this.ipOutput = new IpOutput(this);
-        this.ipForward = new IpForward(this);
-        this.ipDefrag = new IpDefrag(this);
-        this.udp = new Udp(this);
-        this.ipInput = new IpInput(this);
-        registerPacketType(EthernetFrame.ETH_P_IP, ipInput::rcv);
-        registerPacketType(EthernetFrame.ETH_P_ARP, arp::rcv);
+        this.ipv4 = new Ipv4(this);
         this.loopback = new Loopback();
         register(loopback);
         loopback.setUp(true);
-        devinet.add(loopback, LOOPBACK_ADDRESS, 8);
+        ipv4.devinet().add(loopback, LOOPBACK_ADDRESS, 8);
     }
 
     public String name() {
@@ -181,8 +164,7 @@ public final class NetStack implements DeviceHost {
     /** Starts ({@code l}) or stops (null) telling {@code l} of this namespace's changes. */
     public void setListener(NetListener l) {
         this.listener = l;
-        routes.setListener(l);
-        neigh.setListener(l);
+        ipv4.setListeners(l, l);
     }
 
     /** The seed this namespace was created with (its random source mixes in the name). */
@@ -252,44 +234,52 @@ public final class NetStack implements DeviceHost {
         return latency;
     }
 
+    /** This namespace's IPv4 family. */
+    public Ipv4 ipv4() {
+        return ipv4;
+    }
+
+    // The IPv4 family's parts, reached through the namespace by the many callers above stack-core (thin
+    // delegations to ipv4(); inside stack-core the family's parts use their Ipv4 object).
+
     public RouteTable routes() {
-        return routes;
+        return ipv4.routes();
     }
 
     public Devinet devinet() {
-        return devinet;
+        return ipv4.devinet();
     }
 
     public NeighTable neigh() {
-        return neigh;
+        return ipv4.neigh();
     }
 
     public Arp arp() {
-        return arp;
+        return ipv4.arp();
     }
 
     public IpInput ipInput() {
-        return ipInput;
+        return ipv4.ipInput();
     }
 
     public IpForward ipForward() {
-        return ipForward;
+        return ipv4.ipForward();
     }
 
     public IpOutput ipOutput() {
-        return ipOutput;
+        return ipv4.ipOutput();
     }
 
     public IpDefrag ipDefrag() {
-        return ipDefrag;
+        return ipv4.ipDefrag();
     }
 
     public Icmp icmp() {
-        return icmp;
+        return ipv4.icmp();
     }
 
     public Udp udp() {
-        return udp;
+        return ipv4.udp();
     }
 
     public Loopback loopback() {
@@ -323,9 +313,7 @@ public final class NetStack implements DeviceHost {
             master.releasePort(dev);
         }
         byIndex.remove(dev.ifindex());
-        devinet.flush(dev);
-        routes.removeDevice(dev);
-        neigh.flushDevice(dev);
+        ipv4.deviceUnregistered(dev);
         knobs.forgetDevice(dev.name());
         dev.attach(null, 0);
     }
@@ -583,9 +571,7 @@ public final class NetStack implements DeviceHost {
             g = next;
         }
         groPending = null;
-        neigh.close();
-        ipDefrag.close();
-        arp.close();
+        ipv4.close();
         Packet p;
         while ((p = pollBacklog()) != null) {
             p.release();
