@@ -4,8 +4,8 @@ import static dev.usnet.core.util.SpreadKeys.spread;
 
 import dev.usnet.core.buf.Packet;
 import dev.usnet.core.device.Loopback;
-import dev.usnet.core.route.Route;
 import dev.usnet.core.netns.Netns;
+import dev.usnet.core.route.Route;
 import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.stats.Mib;
 import dev.usnet.core.wire.Checksum;

@@ -1,8 +1,8 @@
 package dev.usnet.core.ipv4;
 
 import dev.usnet.core.buf.Packet;
-import dev.usnet.core.route.Route;
 import dev.usnet.core.netns.Netns;
+import dev.usnet.core.route.Route;
 import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.stats.Mib;
 import dev.usnet.core.wire.IcmpPacket;
