@@ -26,7 +26,6 @@ import dev.usnet.core.stats.CpuAccount;
 import dev.usnet.core.stats.DropCounters;
 import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.stats.LatencyPaths;
-import dev.usnet.core.stats.Mib;
 import dev.usnet.core.stats.MibCounters;
 import dev.usnet.core.time.Napi;
 import dev.usnet.core.time.Scheduler;
@@ -43,9 +42,10 @@ import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
- * The network stack of one namespace (struct net): its devices, addresses, routes, neighbours, sockets,
- * knobs and counters, and the receive backlog that feeds them. All packet processing for a namespace runs
- * on its scheduler's thread.
+ * The network stack of one namespace (struct net), assembled: its devices, the receive backlog that feeds them,
+ * the protocol table received frames are dispatched by, knobs and counters, and the protocol families brought
+ * up in it (IPv4). Protocols and devices below see it only as a {@link Netns} or a
+ * {@link dev.usnet.core.device.DeviceHost}. All packet processing for a namespace runs on its scheduler's thread.
  */
 public final class NetStack implements Netns {
     private final String name;

@@ -2,7 +2,6 @@ package dev.usnet.core.stack;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.usnet.core.buf.Packet;
 import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.testing.TestNet;
 import dev.usnet.core.wire.EthernetFrame;
