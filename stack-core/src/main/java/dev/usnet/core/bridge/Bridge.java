@@ -2,8 +2,9 @@ package dev.usnet.core.bridge;
 
 import dev.usnet.core.buf.Packet;
 import dev.usnet.core.device.Device;
+import dev.usnet.core.device.DeviceHost;
 import dev.usnet.core.device.RxHandler;
-import dev.usnet.core.stack.NetStack;
+import dev.usnet.core.netns.Netns;
 import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.time.Timeout;
 import dev.usnet.core.wire.EthernetFrame;
@@ -181,8 +182,14 @@ public final class Bridge extends Device implements RxHandler {
         dev.setPromisc(false);
     }
 
+    /** A port leaving its namespace leaves the bridge (ndo_del_slave). */
     @Override
-    public void attach(NetStack stack, int ifindex) {
+    public void releasePort(Device port) {
+        removePort(port);
+    }
+
+    @Override
+    public void attach(DeviceHost stack, int ifindex) {
         super.attach(stack, ifindex);
         if (stack != null) {
             fdb.addLocal(mac(), null, stack.now());
@@ -196,7 +203,7 @@ public final class Bridge extends Device implements RxHandler {
     }
 
     private void scheduleGc() {
-        NetStack s = stack();
+        Netns s = stack();
         if (s == null) {
             return;
         }
@@ -212,7 +219,7 @@ public final class Bridge extends Device implements RxHandler {
     }
 
     private long now() {
-        NetStack s = stack();
+        Netns s = stack();
         return s == null ? 0 : s.now();
     }
 
@@ -220,7 +227,7 @@ public final class Bridge extends Device implements RxHandler {
     @Override
     public boolean handleFrame(Device in, Packet p) {
         BridgePort port = port(in);
-        NetStack s = stack();
+        Netns s = stack();
         if (port == null || s == null) {
             return false;
         }
@@ -297,7 +304,7 @@ public final class Bridge extends Device implements RxHandler {
      * header (br_validate_ipv4) and is trimmed to its total length; IPv6 likewise by version and payload
      * length. Returns why to drop, or null.
      */
-    private DropReason netfilterPreRouting(Packet p, NetStack s) {
+    private DropReason netfilterPreRouting(Packet p, Netns s) {
         int type = eth.outerType();
         var knobs = s.knobs();
         int l3 = p.start() + EthernetFrame.HEADER_LEN;
@@ -321,7 +328,7 @@ public final class Bridge extends Device implements RxHandler {
         return null;
     }
 
-    private void learn(long src, BridgePort port, NetStack s) {
+    private void learn(long src, BridgePort port, Netns s) {
         if (ageingNanos == 0) {
             return;
         }
@@ -410,7 +417,7 @@ public final class Bridge extends Device implements RxHandler {
      * the bridge device's receive stamps it again for what its stack does next (a routed {@code br0->hr3}).
      */
     private void passUp(Packet p) {
-        NetStack s = stack();
+        Netns s = stack();
         if (!isUp()) {
             s.drop(p, DropReason.DEV_DOWN);
             return;
@@ -422,7 +429,7 @@ public final class Bridge extends Device implements RxHandler {
     /** br_dev_xmit: the bridge's own stack sends; forward by FDB or flood to every port. */
     @Override
     protected void xmit(Packet p) {
-        NetStack s = stack();
+        Netns s = stack();
         if (eth.check(p.buf(), p.start(), p.length()) != null) {
             s.drop(p, DropReason.PKT_TOO_SMALL);
             return;

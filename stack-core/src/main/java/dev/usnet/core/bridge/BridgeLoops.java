@@ -2,7 +2,7 @@ package dev.usnet.core.bridge;
 
 import dev.usnet.core.device.Device;
 import dev.usnet.core.device.VethEnd;
-import dev.usnet.core.stack.NetStack;
+import dev.usnet.core.netns.Netns;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -30,11 +30,11 @@ public final class BridgeLoops {
     }
 
     /** A loop among the bridges of {@code stacks}, or null when they form none. */
-    public static Loop find(List<NetStack> stacks) {
+    public static Loop find(List<? extends Netns> stacks) {
         // Adjacency: per bridge, the veth ends on it whose peers are on a bridge too.
         Map<Bridge, List<VethEnd>> edges = new IdentityHashMap<>();
         List<Bridge> bridges = new ArrayList<>();
-        for (NetStack s : stacks) {
+        for (Netns s : stacks) {
             for (Device d : s.devices()) {
                 if (d instanceof Bridge b) {
                     bridges.add(b);
@@ -119,7 +119,7 @@ public final class BridgeLoops {
     }
 
     private static String name(Device d) {
-        NetStack s = d.stack();
+        Netns s = d.stack();
         return (s == null ? "?" : s.name()) + "/" + d.name();
     }
 }

@@ -2,6 +2,7 @@ package dev.usnet.core.bridge;
 
 import static dev.usnet.core.util.SpreadKeys.spread;
 
+import dev.usnet.core.device.DeviceHost;
 import io.netty.util.collection.LongObjectHashMap;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,12 +30,16 @@ public final class Fdb {
         this.owner = owner;
     }
 
-    private dev.usnet.core.stack.NetListener listener() {
+    /**
+     * Who watches the bridge's namespace, when it watches FDB changes too, or null. Asked on changes only (a new,
+     * moved or aged entry), never for a frame of a known station.
+     */
+    private FdbListener listener() {
         if (owner == null) {
             return null;
         }
-        dev.usnet.core.stack.NetStack s = owner.stack();
-        return s == null ? null : s.listener();
+        DeviceHost s = owner.stack();
+        return s != null && s.listener() instanceof FdbListener l ? l : null;
     }
 
     /** The entry for {@code mac} if it exists and, when learned, has not aged out by {@code now}. */
@@ -49,7 +54,7 @@ public final class Fdb {
     }
 
     private void aged(FdbEntry e) {
-        dev.usnet.core.stack.NetListener l = listener();
+        FdbListener l = listener();
         if (l != null) {
             BridgePort p = e.port;
             l.fdbAged(owner, e.mac, p == null ? null : p.dev());
@@ -80,7 +85,7 @@ public final class Fdb {
                         e.port = port;
                         count(port, 1);
                     }
-                    dev.usnet.core.stack.NetListener l = listener();
+                    FdbListener l = listener();
                     if (l != null) {
                         l.fdbMoved(owner, mac, from.dev(), port.dev());
                     }
@@ -95,7 +100,7 @@ public final class Fdb {
         synchronized (this) {
             put(new FdbEntry(mac, port, now, false, false));
         }
-        dev.usnet.core.stack.NetListener l = listener();
+        FdbListener l = listener();
         if (l != null) {
             l.fdbLearned(owner, mac, port.dev());
         }

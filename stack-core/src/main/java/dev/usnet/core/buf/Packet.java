@@ -1,6 +1,5 @@
 package dev.usnet.core.buf;
 
-import dev.usnet.core.device.Device;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.Recycler;
 import io.netty.util.internal.SystemPropertyUtil;
@@ -57,7 +56,7 @@ public final class Packet {
     private ByteBuf buf;
     private int network = -1;
     private int transport = -1;
-    private Device dev;
+    private PacketDevice dev;
     private long rxTimeNanos;
     private int pktType;
     private int ipFlags;
@@ -136,11 +135,16 @@ public final class Packet {
         this.transport = index;
     }
 
-    public Device dev() {
-        return dev;
+    /**
+     * skb->dev: the device the packet arrived on or leaves by, as the caller's device type (the packet layer sits
+     * below the devices and cannot name their class; every device is a {@link PacketDevice}).
+     */
+    @SuppressWarnings("unchecked")
+    public <D extends PacketDevice> D dev() {
+        return (D) dev;
     }
 
-    public void setDev(Device dev) {
+    public void setDev(PacketDevice dev) {
         this.dev = dev;
     }
 
@@ -241,7 +245,7 @@ public final class Packet {
         return optTs;
     }
 
-    /** {@link dev.usnet.core.ipv4.IpOptions} RR_NEEDADDR / TS_NEEDADDR / TS_NEEDTIME bits. */
+    /** IpOptions' RR_NEEDADDR / TS_NEEDADDR / TS_NEEDTIME bits. */
     public int optFlags() {
         return optFlags;
     }

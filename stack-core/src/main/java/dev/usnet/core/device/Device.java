@@ -2,10 +2,10 @@ package dev.usnet.core.device;
 
 import dev.usnet.core.buf.ChecksumState;
 import dev.usnet.core.buf.Packet;
+import dev.usnet.core.buf.PacketDevice;
 import dev.usnet.core.knob.DevConf;
 import dev.usnet.core.netem.LinkEmulation;
 import dev.usnet.core.netem.NetemParams;
-import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.DeviceStats;
 import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.stats.LatencyPaths;
@@ -18,11 +18,11 @@ import dev.usnet.core.wire.MacAddr;
  * hands it, counts both, and lets taps see them. Subclasses implement only {@link #xmit}
  * (ndo_start_xmit).
  */
-public abstract class Device {
+public abstract class Device implements PacketDevice {
     private final String kind;
     private volatile String name;
     private int ifindex;
-    private volatile NetStack stack;
+    private volatile DeviceHost stack;
     private long mac;
     private volatile int mtu = 1500;
     private volatile boolean up;
@@ -70,12 +70,17 @@ public abstract class Device {
         return ifindex;
     }
 
-    public NetStack stack() {
-        return stack;
+    /**
+     * The namespace the device is in, or null, as the caller's namespace type: devices sit below the namespace
+     * and know it only as a {@link DeviceHost}; code above names the namespace class it knows it to be.
+     */
+    @SuppressWarnings("unchecked")
+    public <H extends DeviceHost> H stack() {
+        return (H) stack;
     }
 
     /** Called by a namespace when the device joins it (also on a move between namespaces). */
-    public void attach(NetStack stack, int ifindex) {
+    public void attach(DeviceHost stack, int ifindex) {
         // Like a qdisc on a device that leaves its namespace: the emulation and what it holds go.
         LinkEmulation ne;
         synchronized (netemLock) {
@@ -143,10 +148,17 @@ public abstract class Device {
     protected void portDown(Device port) {
     }
 
+    /**
+     * {@code port}, enslaved to this device, leaves its namespace (deleted or moved; ndo_del_slave): a bridge
+     * removes the port. Nothing for a device that has no ports.
+     */
+    public void releasePort(Device port) {
+    }
+
     /** Tells whoever monitors this device's namespace that its state or carrier changed (RTM_NEWLINK). */
     protected final void notifyLinkChanged() {
-        NetStack s = stack;
-        dev.usnet.core.stack.NetListener l = s == null ? null : s.listener();
+        DeviceHost s = stack;
+        LinkListener l = s == null ? null : s.listener();
         if (l != null) {
             l.linkChanged(this);
         }
@@ -331,7 +343,7 @@ public abstract class Device {
 
     /** Stamps and counts a frame arriving; false (frame dropped) when the device is down or has no namespace. */
     private boolean rxAccount(Packet p) {
-        NetStack s = stack;
+        DeviceHost s = stack;
         if (!up || s == null) {
             stats.rxDrop();
             dropDown(p, s);
@@ -348,7 +360,7 @@ public abstract class Device {
 
     /** netif_receive_skb after the driver: taps see the frame, then the rx_handler (bridge) or the protocols. */
     final void deliver(Packet p) {
-        NetStack s = stack;
+        DeviceHost s = stack;
         for (PacketTap t : taps) {
             t.tap(this, p, false, p.rxTimeNanos());
         }
@@ -366,7 +378,7 @@ public abstract class Device {
      * tapped, counted and sent.
      */
     public final void transmit(Packet p) {
-        NetStack s = stack;
+        DeviceHost s = stack;
         if (!up || !hasCarrier()) {
             stats.txDrop();
             dropDown(p, s);
@@ -406,7 +418,7 @@ public abstract class Device {
      * received packet from a local one: in virtual time the first packets are received at time 0. Allocates
      * nothing once the path exists.
      */
-    protected final void recordPath(Packet p, NetStack s, long now) {
+    protected final void recordPath(Packet p, DeviceHost s, long now) {
         Device in = p.dev();
         if (in != null && in != this && in.stack == s) {
             boolean flooded = p.isFlooded();
@@ -431,7 +443,7 @@ public abstract class Device {
     }
 
     /** A frame meeting a down device: counted as DEV_DOWN in its namespace, or just freed when it has none. */
-    private static void dropDown(Packet p, NetStack s) {
+    private static void dropDown(Packet p, DeviceHost s) {
         if (s != null) {
             s.drop(p, DropReason.DEV_DOWN);
         } else {
@@ -441,7 +453,7 @@ public abstract class Device {
 
     /** A frame leaving the link emulation: the device may have gone down or lost its peer meanwhile. */
     private void netemOutput(Packet p) {
-        NetStack s = stack;
+        DeviceHost s = stack;
         if (s == null || !up || !hasCarrier()) {
             stats.txDrop();
             dropDown(p, s);
@@ -450,11 +462,16 @@ public abstract class Device {
         send(p, s.now());
     }
 
-    private LinkEmulation createNetem(NetStack s) {
+    private LinkEmulation createNetem(DeviceHost s) {
         synchronized (netemLock) {
             LinkEmulation ne = netem;
             if (ne == null && stack == s) {
-                ne = new LinkEmulation(this, s, this::netemOutput);
+                // What it drops is a transmit drop here, counted in the namespace it was created in.
+                LinkEmulation.TxDrop txDrop = (q, reason) -> {
+                    stats.txDrop();
+                    s.drop(q, reason);
+                };
+                ne = new LinkEmulation(name, s.name(), s.seed(), s.scheduler(), txDrop, this::netemOutput);
                 netem = ne;
             }
             return ne;
@@ -482,7 +499,7 @@ public abstract class Device {
      * already held keep their departure times. {@link NetemParams#NONE} removes it.
      */
     public void setNetem(NetemParams params) {
-        NetStack s = stack;
+        DeviceHost s = stack;
         if (s == null) {
             throw new IllegalStateException(name + " is not in a namespace");
         }
@@ -490,7 +507,7 @@ public abstract class Device {
     }
 
     /** skb_checksum_help: finishes a partial L4 checksum in software. */
-    static void completeChecksum(Packet p, NetStack s) {
+    static void completeChecksum(Packet p, DeviceHost s) {
         var b = p.buf();
         int start = p.csumStart();
         int field = start + p.csumOffset();
@@ -517,7 +534,7 @@ public abstract class Device {
 
     /** Deletes the device: it leaves its namespace and, for a veth, takes its peer with it. */
     public void delete() {
-        NetStack s = stack;
+        DeviceHost s = stack;
         if (s != null) {
             s.unregister(this);
         }

@@ -1,7 +1,6 @@
 package dev.usnet.core.device;
 
 import dev.usnet.core.buf.Packet;
-import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.wire.EthernetFrame;
 
@@ -17,7 +16,7 @@ public final class VethEnd extends Device {
     }
 
     /** Creates a connected pair; each end joins its namespace. */
-    public static VethEnd[] createPair(NetStack a, String nameA, long macA, NetStack b, String nameB, long macB) {
+    public static VethEnd[] createPair(DeviceHost a, String nameA, long macA, DeviceHost b, String nameB, long macB) {
         VethEnd ea = new VethEnd(nameA, macA);
         VethEnd eb = new VethEnd(nameB, macB);
         ea.peer = eb;
@@ -55,7 +54,7 @@ public final class VethEnd extends Device {
     @Override
     protected void xmit(Packet p) {
         VethEnd to = peer;
-        NetStack ps = to == null ? null : to.stack();
+        DeviceHost ps = to == null ? null : to.stack();
         if (ps == null) {
             stats().txDrop();
             stack().drop(p, DropReason.NO_CARRIER);

@@ -4,8 +4,8 @@ import static dev.usnet.core.util.SpreadKeys.spread;
 
 import dev.usnet.core.buf.Packet;
 import dev.usnet.core.device.Loopback;
+import dev.usnet.core.netns.Netns;
 import dev.usnet.core.route.Route;
-import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.stats.Mib;
 import dev.usnet.core.wire.Checksum;
@@ -37,7 +37,8 @@ public final class Icmp {
     /** The highest destination-unreachable code Linux knows (NR_ICMP_UNREACH: 15, precedence cutoff). */
     private static final int NR_ICMP_UNREACH = 15;
 
-    private final NetStack stack;
+    private final Netns ns;
+    private final Ipv4 inet;
     private final IcmpPacket icmp = new IcmpPacket();
     private final Ipv4Packet ip = new Ipv4Packet();
     private final Ipv4Packet inner = new Ipv4Packet();
@@ -47,8 +48,9 @@ public final class Icmp {
     private final byte[] echoedOptions = new byte[40];
     private volatile ErrorListener errorListener;
 
-    public Icmp(NetStack stack) {
-        this.stack = stack;
+    public Icmp(Ipv4 inet) {
+        this.inet = inet;
+        this.ns = inet.netns();
     }
 
     public synchronized void openPing(int id, PingListener l) {
@@ -73,28 +75,28 @@ public final class Icmp {
         ip.wrap(p.buf(), p.network());
         int off = p.transport();
         int len = ip.totalLength() - ip.headerLength();
-        stack.mib().inc(Mib.IcmpInMsgs);
+        ns.mib().inc(Mib.IcmpInMsgs);
         DropReason bad = icmp.check(p.buf(), off, len);
         if (bad != null) {
-            stack.mib().inc(Mib.IcmpInErrors);
+            ns.mib().inc(Mib.IcmpInErrors);
             if (bad == DropReason.ICMP_CSUM) {
-                stack.mib().inc(Mib.IcmpInCsumErrors);
+                ns.mib().inc(Mib.IcmpInCsumErrors);
             }
-            stack.drop(p, bad);
+            ns.drop(p, bad);
             return;
         }
         int type = icmp.type();
-        boolean bcast = p.pktType() != Packet.PACKET_HOST || !stack.devinet().isLocal(ip.dst());
+        boolean bcast = p.pktType() != Packet.PACKET_HOST || !inet.devinet().isLocal(ip.dst());
         switch (type) {
             case IcmpPacket.ECHO -> {
-                stack.mib().inc(Mib.IcmpInEchos);
-                if (stack.knobs().getLong("net.ipv4.icmp_echo_ignore_all") == 0
-                        && !(bcast && stack.knobs().getLong("net.ipv4.icmp_echo_ignore_broadcasts") != 0)) {
+                ns.mib().inc(Mib.IcmpInEchos);
+                if (ns.knobs().getLong("net.ipv4.icmp_echo_ignore_all") == 0
+                        && !(bcast && ns.knobs().getLong("net.ipv4.icmp_echo_ignore_broadcasts") != 0)) {
                     echoReply(p, off, len, bcast);
                 }
             }
             case IcmpPacket.ECHO_REPLY -> {
-                stack.mib().inc(Mib.IcmpInEchoReps);
+                ns.mib().inc(Mib.IcmpInEchoReps);
                 PingListener l;
                 synchronized (this) {
                     l = pings == null ? null : pings.get(spread(icmp.echoId()));
@@ -105,7 +107,7 @@ public final class Icmp {
             }
             case IcmpPacket.DEST_UNREACH, IcmpPacket.TIME_EXCEEDED, IcmpPacket.PARAMETER_PROB, IcmpPacket.REDIRECT,
                  IcmpPacket.SOURCE_QUENCH -> {
-                stack.mib().inc(type == IcmpPacket.DEST_UNREACH ? Mib.IcmpInDestUnreachs
+                ns.mib().inc(type == IcmpPacket.DEST_UNREACH ? Mib.IcmpInDestUnreachs
                         : type == IcmpPacket.TIME_EXCEEDED ? Mib.IcmpInTimeExcds
                         : type == IcmpPacket.REDIRECT ? Mib.IcmpInRedirects : Mib.IcmpInErrors);
                 ErrorListener el = errorListener;
@@ -114,7 +116,7 @@ public final class Icmp {
                 }
                 if (bcast) {
                     // icmp_rcv: an error sent to a broadcast or multicast address is nobody's to hear.
-                    stack.mib().inc(Mib.IcmpInErrors);
+                    ns.mib().inc(Mib.IcmpInErrors);
                 } else {
                     deliverError(p, off, len, type);
                 }
@@ -153,15 +155,15 @@ public final class Icmp {
         int q = off + IcmpPacket.HEADER_LEN;
         int qlen = len - IcmpPacket.HEADER_LEN;
         if (qlen < Ipv4Packet.MIN_HEADER_LEN) {
-            stack.mib().inc(Mib.IcmpInErrors);
+            ns.mib().inc(Mib.IcmpInErrors);
             return;
         }
         int ihl = (b.getUnsignedByte(q) & 0x0f) * 4;
         if (ihl < Ipv4Packet.MIN_HEADER_LEN || qlen < ihl + 8) {
-            stack.mib().inc(Mib.IcmpInErrors);
+            ns.mib().inc(Mib.IcmpInErrors);
             return;
         }
-        L4Protocol l4 = stack.ipInput().protocol(b.getUnsignedByte(q + Ipv4Packet.PROTOCOL));
+        L4Protocol l4 = inet.ipInput().protocol(b.getUnsignedByte(q + Ipv4Packet.PROTOCOL));
         if (l4 != null) {
             l4.err(type, code, info, b, q, qlen);
         }
@@ -169,10 +171,10 @@ public final class Icmp {
 
     private void echoReply(Packet req, int off, int len, boolean bcast) {
         int dst = ip.src();
-        int src = bcast ? stack.devinet().selectSource(req.dev(), dst) : ip.dst();
-        Route rt = stack.ipOutput().routeOutput(dst);
+        int src = bcast ? inet.devinet().selectSource(req.dev(), dst) : ip.dst();
+        Route rt = inet.ipOutput().routeOutput(dst);
         if (rt == null) {
-            stack.mib().inc(Mib.IpOutNoRoutes);
+            ns.mib().inc(Mib.IpOutNoRoutes);
             return;
         }
         int echoed = echoOptions(req);
@@ -182,23 +184,23 @@ public final class Icmp {
         int t = r.transport();
         if (optLen > 0) {
             b.setBytes(r.network() + Ipv4Packet.MIN_HEADER_LEN, echoedOptions, 0, optLen);
-            IpOptions.build(b, r.network(), echoed, src, stack.msSinceMidnight());
+            IpOptions.build(b, r.network(), echoed, src, ns.msSinceMidnight());
         }
         b.setBytes(t, req.buf(), off, len);
         b.setByte(t + IcmpPacket.TYPE, IcmpPacket.ECHO_REPLY);
         b.setByte(t + IcmpPacket.CODE, 0);
         b.setShort(t + IcmpPacket.CHECKSUM, 0);
         b.setShort(t + IcmpPacket.CHECKSUM, Checksum.compute(b, t, len));
-        stack.mib().inc(Mib.IcmpOutMsgs);
-        stack.mib().inc(Mib.IcmpOutEchoReps);
-        stack.ipOutput().sendLocal(r, rt, src, dst, Ipv4Packet.PROTO_ICMP, ip.tos(), stack.knobs().defaultTtl(), false);
+        ns.mib().inc(Mib.IcmpOutMsgs);
+        ns.mib().inc(Mib.IcmpOutEchoReps);
+        inet.ipOutput().sendLocal(r, rt, src, dst, Ipv4Packet.PROTO_ICMP, ip.tos(), ns.knobs().defaultTtl(), false);
     }
 
     /** Sends an echo request from this namespace (a ping socket's sendto). Returns false without a route. */
     public boolean sendEcho(int dst, int id, int seq, ByteBuf payload, int payloadOff, int payloadLen, int ttl) {
-        Route rt = stack.ipOutput().routeOutput(dst);
+        Route rt = inet.ipOutput().routeOutput(dst);
         if (rt == null) {
-            stack.mib().inc(Mib.IpOutNoRoutes);
+            ns.mib().inc(Mib.IpOutNoRoutes);
             return false;
         }
         Packet r = IpOutput.allocate(IcmpPacket.HEADER_LEN + payloadLen);
@@ -213,10 +215,10 @@ public final class Icmp {
             b.setBytes(t + IcmpPacket.HEADER_LEN, payload, payloadOff, payloadLen);
         }
         b.setShort(t + IcmpPacket.CHECKSUM, Checksum.compute(b, t, IcmpPacket.HEADER_LEN + payloadLen));
-        stack.mib().inc(Mib.IcmpOutMsgs);
-        stack.mib().inc(Mib.IcmpOutEchos);
-        return stack.ipOutput().sendLocal(r, rt, stack.ipOutput().sourceFor(rt, dst), dst, Ipv4Packet.PROTO_ICMP, 0,
-                ttl > 0 ? ttl : stack.knobs().defaultTtl(), false);
+        ns.mib().inc(Mib.IcmpOutMsgs);
+        ns.mib().inc(Mib.IcmpOutEchos);
+        return inet.ipOutput().sendLocal(r, rt, inet.ipOutput().sourceFor(rt, dst), dst, Ipv4Packet.PROTO_ICMP, 0,
+                ttl > 0 ? ttl : ns.knobs().defaultTtl(), false);
     }
 
     /** ipv4_link_failure for a packet that waited on a neighbour that never answered. */
@@ -227,7 +229,7 @@ public final class Icmp {
     /** ip_rt_send_redirect: a host redirect to {@code gateway}, rate limited per destination. */
     public void sendRedirect(Packet p, int gateway) {
         ip.wrap(p.buf(), p.network());
-        if (!peers.redirectAllow(ip.src(), stack.jiffies(), stack.knobs().hz())) {
+        if (!peers.redirectAllow(ip.src(), ns.jiffies(), ns.knobs().hz())) {
             return;
         }
         send(p, IcmpPacket.REDIRECT, IcmpPacket.CODE_REDIR_HOST, gateway);
@@ -240,7 +242,7 @@ public final class Icmp {
      */
     public void sendRouteError(Packet p, int code) {
         ip.wrap(p.buf(), p.network());
-        if (!peers.ipErrorAllow(ip.src(), stack.jiffies(), stack.knobs().hz())) {
+        if (!peers.ipErrorAllow(ip.src(), ns.jiffies(), ns.knobs().hz())) {
             return;
         }
         send(p, IcmpPacket.DEST_UNREACH, code, 0);
@@ -260,7 +262,7 @@ public final class Icmp {
                 && !(offending.dev() instanceof Loopback)) {
             return;
         }
-        if (Ipv4Addr.isMulticast(odst) || stack.devinet().isBroadcast(odst)) {
+        if (Ipv4Addr.isMulticast(odst) || inet.devinet().isBroadcast(odst)) {
             return;
         }
         if ((inner.fragField() & Ipv4Packet.OFFSET_MASK) != 0) {
@@ -279,15 +281,15 @@ public final class Icmp {
                 return;
             }
         }
-        Route rt = stack.ipOutput().routeOutput(osrc);
+        Route rt = inet.ipOutput().routeOutput(osrc);
         if (rt == null) {
-            stack.mib().inc(Mib.IcmpOutErrors);
+            ns.mib().inc(Mib.IcmpOutErrors);
             return;
         }
         if (!rateAllows(type, code, osrc, rt)) {
             return;
         }
-        int saddr = stack.devinet().isLocal(odst) ? odst : stack.ipOutput().sourceFor(rt, osrc);
+        int saddr = inet.devinet().isLocal(odst) ? odst : inet.ipOutput().sourceFor(rt, osrc);
         int tos = IcmpPacket.isError(type) ? ((inner.tos() & 0x1e) | 0xc0) : inner.tos();
         int echoed = echoOptions(offending);
         int optLen = echoed & 0xff;
@@ -299,7 +301,7 @@ public final class Icmp {
         int t = e.transport();
         if (optLen > 0) {
             b.setBytes(e.network() + Ipv4Packet.MIN_HEADER_LEN, echoedOptions, 0, optLen);
-            IpOptions.build(b, e.network(), echoed, saddr, stack.msSinceMidnight());
+            IpOptions.build(b, e.network(), echoed, saddr, ns.msSinceMidnight());
         }
         b.setByte(t + IcmpPacket.TYPE, type);
         b.setByte(t + IcmpPacket.CODE, code);
@@ -307,15 +309,15 @@ public final class Icmp {
         b.setInt(t + IcmpPacket.REST, info);
         b.setBytes(t + IcmpPacket.HEADER_LEN, ob, ipOff, quote);
         b.setShort(t + IcmpPacket.CHECKSUM, Checksum.compute(b, t, IcmpPacket.HEADER_LEN + quote));
-        stack.mib().inc(Mib.IcmpOutMsgs);
+        ns.mib().inc(Mib.IcmpOutMsgs);
         switch (type) {
-            case IcmpPacket.DEST_UNREACH -> stack.mib().inc(Mib.IcmpOutDestUnreachs);
-            case IcmpPacket.TIME_EXCEEDED -> stack.mib().inc(Mib.IcmpOutTimeExcds);
-            case IcmpPacket.REDIRECT -> stack.mib().inc(Mib.IcmpOutRedirects);
+            case IcmpPacket.DEST_UNREACH -> ns.mib().inc(Mib.IcmpOutDestUnreachs);
+            case IcmpPacket.TIME_EXCEEDED -> ns.mib().inc(Mib.IcmpOutTimeExcds);
+            case IcmpPacket.REDIRECT -> ns.mib().inc(Mib.IcmpOutRedirects);
             default -> { }
         }
         e.setPktType(Packet.PACKET_OUTGOING);
-        stack.ipOutput().sendLocal(e, rt, saddr, osrc, Ipv4Packet.PROTO_ICMP, tos, stack.knobs().defaultTtl(), false);
+        inet.ipOutput().sendLocal(e, rt, saddr, osrc, Ipv4Packet.PROTO_ICMP, tos, ns.knobs().defaultTtl(), false);
     }
 
     /** ip_options_echo of the packet's compiled options into {@link #echoedOptions}; see IpOptions.echo. */
@@ -323,7 +325,7 @@ public final class Icmp {
         if (p.optRr() == 0 && p.optTs() == 0) {
             return 0;
         }
-        return IpOptions.echo(p, p.buf(), p.network(), echoedOptions, stack.devinet()::isLocal);
+        return IpOptions.echo(p, p.buf(), p.network(), echoedOptions, inet.devinet()::isLocal);
     }
 
     /** icmpv4_xrlim_allow + icmp_global_allow. */
@@ -337,17 +339,17 @@ public final class Icmp {
         if (rt.dev() instanceof Loopback) {
             return true;
         }
-        if (((1 << type) & stack.knobs().icmpRatemask()) == 0) {
+        if (((1 << type) & ns.knobs().icmpRatemask()) == 0) {
             return true;
         }
-        int hz = stack.knobs().hz();
-        if (!peers.globalAllow(stack.jiffies(), hz, stack.knobs().icmpMsgsPerSec(), stack.knobs().icmpMsgsBurst())) {
-            stack.mib().inc(Mib.IcmpOutRateLimitGlobal);
+        int hz = ns.knobs().hz();
+        if (!peers.globalAllow(ns.jiffies(), hz, ns.knobs().icmpMsgsPerSec(), ns.knobs().icmpMsgsBurst())) {
+            ns.mib().inc(Mib.IcmpOutRateLimitGlobal);
             return false;
         }
-        long timeoutJ = (long) stack.knobs().icmpRatelimitMs() * hz / 1000;
-        if (!peers.xrlimAllow(dst, stack.jiffies(), hz, timeoutJ)) {
-            stack.mib().inc(Mib.IcmpOutRateLimitHost);
+        long timeoutJ = (long) ns.knobs().icmpRatelimitMs() * hz / 1000;
+        if (!peers.xrlimAllow(dst, ns.jiffies(), hz, timeoutJ)) {
+            ns.mib().inc(Mib.IcmpOutRateLimitHost);
             return false;
         }
         peers.globalConsume();

@@ -2,7 +2,7 @@ package dev.usnet.core.ipv4;
 
 import dev.usnet.core.buf.Buffers;
 import dev.usnet.core.buf.Packet;
-import dev.usnet.core.stack.NetStack;
+import dev.usnet.core.netns.Netns;
 import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.stats.Mib;
 import dev.usnet.core.time.Timeout;
@@ -39,18 +39,20 @@ public final class IpDefrag {
     /** Stand-in for the kernel's per-skb truesize overhead beyond the frame's bytes. */
     static final int FRAG_TRUESIZE_OVERHEAD = 256;
 
-    private final NetStack stack;
+    private final Netns ns;
+    private final Ipv4 inet;
     private final Ipv4Packet ip = new Ipv4Packet();
     private final Map<Key, Queue> queues = new HashMap<>();
     private long memory;
 
-    public IpDefrag(NetStack stack) {
-        this.stack = stack;
+    public IpDefrag(Ipv4 inet) {
+        this.inet = inet;
+        this.ns = inet.netns();
     }
 
     /** Adds a fragment; returns the whole datagram once complete, else null. Owns {@code p}. */
     public Packet gather(Packet p) {
-        stack.mib().inc(Mib.IpReasmReqds);
+        ns.mib().inc(Mib.IpReasmReqds);
         ip.wrap(p.buf(), p.network());
         Key k = new Key(ip.src(), ip.dst(), ip.id(), ip.protocol());
         int off = ip.fragOffset();
@@ -58,15 +60,15 @@ public final class IpDefrag {
         int end = off + len;
         boolean last = !ip.moreFragments();
         if (end > 65535 || (!last && (len & 7) != 0) || len == 0 && !last) {
-            stack.mib().inc(Mib.IpReasmFails);
-            stack.drop(p, DropReason.IP_REASM_OVERLAP);
+            ns.mib().inc(Mib.IpReasmFails);
+            ns.drop(p, DropReason.IP_REASM_OVERLAP);
             return null;
         }
         // inet_frag_find: above the ceiling no fragment is taken, not even for a queue that exists.
-        long high = stack.knobs().ipfragHighThresh();
+        long high = ns.knobs().ipfragHighThresh();
         if (high == 0 || memory > high) {
-            stack.mib().inc(Mib.IpReasmFails);
-            stack.drop(p, DropReason.IP_REASM_LIMIT);
+            ns.mib().inc(Mib.IpReasmFails);
+            ns.drop(p, DropReason.IP_REASM_LIMIT);
             return null;
         }
         Queue q = queues.get(k);
@@ -75,7 +77,7 @@ public final class IpDefrag {
             queues.put(k, q);
             memory += QUEUE_TRUESIZE;
             Queue qq = q;
-            q.timer = stack.schedule(() -> expire(k, qq), stack.knobs().ipfragTimeS() * 1_000_000_000L);
+            q.timer = ns.schedule(() -> expire(k, qq), ns.knobs().ipfragTimeS() * 1_000_000_000L);
         }
         if (last) {
             if (q.totalLen >= 0 && q.totalLen != end || (!q.frags.isEmpty() && q.frags.lastEntry().getValue() != null
@@ -91,7 +93,7 @@ public final class IpDefrag {
         // Overlap check against neighbours; an exact duplicate is dropped alone.
         var floor = q.frags.floorEntry(off);
         if (floor != null && floor.getKey() == off && endOf(floor.getValue()) == end) {
-            stack.drop(p, DropReason.IP_REASM_OVERLAP);
+            ns.drop(p, DropReason.IP_REASM_OVERLAP);
             return null;
         }
         if (floor != null && endOf(floor.getValue()) > off) {
@@ -157,18 +159,18 @@ public final class IpDefrag {
         for (Packet f : q.frags.values()) {
             f.release();
         }
-        stack.mib().inc(Mib.IpReasmOKs);
+        ns.mib().inc(Mib.IpReasmOKs);
         return whole;
     }
 
     /** An overlap or an inconsistent length: the whole datagram goes (ip_frag_queue's discard_qp). */
     private void discard(Key k, Queue q, Packet p) {
         remove(k, q);
-        stack.mib().inc(Mib.IpExtReasmOverlaps);
+        ns.mib().inc(Mib.IpExtReasmOverlaps);
         for (Packet f : q.frags.values()) {
-            stack.drop(f, DropReason.IP_REASM_OVERLAP);
+            ns.drop(f, DropReason.IP_REASM_OVERLAP);
         }
-        stack.drop(p, DropReason.IP_REASM_OVERLAP);
+        ns.drop(p, DropReason.IP_REASM_OVERLAP);
     }
 
     private void remove(Key k, Queue q) {
@@ -184,13 +186,13 @@ public final class IpDefrag {
             return;
         }
         remove(k, q);
-        stack.mib().inc(Mib.IpReasmTimeout);
-        stack.mib().inc(Mib.IpReasmFails);
+        ns.mib().inc(Mib.IpReasmTimeout);
+        ns.mib().inc(Mib.IpReasmFails);
         if (q.first != null) {
-            stack.icmp().send(q.first, IcmpPacket.TIME_EXCEEDED, IcmpPacket.CODE_EXC_FRAGTIME, 0);
+            inet.icmp().send(q.first, IcmpPacket.TIME_EXCEEDED, IcmpPacket.CODE_EXC_FRAGTIME, 0);
         }
         for (Packet f : q.frags.values()) {
-            stack.drop(f, DropReason.IP_REASM_TIMEOUT);
+            ns.drop(f, DropReason.IP_REASM_TIMEOUT);
         }
     }
 

@@ -1,8 +1,8 @@
 package dev.usnet.core.ipv4;
 
 import dev.usnet.core.buf.Packet;
+import dev.usnet.core.netns.Netns;
 import dev.usnet.core.route.Route;
-import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.stats.Mib;
 import dev.usnet.core.wire.IcmpPacket;
@@ -16,54 +16,56 @@ import dev.usnet.core.wire.Ipv4Packet;
  * nothing here.
  */
 public final class IpForward {
-    private final NetStack stack;
+    private final Netns ns;
+    private final Ipv4 inet;
     private final Ipv4Packet ip = new Ipv4Packet();
 
-    public IpForward(NetStack stack) {
-        this.stack = stack;
+    public IpForward(Ipv4 inet) {
+        this.inet = inet;
+        this.ns = inet.netns();
     }
 
     /** Owns {@code p}; {@code rt} is the unicast route chosen for its destination. */
     public void forward(Packet p, Route rt) {
         if (p.pktType() != Packet.PACKET_HOST) {
-            stack.drop(p, DropReason.OTHERHOST);
+            ns.drop(p, DropReason.OTHERHOST);
             return;
         }
         ip.wrap(p.buf(), p.network());
         if (ip.ttl() <= 1) {
-            stack.mib().inc(Mib.IpInHdrErrors);
-            stack.icmp().send(p, IcmpPacket.TIME_EXCEEDED, IcmpPacket.CODE_EXC_TTL, 0);
-            stack.drop(p, DropReason.IP_TTL_EXPIRED);
+            ns.mib().inc(Mib.IpInHdrErrors);
+            inet.icmp().send(p, IcmpPacket.TIME_EXCEEDED, IcmpPacket.CODE_EXC_TTL, 0);
+            ns.drop(p, DropReason.IP_TTL_EXPIRED);
             return;
         }
         int mtu = rt.dev().mtu();
         if (exceedsMtu(p, mtu)) {
-            stack.mib().inc(Mib.IpFragFails);
-            stack.icmp().send(p, IcmpPacket.DEST_UNREACH, IcmpPacket.CODE_FRAG_NEEDED, mtu);
-            stack.drop(p, DropReason.IP_FRAG_NEEDED);
+            ns.mib().inc(Mib.IpFragFails);
+            inet.icmp().send(p, IcmpPacket.DEST_UNREACH, IcmpPacket.CODE_FRAG_NEEDED, mtu);
+            ns.drop(p, DropReason.IP_FRAG_NEEDED);
             return;
         }
         int headLen = p.transport() - p.start();
         // skb_cow(skb, LL_RESERVED_SPACE(dev) + dst->header_len): private headers, and room for the outgoing
         // link header (usnet has no xfrm, so header_len is 0).
-        boolean editable = p.makeWritable(headLen, rt.dev().llReservedSpace(), stack.knobs().cowPolicy(), stack.cow());
+        boolean editable = p.makeWritable(headLen, rt.dev().llReservedSpace(), ns.knobs().cowPolicy(), ns.cow());
         ip.wrap(p.buf(), p.network());
         int dst = ip.dst();
         if (editable) {
             ip.decrementTtl();
         }
         if ((p.ipFlags() & Packet.IPSKB_DOREDIRECT) != 0) {
-            stack.icmp().sendRedirect(p, rt.nextHop(dst));
+            inet.icmp().sendRedirect(p, rt.nextHop(dst));
         }
         p.setIpFlags(p.ipFlags() | Packet.IPSKB_FORWARDED);
-        stack.mib().inc(Mib.IpForwDatagrams);
+        ns.mib().inc(Mib.IpForwDatagrams);
         if (editable && ip.headerLength() > Ipv4Packet.MIN_HEADER_LEN) {
-            int src = rt.prefSrc() != 0 ? rt.prefSrc() : stack.devinet().selectSource(rt.dev(), rt.nextHop(dst));
+            int src = rt.prefSrc() != 0 ? rt.prefSrc() : inet.devinet().selectSource(rt.dev(), rt.nextHop(dst));
             if (IpOptions.forward(p, p.buf(), p.network(), src)) {
                 ip.fillChecksum();
             }
         }
-        stack.ipOutput().finishOutput(p, rt.dev(), rt.nextHop(dst));
+        inet.ipOutput().finishOutput(p, rt.dev(), rt.nextHop(dst));
     }
 
     /** ip_exceeds_mtu: DF set and too big; a GSO packet counts by the size of its segments. */

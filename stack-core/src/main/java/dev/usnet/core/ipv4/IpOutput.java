@@ -4,9 +4,9 @@ import dev.usnet.core.buf.Buffers;
 import dev.usnet.core.buf.ChecksumState;
 import dev.usnet.core.buf.Packet;
 import dev.usnet.core.device.Device;
+import dev.usnet.core.netns.Netns;
 import dev.usnet.core.route.Route;
 import dev.usnet.core.route.RouteType;
-import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.stats.Mib;
 import dev.usnet.core.wire.EthernetFrame;
@@ -23,14 +23,16 @@ public final class IpOutput {
     /** Frame layout of a locally built packet: link-layer slot, 20-byte IP header, then L4. */
     public static final int L2 = EthernetFrame.HEADER_LEN;
 
-    private final NetStack stack;
+    private final Netns ns;
+    private final Ipv4 inet;
     private final Ipv4Packet ip = new Ipv4Packet();
     private final PathMtuCache pmtu = new PathMtuCache();
     private int nextId;
 
-    public IpOutput(NetStack stack) {
-        this.stack = stack;
-        this.nextId = (int) stack.randomBelow(65536);
+    public IpOutput(Ipv4 inet) {
+        this.inet = inet;
+        this.ns = inet.netns();
+        this.nextId = (int) ns.randomBelow(65536);
     }
 
     /**
@@ -60,10 +62,10 @@ public final class IpOutput {
 
     /** The route a local packet to {@code dst} takes: local addresses go through loopback. Null: unreachable. */
     public Route routeOutput(int dst) {
-        if (stack.devinet().isLocal(dst)) {
-            return new Route(dst, 32, RouteType.LOCAL, 0, stack.loopback(), dst, 0, false);
+        if (inet.devinet().isLocal(dst)) {
+            return new Route(dst, 32, RouteType.LOCAL, 0, ns.loopback(), dst, 0, false);
         }
-        Route r = stack.routes().lookup(dst);
+        Route r = inet.routes().lookup(dst);
         return r != null && r.type() == RouteType.UNICAST ? r : null;
     }
 
@@ -72,7 +74,7 @@ public final class IpOutput {
         if (rt.prefSrc() != 0) {
             return rt.prefSrc();
         }
-        return stack.devinet().selectSource(rt.dev(), rt.nextHop(dst));
+        return inet.devinet().selectSource(rt.dev(), rt.nextHop(dst));
     }
 
     /**
@@ -81,7 +83,7 @@ public final class IpOutput {
      */
     public int pathMtu(Route rt, int dst) {
         int devMtu = rt.dev().mtu();
-        return rt.type() == RouteType.LOCAL || pmtu.isEmpty() ? devMtu : pmtu.mtu(dst, devMtu, stack.now());
+        return rt.type() == RouteType.LOCAL || pmtu.isEmpty() ? devMtu : pmtu.mtu(dst, devMtu, ns.now());
     }
 
     /**
@@ -93,9 +95,9 @@ public final class IpOutput {
         if (rt.type() == RouteType.LOCAL) {
             return rt.dev().mtu();
         }
-        var knobs = stack.knobs();
+        var knobs = ns.knobs();
         return pmtu.update(dst, reportedMtu, pathMtu(rt, dst), (int) knobs.getLong("net.ipv4.route.min_pmtu"),
-                knobs.getLong("net.ipv4.route.mtu_expires") * 1_000_000_000L, stack.now());
+                knobs.getLong("net.ipv4.route.mtu_expires") * 1_000_000_000L, ns.now());
     }
 
     /**
@@ -106,19 +108,19 @@ public final class IpOutput {
      */
     public boolean sendLocal(Packet p, Route rt, int src, int dst, int proto, int tos, int ttl, boolean df) {
         if (rt == null) {
-            stack.mib().inc(Mib.IpOutNoRoutes);
-            stack.drop(p, DropReason.IP_NOROUTE);
+            ns.mib().inc(Mib.IpOutNoRoutes);
+            ns.drop(p, DropReason.IP_NOROUTE);
             return false;
         }
-        if (df && !pmtu.isEmpty() && rt.type() != RouteType.LOCAL && pmtu.locked(dst, stack.now())) {
+        if (df && !pmtu.isEmpty() && rt.type() != RouteType.LOCAL && pmtu.locked(dst, ns.now())) {
             df = false;
         }
         int totalLen = p.start() + p.length() - p.network();
         Ipv4Packet.writeHeader(p.buf(), p.network(), p.transport() - p.network(), tos, totalLen, nextId(),
                 df ? Ipv4Packet.FLAG_DF : 0, ttl, proto, src, dst);
-        stack.mib().inc(Mib.IpOutRequests);
+        ns.mib().inc(Mib.IpOutRequests);
         if (rt.type() == RouteType.LOCAL) {
-            stack.neigh().output(stack.loopback(), dst, p);
+            inet.neigh().output(ns.loopback(), dst, p);
             return true;
         }
         finishOutput(p, rt.dev(), rt.nextHop(dst), pathMtu(rt, dst));
@@ -140,14 +142,14 @@ public final class IpOutput {
         ip.wrap(p.buf(), p.network());
         int len = ip.totalLength();
         if (len <= mtu || (p.isGso() && gsoSegmentsFit(p, mtu))) {
-            stack.neigh().output(dev, nextHop, p);
+            inet.neigh().output(dev, nextHop, p);
             return;
         }
         if (ip.dontFragment() && (p.ipFlags() & Packet.IPSKB_FORWARDED) == 0) {
             // A local datagram with DF larger than the MTU: EMSGSIZE, reported to ourselves.
-            stack.mib().inc(Mib.IpFragFails);
-            stack.icmp().send(p, IcmpPacket.DEST_UNREACH, IcmpPacket.CODE_FRAG_NEEDED, mtu);
-            stack.drop(p, DropReason.IP_FRAG_NEEDED);
+            ns.mib().inc(Mib.IpFragFails);
+            inet.icmp().send(p, IcmpPacket.DEST_UNREACH, IcmpPacket.CODE_FRAG_NEEDED, mtu);
+            ns.drop(p, DropReason.IP_FRAG_NEEDED);
             return;
         }
         fragment(p, dev, nextHop, mtu);
@@ -173,8 +175,8 @@ public final class IpOutput {
         boolean blankLater = offset == 0 && hlen > Ipv4Packet.MIN_HEADER_LEN;
         boolean notLastFrag = (frag & Ipv4Packet.FLAG_MF) != 0;
         if (mtu - hlen < 8) {
-            stack.mib().inc(Mib.IpFragFails);
-            stack.drop(p, DropReason.IP_FRAG_NEEDED);
+            ns.mib().inc(Mib.IpFragFails);
+            ns.drop(p, DropReason.IP_FRAG_NEEDED);
             return;
         }
         int created = 0;
@@ -216,10 +218,10 @@ public final class IpOutput {
             offset += len;
             dataOff += len;
             created++;
-            stack.neigh().output(dev, nextHop, f);
+            inet.neigh().output(dev, nextHop, f);
         }
-        stack.mib().inc(Mib.IpFragOKs);
-        stack.mib().add(Mib.IpFragCreates, created);
+        ns.mib().inc(Mib.IpFragOKs);
+        ns.mib().add(Mib.IpFragCreates, created);
         p.release();
     }
 

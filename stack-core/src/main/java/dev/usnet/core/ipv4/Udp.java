@@ -4,7 +4,7 @@ import static dev.usnet.core.util.SpreadKeys.spread;
 
 import dev.usnet.core.buf.ChecksumState;
 import dev.usnet.core.buf.Packet;
-import dev.usnet.core.stack.NetStack;
+import dev.usnet.core.netns.Netns;
 import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.stats.Mib;
 import dev.usnet.core.wire.IcmpPacket;
@@ -14,7 +14,8 @@ import io.netty.util.collection.IntObjectHashMap;
 
 /** UDP (RFC 768) of one namespace: the socket table, udp_rcv with checksum checks, port unreachable. */
 public final class Udp {
-    private final NetStack stack;
+    private final Netns ns;
+    private final Ipv4 inet;
     private final UdpDatagram udp = new UdpDatagram();
     private final Ipv4Packet ip = new Ipv4Packet();
     // Replaced whole on every bind and unbind, never changed in place: until the first bind, the shared empty one.
@@ -22,8 +23,9 @@ public final class Udp {
     private volatile IntObjectHashMap<UdpSocket> byPort = NONE;
     private int nextEphemeral = 32768;
 
-    public Udp(NetStack stack) {
-        this.stack = stack;
+    public Udp(Ipv4 inet) {
+        this.inet = inet;
+        this.ns = inet.netns();
     }
 
     /** bind(): {@code addr} 0 for any local address, {@code port} 0 for an ephemeral port. */
@@ -39,9 +41,9 @@ public final class Udp {
             throw new IllegalArgumentException("UDP port " + port + " out of range 1..65535");
         }
         if (byPort.containsKey(spread(port))) {
-            throw new IllegalArgumentException("UDP port " + port + " in use in namespace " + stack.name() + " (EADDRINUSE)");
+            throw new IllegalArgumentException("UDP port " + port + " in use in namespace " + ns.name() + " (EADDRINUSE)");
         }
-        UdpSocket s = new UdpSocket(stack, addr, port);
+        UdpSocket s = new UdpSocket(inet, addr, port);
         IntObjectHashMap<UdpSocket> m = new IntObjectHashMap<>();
         m.putAll(byPort);
         m.put(spread(port), s);
@@ -73,23 +75,23 @@ public final class Udp {
                     ? DropReason.UDP_MALFORMED : null;
         }
         if (bad != null) {
-            stack.mib().inc(Mib.UdpInErrors);
+            ns.mib().inc(Mib.UdpInErrors);
             if (bad == DropReason.UDP_CSUM) {
-                stack.mib().inc(Mib.UdpInCsumErrors);
+                ns.mib().inc(Mib.UdpInCsumErrors);
             }
-            stack.drop(p, bad);
+            ns.drop(p, bad);
             return;
         }
         UdpSocket s = byPort.get(spread(udp.dstPort()));
         if (s == null || (s.localAddr() != 0 && s.localAddr() != dst)) {
-            stack.mib().inc(Mib.UdpNoPorts);
-            if (p.pktType() == Packet.PACKET_HOST && stack.devinet().isLocal(dst)) {
-                stack.icmp().send(p, IcmpPacket.DEST_UNREACH, IcmpPacket.CODE_PORT_UNREACH, 0);
+            ns.mib().inc(Mib.UdpNoPorts);
+            if (p.pktType() == Packet.PACKET_HOST && inet.devinet().isLocal(dst)) {
+                inet.icmp().send(p, IcmpPacket.DEST_UNREACH, IcmpPacket.CODE_PORT_UNREACH, 0);
             }
-            stack.drop(p, DropReason.UDP_NO_SOCKET);
+            ns.drop(p, DropReason.UDP_NO_SOCKET);
             return;
         }
-        stack.mib().inc(Mib.UdpInDatagrams);
+        ns.mib().inc(Mib.UdpInDatagrams);
         s.deliver(src, udp.srcPort(), p.buf(), udp.payloadOffset(), udp.payloadLength());
         p.release();
     }

@@ -2,8 +2,8 @@ package dev.usnet.core.ipv4;
 
 import dev.usnet.core.buf.ChecksumState;
 import dev.usnet.core.buf.Packet;
+import dev.usnet.core.netns.Netns;
 import dev.usnet.core.route.Route;
-import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.Mib;
 import dev.usnet.core.wire.Checksum;
 import dev.usnet.core.wire.Ipv4Packet;
@@ -20,7 +20,8 @@ public final class UdpSocket implements AutoCloseable {
         void datagram(UdpSocket s, int srcAddr, int srcPort, ByteBuf payload, int off, int len);
     }
 
-    private final NetStack stack;
+    private final Netns ns;
+    private final Ipv4 inet;
     private final int localAddr;
     private final int localPort;
     private volatile Receiver receiver;
@@ -33,8 +34,9 @@ public final class UdpSocket implements AutoCloseable {
     private Packet[] keptClones = new Packet[0];
     private int keptNext;
 
-    UdpSocket(NetStack stack, int localAddr, int localPort) {
-        this.stack = stack;
+    UdpSocket(Ipv4 inet, int localAddr, int localPort) {
+        this.inet = inet;
+        this.ns = inet.netns();
         this.localAddr = localAddr;
         this.localPort = localPort;
     }
@@ -112,12 +114,12 @@ public final class UdpSocket implements AutoCloseable {
      */
     @SuppressWarnings("NonAtomicOperationOnVolatileField")
     public boolean sendTo(int dst, int dstPort, ByteBuf data, int off, int len) {
-        Route rt = stack.ipOutput().routeOutput(dst);
+        Route rt = inet.ipOutput().routeOutput(dst);
         if (rt == null) {
-            stack.mib().inc(Mib.IpOutNoRoutes);
+            ns.mib().inc(Mib.IpOutNoRoutes);
             return false;
         }
-        int src = localAddr != 0 ? localAddr : stack.ipOutput().sourceFor(rt, dst);
+        int src = localAddr != 0 ? localAddr : inet.ipOutput().sourceFor(rt, dst);
         Packet p = IpOutput.allocate(UdpDatagram.HEADER_LEN + len);
         ByteBuf b = p.buf();
         int t = p.transport();
@@ -135,7 +137,7 @@ public final class UdpSocket implements AutoCloseable {
             UdpDatagram.write(b, t, localPort, dstPort, len, src, dst);
         }
         txDatagrams++;
-        stack.mib().inc(Mib.UdpOutDatagrams);
+        ns.mib().inc(Mib.UdpOutDatagrams);
         if (keptClones.length > 0) {
             Packet old = keptClones[keptNext];
             if (old != null) {
@@ -144,13 +146,13 @@ public final class UdpSocket implements AutoCloseable {
             keptClones[keptNext] = p.cloneShared();
             keptNext = (keptNext + 1) % keptClones.length;
         }
-        return stack.ipOutput().sendLocal(p, rt, src, dst, Ipv4Packet.PROTO_UDP, tos,
-                ttl > 0 ? ttl : stack.knobs().defaultTtl(), dontFragment);
+        return inet.ipOutput().sendLocal(p, rt, src, dst, Ipv4Packet.PROTO_UDP, tos,
+                ttl > 0 ? ttl : ns.knobs().defaultTtl(), dontFragment);
     }
 
     @Override
     public void close() {
         releaseClones();
-        stack.udp().unbind(this);
+        inet.udp().unbind(this);
     }
 }

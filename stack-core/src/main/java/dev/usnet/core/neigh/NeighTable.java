@@ -6,14 +6,11 @@ import dev.usnet.core.buf.Packet;
 import dev.usnet.core.device.Device;
 import dev.usnet.core.device.Loopback;
 import dev.usnet.core.knob.DevConf;
-import dev.usnet.core.stack.NetStack;
+import dev.usnet.core.netns.Netns;
 import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.stats.Mib;
 import dev.usnet.core.time.Timeout;
 import dev.usnet.core.wire.EthernetFrame;
-import dev.usnet.core.wire.Ipv4Addr;
-import dev.usnet.core.wire.Ipv4Packet;
-import dev.usnet.core.wire.MacAddr;
 import io.netty.util.collection.LongObjectHashMap;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,7 +30,12 @@ public final class NeighTable {
     /** Entries updated this recently survive a forced GC (neigh_forced_gc's 5 s). */
     static final long FORCED_GC_AGE_NANOS = 5_000_000_000L;
 
-    private final NetStack stack;
+    private final Netns stack;
+    private final NeighOps ops;
+    // ops.ethertype(), read once: written into every frame sent.
+    private final int ethertype;
+    // Who is told of entry changes ({@code ip monitor neigh}), or null.
+    private volatile NeighListener listener;
     // The shared empty table until the first entry (never changed: the first create replaces it). Guarded by this.
     private static final LongObjectHashMap<Neighbour> NONE = new LongObjectHashMap<>(1);
     private LongObjectHashMap<Neighbour> entries = NONE;
@@ -48,8 +50,16 @@ public final class NeighTable {
     private Timeout periodicGc;
     private long forcedGcRuns;
 
-    public NeighTable(NetStack stack) {
+    /** Starts ({@code l}) or stops (null) telling {@code l} of entry changes. */
+    public void setListener(NeighListener l) {
+        this.listener = l;
+    }
+
+    /** The neighbour table of {@code stack} for the protocol whose operations are {@code ops}. */
+    public NeighTable(Netns stack, NeighOps ops) {
         this.stack = stack;
+        this.ops = ops;
+        this.ethertype = ops.ethertype();
         this.lastFlush = stack.now();
     }
 
@@ -238,7 +248,7 @@ public final class NeighTable {
         if (entries.remove(key(n.dev, n.ip)) == n) {
             n.inTable = false;
             byState.decrementAndGet(n.state.ordinal());
-            dev.usnet.core.stack.NetListener l = stack.listener();
+            NeighListener l = listener;
             if (l != null) {
                 l.neighDeleted(n);
             }
@@ -260,7 +270,7 @@ public final class NeighTable {
             byState.decrementAndGet(from.ordinal());
             byState.incrementAndGet(to.ordinal());
         }
-        dev.usnet.core.stack.NetListener l = stack.listener();
+        NeighListener l = listener;
         if (l != null) {
             l.neighChanged(n, from);
         }
@@ -360,19 +370,18 @@ public final class NeighTable {
     }
 
     /**
-     * neigh_resolve_output: sends an IPv4 packet to {@code nextHop} on {@code dev}. The frame must start with
-     * a 14-byte link-layer slot followed by the IP header; the slot is filled here.
+     * neigh_resolve_output: sends a packet of the table's protocol to {@code nextHop} on {@code dev}. The frame
+     * must start with a 14-byte link-layer slot followed by the network header; the slot is filled here.
      */
     public void output(Device dev, int nextHop, Packet p) {
         if (dev instanceof Loopback || dev.noArp()) {
-            EthernetFrame.write(p.buf(), p.start(), 0L, 0L, EthernetFrame.ETH_P_IP);
+            EthernetFrame.write(p.buf(), p.start(), 0L, 0L, ethertype);
             dev.transmit(p);
             return;
         }
-        if (Ipv4Addr.isMulticast(nextHop) || stack.devinet().isBroadcastOn(dev, nextHop)) {
-            // arp_constructor: broadcast and multicast next hops are NOARP, mapped without asking.
-            long mac = Ipv4Addr.isMulticast(nextHop) ? 0x0100_5e00_0000L | (nextHop & 0x7f_ffff) : MacAddr.BROADCAST;
-            EthernetFrame.write(p.buf(), p.start(), mac, dev.mac(), EthernetFrame.ETH_P_IP);
+        long mapped = ops.mapWithoutAsking(dev, nextHop);
+        if (mapped != NeighOps.RESOLVE) {
+            EthernetFrame.write(p.buf(), p.start(), mapped, dev.mac(), ethertype);
             dev.transmit(p);
             return;
         }
@@ -394,7 +403,7 @@ public final class NeighTable {
                 setState(n, NudState.DELAY);
                 arm(n, c.delayFirstProbeTimeS * 1_000_000_000L);
             }
-            EthernetFrame.write(p.buf(), p.start(), n.mac, dev.mac(), EthernetFrame.ETH_P_IP);
+            EthernetFrame.write(p.buf(), p.start(), n.mac, dev.mac(), ethertype);
             dev.transmit(p);
             return;
         }
@@ -436,18 +445,7 @@ public final class NeighTable {
         int probes = n.probes++;
         // Probes below ucast_solicit go unicast to the known address (PROBE state); the rest are broadcast.
         boolean unicast = probes < c.ucastSolicit && n.state == NudState.PROBE;
-        Packet last = n.arpQueue.peekLast();
-        int saddr = 0;
-        if (last != null) {
-            int s = new Ipv4Packet().wrap(last.buf(), last.start() + EthernetFrame.HEADER_LEN).src();
-            if (stack.devinet().isLocal(s) && stack.knobs().arpAnnounce(c) < 2) {
-                saddr = s;
-            }
-        }
-        if (saddr == 0) {
-            saddr = stack.devinet().selectSource(n.dev, n.ip);
-        }
-        stack.arp().sendRequest(n.dev, saddr, n.ip, unicast ? n.mac : 0L);
+        ops.solicit(n, unicast, n.arpQueue.peekLast());
     }
 
     private void arm(Neighbour n, long delayNanos) {
@@ -528,17 +526,17 @@ public final class NeighTable {
         Packet p;
         while ((p = n.arpQueue.pollFirst()) != null) {
             n.arpQueueBytes -= p.length() + TRUESIZE_OVERHEAD;
-            stack.icmp().sendHostUnreachableForQueued(p);
+            ops.reportUnreachable(p);
             stack.drop(p, DropReason.NEIGH_FAILED);
         }
         n.arpQueueBytes = 0;
     }
 
     /**
-     * neigh_update from a received ARP packet: {@code reply} is a reply addressed to us (REACHABLE), otherwise
+     * neigh_update from a received solicitation or advertisement (ARP now): {@code reply} is a reply addressed to us (REACHABLE), otherwise
      * the entry becomes STALE. A different address replaces the known one only when {@code override}.
      */
-    void update(Neighbour n, long mac, boolean reply, boolean override) {
+    public void update(Neighbour n, long mac, boolean reply, boolean override) {
         NudState old = n.state;
         if (old == NudState.PERMANENT || old == NudState.NOARP) {
             return;
@@ -569,7 +567,7 @@ public final class NeighTable {
     }
 
     /** Creates or refreshes the entry for a requester (neigh_event_ns), as STALE. */
-    Neighbour eventNs(Device dev, int ip, long mac) {
+    public Neighbour eventNs(Device dev, int ip, long mac) {
         Neighbour n = lookup(dev, ip);
         if (n == null) {
             n = create(dev, ip, false);
@@ -585,7 +583,7 @@ public final class NeighTable {
         Packet p;
         while (n.state.valid() && (p = n.arpQueue.pollFirst()) != null) {
             n.arpQueueBytes -= p.length() + TRUESIZE_OVERHEAD;
-            EthernetFrame.write(p.buf(), p.start(), n.mac, n.dev.mac(), EthernetFrame.ETH_P_IP);
+            EthernetFrame.write(p.buf(), p.start(), n.mac, n.dev.mac(), ethertype);
             n.dev.transmit(p);
         }
     }

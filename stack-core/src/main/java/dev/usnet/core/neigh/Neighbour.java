@@ -7,7 +7,10 @@ import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.core.wire.MacAddr;
 import java.util.ArrayDeque;
 
-/** One ARP cache entry (struct neighbour): an IPv4 next hop on a device and what is known of its MAC. */
+/**
+ * One neighbour-table entry (struct neighbour): a next hop on a device and what is known of its link address. Its
+ * key is an IPv4 address today, the only family with a neighbour protocol (ARP).
+ */
 public final class Neighbour {
     final Device dev;
     final int ip;
@@ -45,6 +48,11 @@ public final class Neighbour {
 
     public long mac() {
         return mac;
+    }
+
+    /** When the entry's link address was last set or confirmed changed (neigh->updated), namespace clock. */
+    public long updated() {
+        return updated;
     }
 
     public NudState state() {

@@ -1,8 +1,6 @@
 package dev.usnet.core.netem;
 
 import dev.usnet.core.buf.Packet;
-import dev.usnet.core.device.Device;
-import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.time.Scheduler;
 import dev.usnet.core.time.Timeout;
@@ -38,7 +36,7 @@ import java.util.SplittableRandom;
  * namespace and as tx dropped on the device. Queued frames are dropped ({@link DropReason#DEV_DOWN}) when the
  * device goes down, leaves its namespace or is deleted: nothing leaks.
  *
- * <p>Created by {@link Device} when its settings ({@code usnet.netem.<dev>.*}) first ask for emulation;
+ * <p>Created by a device when its settings ({@code usnet.netem.<dev>.*}) first ask for emulation;
  * thread-safe (the namespace's thread sends, any thread may read counters or purge).
  */
 public final class LinkEmulation {
@@ -46,6 +44,15 @@ public final class LinkEmulation {
     @FunctionalInterface
     public interface Output {
         void send(Packet p);
+    }
+
+    /**
+     * Where a frame the emulation drops goes: the device counts a transmit drop and its namespace counts the drop
+     * under {@code reason} and frees the packet. The emulator sits below devices and names neither.
+     */
+    @FunctionalInterface
+    public interface TxDrop {
+        void drop(Packet p, DropReason reason);
     }
 
     /**
@@ -62,8 +69,7 @@ public final class LinkEmulation {
 
     private static final int INITIAL_CAPACITY = 16;
 
-    private final Device dev;
-    private final NetStack stack;
+    private final TxDrop txDrop;
     private final Scheduler scheduler;
     private final Output output;
     private final long defaultSeed;
@@ -101,23 +107,22 @@ public final class LinkEmulation {
     private long reordered;
     private int maxQlen;
 
-    /** The emulator of {@code dev} in {@code stack}; frames that leave go to {@code output}. */
-    public LinkEmulation(Device dev, NetStack stack, Output output) {
-        this.dev = dev;
-        this.stack = stack;
-        this.scheduler = stack.scheduler();
+    /**
+     * The emulator of device {@code devName} in the namespace {@code netnsName} (created with {@code netnsSeed},
+     * running on {@code scheduler}); frames that leave go to {@code output}, frames it drops to {@code txDrop}.
+     */
+    public LinkEmulation(String devName, String netnsName, long netnsSeed, Scheduler scheduler, TxDrop txDrop,
+                         Output output) {
+        this.txDrop = txDrop;
+        this.scheduler = scheduler;
         this.output = output;
-        this.defaultSeed = mix(mix(stack.seed() ^ 0x6e6574656dL) + stack.name().hashCode()) + dev.name().hashCode();
+        this.defaultSeed = mix(mix(netnsSeed ^ 0x6e6574656dL) + netnsName.hashCode()) + devName.hashCode();
     }
 
     private static long mix(long z) {
         z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
         z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
         return z ^ (z >>> 31);
-    }
-
-    public Device device() {
-        return dev;
     }
 
     /** The settings the last frame was handled with ({@link NetemParams#NONE} before the first). */
@@ -143,8 +148,7 @@ public final class LinkEmulation {
         Packet now2 = null;
         synchronized (this) {
             if (closed) {
-                dev.stats().txDrop();
-                stack.drop(p, DropReason.DEV_DOWN);
+                txDrop.drop(p, DropReason.DEV_DOWN);
                 return;
             }
             if (np != params) {
@@ -205,8 +209,7 @@ public final class LinkEmulation {
 
     private void dropLost(Packet p) {
         count(Counter.LOST);
-        dev.stats().txDrop();
-        stack.drop(p, DropReason.NETEM_LOSS);
+        txDrop.drop(p, DropReason.NETEM_LOSS);
     }
 
     /**
@@ -217,8 +220,7 @@ public final class LinkEmulation {
         NetemParams np = params;
         if (size >= np.limit()) {
             count(Counter.QUEUE_DROP);
-            dev.stats().txDrop();
-            stack.drop(p, DropReason.NETEM_QUEUE_FULL);
+            txDrop.drop(p, DropReason.NETEM_QUEUE_FULL);
             return null;
         }
         if (np.reorder() > 0 && reorderCounter >= np.gap() - 1 && random.nextDouble() < np.reorder()) {
@@ -409,8 +411,7 @@ public final class LinkEmulation {
         while (size > 0) {
             Packet p = pop();
             count(Counter.PURGED);
-            dev.stats().txDrop();
-            stack.drop(p, DropReason.DEV_DOWN);
+            txDrop.drop(p, DropReason.DEV_DOWN);
         }
         head = 0;
         tat = 0;

@@ -1,7 +1,6 @@
 package dev.usnet.core.route;
 
 import dev.usnet.core.device.Device;
-import dev.usnet.core.stack.NetListener;
 import dev.usnet.core.util.SpreadKeys;
 import dev.usnet.core.wire.Ipv4Addr;
 import java.util.ArrayList;
@@ -28,7 +27,7 @@ public final class RouteTable {
     private volatile Snapshot snapshot = Snapshot.EMPTY;
     private volatile boolean dirty;
     // RTM_NEWROUTE/RTM_DELROUTE to whoever monitors the namespace; null when nobody does.
-    private volatile NetListener listener;
+    private volatile RouteListener listener;
 
     /**
      * The flat form. {@code index}, present for large tables, maps the top 16 address bits to the last range
@@ -48,12 +47,12 @@ public final class RouteTable {
     }
 
     /** Who is told of route changes (the namespace's monitor), or null. */
-    public void setListener(NetListener l) {
+    public void setListener(RouteListener l) {
         this.listener = l;
     }
 
     private void notify(Route r, boolean added) {
-        NetListener l = listener;
+        RouteListener l = listener;
         if (l != null && r != null) {
             l.routeChanged(r, added);
         }

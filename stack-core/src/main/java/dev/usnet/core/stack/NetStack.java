@@ -4,24 +4,28 @@ import dev.usnet.core.buf.CowStats;
 import dev.usnet.core.buf.Packet;
 import dev.usnet.core.device.Device;
 import dev.usnet.core.device.Loopback;
+import dev.usnet.core.event.NetListener;
+import dev.usnet.core.ipv4.Arp;
 import dev.usnet.core.ipv4.Devinet;
 import dev.usnet.core.ipv4.Icmp;
 import dev.usnet.core.ipv4.IpDefrag;
 import dev.usnet.core.ipv4.IpForward;
 import dev.usnet.core.ipv4.IpInput;
 import dev.usnet.core.ipv4.IpOutput;
+import dev.usnet.core.ipv4.Ipv4;
 import dev.usnet.core.ipv4.Udp;
 import dev.usnet.core.knob.DevConf;
 import dev.usnet.core.knob.Knobs;
 import dev.usnet.core.knob.NearestNames;
-import dev.usnet.core.neigh.Arp;
 import dev.usnet.core.neigh.NeighTable;
+import dev.usnet.core.netns.Netns;
+import dev.usnet.core.netns.PacketHandler;
+import dev.usnet.core.netns.PacketTypes;
 import dev.usnet.core.route.RouteTable;
 import dev.usnet.core.stats.CpuAccount;
 import dev.usnet.core.stats.DropCounters;
 import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.stats.LatencyPaths;
-import dev.usnet.core.stats.Mib;
 import dev.usnet.core.stats.MibCounters;
 import dev.usnet.core.time.Napi;
 import dev.usnet.core.time.Scheduler;
@@ -38,11 +42,12 @@ import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
- * The network stack of one namespace (struct net): its devices, addresses, routes, neighbours, sockets,
- * knobs and counters, and the receive backlog that feeds them. All packet processing for a namespace runs
- * on its scheduler's thread.
+ * The network stack of one namespace (struct net), assembled: its devices, the receive backlog that feeds them,
+ * the protocol table received frames are dispatched by, knobs and counters, and the protocol families brought
+ * up in it (IPv4). Protocols and devices below see it only as a {@link Netns} or a
+ * {@link dev.usnet.core.device.DeviceHost}. All packet processing for a namespace runs on its scheduler's thread.
  */
-public final class NetStack {
+public final class NetStack implements Netns {
     private final String name;
     private final long seed;
     private final Scheduler scheduler;
@@ -52,16 +57,7 @@ public final class NetStack {
     private final MibCounters mib;
     private final CowStats cow = new CowStats();
     private final LatencyPaths latency = new LatencyPaths();
-    private final RouteTable routes = new RouteTable();
-    private final Devinet devinet = new Devinet(routes);
-    private final NeighTable neigh;
-    private final Arp arp;
-    private final IpInput ipInput;
-    private final IpForward ipForward;
-    private final IpOutput ipOutput;
-    private final IpDefrag ipDefrag;
-    private final Icmp icmp;
-    private final Udp udp;
+    private final Ipv4 ipv4;
     private final Loopback loopback;
     private volatile NetListener listener;
     private final Map<Class<?>, Object> services = new java.util.concurrent.ConcurrentHashMap<>();
@@ -73,6 +69,7 @@ public final class NetStack {
     private final Map<Integer, Device> byIndex = new HashMap<>(4);
     private int nextIfindex = 1;
     private final EthernetFrame eth = new EthernetFrame();
+    private final PacketTypes packetTypes = new PacketTypes();
 
     private static final int LOOPBACK_ADDRESS = Ipv4Addr.parse("127.0.0.1");
 
@@ -122,12 +119,7 @@ public final class NetStack {
         }
     }
     private final CpuAccount cpu;
-    // With the CPU model on in virtual time: the namespace clock until which the last backlog run keeps its
-    // cores busy; the next run starts no earlier. Only touched on the namespace thread (virtual time).
-    private long cpuBusyUntil;
-    // usnet.cpu.machine as last resolved: the shared machine (virtual time, model on) or null for our own.
-    private String machineName = "";
-    private dev.usnet.core.time.CpuMachine machine;
+    private final BacklogCpuModel cpuModel;
 
     public NetStack(String name, Scheduler scheduler, long seed) {
         this.name = name;
@@ -137,18 +129,12 @@ public final class NetStack {
         this.mib = new MibCounters(singleThread);
         this.random = new SplittableRandom(seed ^ name.hashCode());
         this.cpu = new CpuAccount(scheduler.nanoTime());
-        this.neigh = new NeighTable(this);
-        this.arp = new Arp(this);
-        this.icmp = new Icmp(this);
-        this.ipOutput = new IpOutput(this);
-        this.ipForward = new IpForward(this);
-        this.ipDefrag = new IpDefrag(this);
-        this.udp = new Udp(this);
-        this.ipInput = new IpInput(this);
+        this.cpuModel = new BacklogCpuModel(knobs, scheduler, mib, cow, cpu);
+        this.ipv4 = new Ipv4(this);
         this.loopback = new Loopback();
         register(loopback);
         loopback.setUp(true);
-        devinet.add(loopback, LOOPBACK_ADDRESS, 8);
+        ipv4.devinet().add(loopback, LOOPBACK_ADDRESS, 8);
     }
 
     public String name() {
@@ -178,7 +164,7 @@ public final class NetStack {
     /** Starts ({@code l}) or stops (null) telling {@code l} of this namespace's changes. */
     public void setListener(NetListener l) {
         this.listener = l;
-        routes.setListener(l);
+        ipv4.setListeners(l, l);
     }
 
     /** The seed this namespace was created with (its random source mixes in the name). */
@@ -248,44 +234,52 @@ public final class NetStack {
         return latency;
     }
 
+    /** This namespace's IPv4 family. */
+    public Ipv4 ipv4() {
+        return ipv4;
+    }
+
+    // The IPv4 family's parts, reached through the namespace by the many callers above stack-core (thin
+    // delegations to ipv4(); inside stack-core the family's parts use their Ipv4 object).
+
     public RouteTable routes() {
-        return routes;
+        return ipv4.routes();
     }
 
     public Devinet devinet() {
-        return devinet;
+        return ipv4.devinet();
     }
 
     public NeighTable neigh() {
-        return neigh;
+        return ipv4.neigh();
     }
 
     public Arp arp() {
-        return arp;
+        return ipv4.arp();
     }
 
     public IpInput ipInput() {
-        return ipInput;
+        return ipv4.ipInput();
     }
 
     public IpForward ipForward() {
-        return ipForward;
+        return ipv4.ipForward();
     }
 
     public IpOutput ipOutput() {
-        return ipOutput;
+        return ipv4.ipOutput();
     }
 
     public IpDefrag ipDefrag() {
-        return ipDefrag;
+        return ipv4.ipDefrag();
     }
 
     public Icmp icmp() {
-        return icmp;
+        return ipv4.icmp();
     }
 
     public Udp udp() {
-        return udp;
+        return ipv4.udp();
     }
 
     public Loopback loopback() {
@@ -314,13 +308,12 @@ public final class NetStack {
             return;
         }
         byName.remove(dev.name());
-        if (dev.master() instanceof dev.usnet.core.bridge.Bridge br) {
-            br.removePort(dev);
+        Device master = dev.master();
+        if (master != null) {
+            master.releasePort(dev);
         }
         byIndex.remove(dev.ifindex());
-        devinet.flush(dev);
-        routes.removeDevice(dev);
-        neigh.flushDevice(dev);
+        ipv4.deviceUnregistered(dev);
         knobs.forgetDevice(dev.name());
         dev.attach(null, 0);
     }
@@ -433,39 +426,8 @@ public final class NetStack {
         return backlogLen;
     }
 
-    /**
-     * The machine whose CPU our backlog runs share with other namespaces (usnet.cpu.machine, with the CPU model on
-     * in virtual time), or null when the namespace has its CPU to itself.
-     */
-    private dev.usnet.core.time.CpuMachine sharedMachine() {
-        String want = knobs.cpuMachine();
-        if (want.isEmpty() || !knobs.cpuModel()) {
-            return null;
-        }
-        if (!want.equals(machineName) || machine == null) {
-            machineName = want;
-            machine = scheduler.cpuMachine(want);
-        }
-        return machine;
-    }
-
     private void scheduleBacklogRun() {
-        if (!knobs.cpuModel()) {
-            // No CPU model (the default): the run is due now, and nothing else need be read on this per-frame path.
-            scheduler.napiSchedule(backlogTask);
-            return;
-        }
-        dev.usnet.core.time.CpuMachine m = sharedMachine();
-        if (m != null) {
-            m.schedule(backlogTask);
-            return;
-        }
-        long wait = cpuBusyUntil == 0 ? 0 : cpuBusyUntil - scheduler.nanoTime();
-        if (wait > 0) {
-            scheduler.executeAfter(backlogTask, wait);
-        } else {
-            scheduler.napiSchedule(backlogTask);
-        }
+        cpuModel.schedule(backlogTask);
     }
 
     private void processBacklog() {
@@ -473,21 +435,7 @@ public final class NetStack {
         // them all (the clock reads were a few per cent of a simulated frame, and only the sum is ever reported).
         boolean timed = !singleThread || --runsUntilTimed <= 0;
         long t0 = timed ? System.nanoTime() : 0;
-        boolean model = knobs.cpuModel();
-        long fwd0 = 0;
-        long deliver0 = 0;
-        long cowCopies0 = 0;
-        long cowBytes0 = 0;
-        long bridge0 = 0;
-        long csum0 = 0;
-        if (model) {
-            fwd0 = mib.get(Mib.IpForwDatagrams);
-            deliver0 = mib.get(Mib.IpInDelivers);
-            cowCopies0 = cow.copies();
-            cowBytes0 = cow.bytesCopied();
-            bridge0 = cpu.bridgeForwards();
-            csum0 = cpu.bytesChecksummed();
-        }
+        boolean model = cpuModel.runStarts();
         // process_backlog's quota: net.core.dev_weight frames per run, then timers and other namespaces get a turn.
         int weight = knobs.devWeight();
         int frames = 0;
@@ -496,29 +444,14 @@ public final class NetStack {
             if (p == null) {
                 break;
             }
-            p.dev().napiReceive(p);
+            Device dev = p.dev();
+            dev.napiReceive(p);
         }
         // napi_gro_flush at the end of the poll, charged to it: everything when the backlog is drained
         // (napi_complete_done), else only flows held since an earlier jiffy, as napi_poll does after a full weight.
         flushGro(backlogEmpty() ? -1 : jiffies());
         if (model) {
-            long picos = 1000L * (frames * knobs.cpuL2RxNs()
-                    + (cpu.bridgeForwards() - bridge0) * knobs.cpuBridgeFwdNs()
-                    + (mib.get(Mib.IpForwDatagrams) - fwd0) * knobs.cpuIpFwdNs()
-                    + (mib.get(Mib.IpInDelivers) - deliver0) * knobs.cpuLocalDeliverNs()
-                    + (cow.copies() - cowCopies0) * knobs.cpuCowCopyNs())
-                    + (cow.bytesCopied() - cowBytes0) * knobs.cpuCopyPsPerByte()
-                    + (cpu.bytesChecksummed() - csum0) * knobs.cpuCsumPsPerByte();
-            long busy = cpu.chargeModel(picos, knobs.cpuCores());
-            // Real time only accounts: the real CPU already takes its time, usnet never sleeps for the model.
-            if (scheduler.isVirtual() && busy > 0) {
-                dev.usnet.core.time.CpuMachine m = sharedMachine();
-                if (m != null) {
-                    m.charge(busy);
-                } else {
-                    cpuBusyUntil = Math.max(cpuBusyUntil, scheduler.nanoTime()) + busy;
-                }
-            }
+            cpuModel.runEnds(frames);
         }
         if (timed) {
             int standsFor = singleThread ? CpuAccount.VIRTUAL_SAMPLE : 1;
@@ -573,7 +506,7 @@ public final class NetStack {
 
     /**
      * The protocol demux after a device (and any bridge) had the frame: classifies it like eth_type_trans and
-     * hands it to ARP or IPv4.
+     * hands it to the protocol registered for its ethertype (__netif_receive_skb_core's ptype_base walk).
      */
     public void l2Receive(Packet p) {
         int start = p.start();
@@ -592,17 +525,21 @@ public final class NetStack {
         } else {
             p.setPktType(Packet.PACKET_OTHERHOST);
         }
-        switch (eth.outerType()) {
-            case EthernetFrame.ETH_P_IP -> {
-                p.setNetwork(start + EthernetFrame.HEADER_LEN);
-                ipInput.rcv(p);
-            }
-            case EthernetFrame.ETH_P_ARP -> {
-                p.setNetwork(start + EthernetFrame.HEADER_LEN);
-                arp.rcv(p);
-            }
-            default -> drop(p, DropReason.UNHANDLED_PROTO);
+        PacketHandler handler = packetTypes.find(eth.outerType());
+        if (handler == null) {
+            drop(p, DropReason.UNHANDLED_PROTO);
+            return;
         }
+        p.setNetwork(start + EthernetFrame.HEADER_LEN);
+        handler.rcv(p);
+    }
+
+    /**
+     * dev_add_pack: frames of {@code ethertype} received here go to {@code handler}. A protocol family registers
+     * its types when it joins the namespace; one handler per ethertype.
+     */
+    public void registerPacketType(int ethertype, PacketHandler handler) {
+        packetTypes.register(ethertype, handler);
     }
 
     /** Counts the drop under its reason and frees the packet. */
@@ -634,9 +571,7 @@ public final class NetStack {
             g = next;
         }
         groPending = null;
-        neigh.close();
-        ipDefrag.close();
-        arp.close();
+        ipv4.close();
         Packet p;
         while ((p = pollBacklog()) != null) {
             p.release();

@@ -1,18 +1,21 @@
-package dev.usnet.core.neigh;
+package dev.usnet.core.ipv4;
 
 import dev.usnet.core.buf.Buffers;
 import dev.usnet.core.buf.Packet;
 import dev.usnet.core.device.Device;
 import dev.usnet.core.knob.DevConf;
+import dev.usnet.core.neigh.NeighOps;
+import dev.usnet.core.neigh.Neighbour;
+import dev.usnet.core.netns.Netns;
 import dev.usnet.core.route.Route;
 import dev.usnet.core.route.RouteType;
-import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.stats.Mib;
 import dev.usnet.core.time.Timeout;
 import dev.usnet.core.wire.ArpPacket;
 import dev.usnet.core.wire.EthernetFrame;
 import dev.usnet.core.wire.Ipv4Addr;
+import dev.usnet.core.wire.Ipv4Packet;
 import dev.usnet.core.wire.MacAddr;
 import java.util.HashMap;
 import java.util.Map;
@@ -23,14 +26,18 @@ import java.util.Map;
  * leaves by another interface. Proxied answers to broadcast requests wait a random part of proxy_delay,
  * as in Linux.
  */
-public final class Arp {
-    private final NetStack stack;
+public final class Arp implements NeighOps {
+    private final Netns ns;
+    private final Ipv4 inet;
     private final ArpPacket arp = new ArpPacket();
+    // The newest packet waiting for a neighbour, read for the source address of a solicitation.
+    private final Ipv4Packet queuedIp = new Ipv4Packet();
     // Proxied requests waiting out their delay (proxy_queue), by their timer: made by the first one.
     private Map<Timeout, Packet> proxyPending;
 
-    public Arp(NetStack stack) {
-        this.stack = stack;
+    public Arp(Ipv4 inet) {
+        this.inet = inet;
+        this.ns = inet.netns();
     }
 
     /** arp_rcv + arp_process. Owns {@code p}. */
@@ -43,33 +50,33 @@ public final class Arp {
         int off = p.network();
         DropReason bad = arp.check(p.buf(), off, p.start() + p.length() - off);
         if (bad != null) {
-            stack.drop(p, bad);
+            ns.drop(p, bad);
             return;
         }
         if (p.pktType() == Packet.PACKET_OTHERHOST) {
-            stack.drop(p, DropReason.OTHERHOST);
+            ns.drop(p, DropReason.OTHERHOST);
             return;
         }
         int op = arp.op();
         long sha = arp.sha();
         int sip = arp.spa();
         int tip = arp.tpa();
-        stack.mib().inc(op == ArpPacket.OP_REQUEST ? Mib.ArpInRequests : Mib.ArpInReplies);
+        ns.mib().inc(op == ArpPacket.OP_REQUEST ? Mib.ArpInRequests : Mib.ArpInReplies);
         if (Ipv4Addr.isMulticast(tip) || Ipv4Addr.isLoopback(tip) || Ipv4Addr.isMulticast(sip)) {
-            stack.drop(p, DropReason.ARP_MALFORMED);
+            ns.drop(p, DropReason.ARP_MALFORMED);
             return;
         }
-        DevConf conf = stack.conf(dev);
+        DevConf conf = ns.conf(dev);
         // Duplicate address detection probe: answer to 0.0.0.0 when the target is ours.
         if (sip == 0) {
-            if (op == ArpPacket.OP_REQUEST && stack.devinet().isLocal(tip) && !ignore(conf, dev, tip)) {
+            if (op == ArpPacket.OP_REQUEST && inet.devinet().isLocal(tip) && !ignore(conf, dev, tip)) {
                 send(dev, ArpPacket.OP_REPLY, sha, tip, sha, sip);
             }
             p.release();
             return;
         }
         if (op == ArpPacket.OP_REQUEST) {
-            if (stack.devinet().isLocal(tip)) {
+            if (inet.devinet().isLocal(tip)) {
                 if (ignore(conf, dev, tip)) {
                     p.release();
                     return;
@@ -78,8 +85,8 @@ public final class Arp {
                 // host can never reach us. Linux consumes the request and says so only in dmesg ("neighbour table
                 // overflow") and the table_fulls column of /proc/net/stat/arp_cache; usnet has no kernel log, so
                 // the request is counted as dropped and the run's drop table names the cause and its knob.
-                if (stack.neigh().eventNs(dev, sip, sha) == null) {
-                    stack.drop(p, DropReason.NEIGH_CREATEFAIL);
+                if (inet.neigh().eventNs(dev, sip, sha) == null) {
+                    ns.drop(p, DropReason.NEIGH_CREATEFAIL);
                     return;
                 }
                 send(dev, ArpPacket.OP_REPLY, sha, tip, sha, sip);
@@ -87,9 +94,9 @@ public final class Arp {
                 return;
             }
             if (conf.forwarding != 0 && proxies(conf, dev, tip)) {
-                stack.neigh().eventNs(dev, sip, sha);
+                inet.neigh().eventNs(dev, sip, sha);
                 if (locallyEnqueued || p.pktType() == Packet.PACKET_HOST || conf.proxyDelay == 0) {
-                    stack.mib().inc(Mib.ArpProxyReplies);
+                    ns.mib().inc(Mib.ArpProxyReplies);
                     send(dev, ArpPacket.OP_REPLY, sha, tip, sha, sip);
                     p.release();
                 } else {
@@ -99,16 +106,16 @@ public final class Arp {
             }
         }
         // Not a request we answer: learn from it if we already know the sender (no unsolicited creation).
-        Neighbour n = stack.neigh().lookup(dev, sip);
+        Neighbour n = inet.neigh().lookup(dev, sip);
         if (n == null && conf.arpAccept != 0 && op == ArpPacket.OP_REPLY) {
-            n = stack.neigh().eventNs(dev, sip, sha);
+            n = inet.neigh().eventNs(dev, sip, sha);
         }
         if (n != null) {
             boolean reply = op == ArpPacket.OP_REPLY && p.pktType() == Packet.PACKET_HOST;
             boolean garp = sip == tip;
             // locktime (1 s): a different address is taken only when the entry is older than that.
-            boolean override = garp || stack.now() - n.updated > 1_000_000_000L;
-            stack.neigh().update(n, sha, reply, override);
+            boolean override = garp || ns.now() - n.updated() > 1_000_000_000L;
+            inet.neigh().update(n, sha, reply, override);
         }
         // A request for someone else is consumed, not dropped: Linux's arp_process frees it with consume_skb, so
         // every broadcast ARP on a segment would otherwise show up as a drop in each namespace that hears it.
@@ -117,20 +124,20 @@ public final class Arp {
 
     /** arp_ignore modes 1 and 2: only answer for addresses on the receiving interface. */
     private boolean ignore(DevConf conf, Device dev, int tip) {
-        int mode = stack.knobs().arpIgnore(conf);
+        int mode = ns.knobs().arpIgnore(conf);
         if (mode == 0) {
             return false;
         }
-        var ifa = stack.devinet().local(tip);
+        var ifa = inet.devinet().local(tip);
         return ifa == null || ifa.dev() != dev;
     }
 
     /** arp_fwd_proxy: proxy_arp on, and the route to the target is unicast out of another interface. */
     private boolean proxies(DevConf conf, Device dev, int tip) {
-        if (!stack.knobs().proxyArp(conf)) {
+        if (!ns.knobs().proxyArp(conf)) {
             return false;
         }
-        Route r = stack.routes().lookup(tip);
+        Route r = inet.routes().lookup(tip);
         return r != null && r.type() == RouteType.UNICAST && r.dev() != dev;
     }
 
@@ -139,13 +146,13 @@ public final class Arp {
             proxyPending = new HashMap<>();
         }
         if (proxyPending.size() >= conf.proxyQlen) {
-            stack.drop(p, DropReason.ARP_PROXY_QUEUE_FULL);
+            ns.drop(p, DropReason.ARP_PROXY_QUEUE_FULL);
             return;
         }
         // pneigh_enqueue: a uniformly random delay below proxy_delay (in 1/100 s).
-        long delay = stack.randomBelow(conf.proxyDelay * 10_000_000L);
+        long delay = ns.randomBelow(conf.proxyDelay * 10_000_000L);
         Timeout[] self = new Timeout[1];
-        self[0] = stack.schedule(() -> {
+        self[0] = ns.schedule(() -> {
             proxyPending.remove(self[0]);
             process(p, true);
         }, delay);
@@ -163,9 +170,55 @@ public final class Arp {
         proxyPending.clear();
     }
 
+    // ---- the neighbour table's operations for IPv4 (arp_hh_ops / arp_generic_ops, arp_constructor) ----
+
+    @Override
+    public int ethertype() {
+        return EthernetFrame.ETH_P_IP;
+    }
+
+    /** arp_constructor: broadcast and multicast next hops are NOARP, mapped without asking. */
+    @Override
+    public long mapWithoutAsking(Device dev, int nextHop) {
+        if (Ipv4Addr.isMulticast(nextHop)) {
+            return 0x0100_5e00_0000L | (nextHop & 0x7f_ffff);
+        }
+        if (inet.devinet().isBroadcastOn(dev, nextHop)) {
+            return MacAddr.BROADCAST;
+        }
+        return RESOLVE;
+    }
+
+    /**
+     * arp_solicit: a who-has for the entry's address, from the source of the packet waiting for it when that is
+     * ours and arp_announce allows it, else from the address the device would choose.
+     */
+    @Override
+    public void solicit(Neighbour n, boolean unicast, Packet lastQueued) {
+        Device dev = n.dev();
+        DevConf c = ns.conf(dev);
+        int saddr = 0;
+        if (lastQueued != null) {
+            int s = queuedIp.wrap(lastQueued.buf(), lastQueued.start() + EthernetFrame.HEADER_LEN).src();
+            if (inet.devinet().isLocal(s) && ns.knobs().arpAnnounce(c) < 2) {
+                saddr = s;
+            }
+        }
+        if (saddr == 0) {
+            saddr = inet.devinet().selectSource(dev, n.ip());
+        }
+        sendRequest(dev, saddr, n.ip(), unicast ? n.mac() : 0L);
+    }
+
+    /** arp_error_report: a packet that waited for a neighbour never resolved gets ICMP host unreachable. */
+    @Override
+    public void reportUnreachable(Packet p) {
+        inet.icmp().sendHostUnreachableForQueued(p);
+    }
+
     /** Sends a who-has for {@code tip} from {@code sip}; broadcast unless {@code knownMac} is given (a probe). */
     public void sendRequest(Device dev, int sip, int tip, long knownMac) {
-        stack.mib().inc(Mib.ArpOutRequests);
+        ns.mib().inc(Mib.ArpOutRequests);
         long ethDst = knownMac != 0 ? knownMac : MacAddr.BROADCAST;
         // arp_solicit passes no target hardware address: the body's is zero even when the frame goes unicast.
         Packet p = frame(dev, ArpPacket.OP_REQUEST, ethDst, sip, 0L, tip);
@@ -175,7 +228,7 @@ public final class Arp {
     /** arp_send_dst: one ARP frame out of {@code dev} with our MAC as sender. */
     private void send(Device dev, int op, long ethDst, int sip, long tha, int tip) {
         if (op == ArpPacket.OP_REPLY) {
-            stack.mib().inc(Mib.ArpOutReplies);
+            ns.mib().inc(Mib.ArpOutReplies);
         }
         dev.transmit(frame(dev, op, ethDst, sip, tha, tip));
     }

@@ -1,4 +1,4 @@
-package dev.usnet.core.stack;
+package dev.usnet.core.event;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -10,6 +10,7 @@ import dev.usnet.core.neigh.Neighbour;
 import dev.usnet.core.neigh.NudState;
 import dev.usnet.core.route.Route;
 import dev.usnet.core.route.RouteType;
+import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.testing.Frames;
 import dev.usnet.core.testing.TestNet;
 import dev.usnet.core.wire.Ipv4Addr;

@@ -1,0 +1,115 @@
+package dev.usnet.core.stack;
+
+import dev.usnet.core.buf.CowStats;
+import dev.usnet.core.knob.Knobs;
+import dev.usnet.core.stats.CpuAccount;
+import dev.usnet.core.stats.Mib;
+import dev.usnet.core.stats.MibCounters;
+import dev.usnet.core.time.CpuMachine;
+import dev.usnet.core.time.Napi;
+import dev.usnet.core.time.Scheduler;
+
+/**
+ * The CPU model of a namespace's receive-backlog runs (usnet.cpu.model, docs/cpu-model.md): what a run's work
+ * costs in modelled CPU time, from the counters it moved (frames, bridge and IP forwards, local deliveries,
+ * copies, checksummed bytes), and, in virtual time, when the next run may start — after the cores this one kept
+ * busy, on the namespace's own CPU or on a machine shared with others (usnet.cpu.machine). Namespace thread only.
+ */
+final class BacklogCpuModel {
+    private final Knobs knobs;
+    private final Scheduler scheduler;
+    private final MibCounters mib;
+    private final CowStats cow;
+    private final CpuAccount cpu;
+    // The namespace clock until which the last backlog run keeps its cores busy; the next run starts no earlier.
+    private long busyUntil;
+    // usnet.cpu.machine as last resolved: the shared machine (virtual time, model on) or null for our own.
+    private String machineName = "";
+    private CpuMachine machine;
+    // The counters at the start of the current run (model on).
+    private long fwd0;
+    private long deliver0;
+    private long cowCopies0;
+    private long cowBytes0;
+    private long bridge0;
+    private long csum0;
+
+    BacklogCpuModel(Knobs knobs, Scheduler scheduler, MibCounters mib, CowStats cow, CpuAccount cpu) {
+        this.knobs = knobs;
+        this.scheduler = scheduler;
+        this.mib = mib;
+        this.cow = cow;
+        this.cpu = cpu;
+    }
+
+    /**
+     * The machine whose CPU our backlog runs share with other namespaces (usnet.cpu.machine, with the CPU model on
+     * in virtual time), or null when the namespace has its CPU to itself.
+     */
+    private CpuMachine sharedMachine() {
+        String want = knobs.cpuMachine();
+        if (want.isEmpty() || !knobs.cpuModel()) {
+            return null;
+        }
+        if (!want.equals(machineName) || machine == null) {
+            machineName = want;
+            machine = scheduler.cpuMachine(want);
+        }
+        return machine;
+    }
+
+    /** Schedules the backlog run {@code run}: now, or after the modelled CPU is free again. */
+    void schedule(Napi run) {
+        if (!knobs.cpuModel()) {
+            // No CPU model (the default): the run is due now, and nothing else need be read on this per-frame path.
+            scheduler.napiSchedule(run);
+            return;
+        }
+        CpuMachine m = sharedMachine();
+        if (m != null) {
+            m.schedule(run);
+            return;
+        }
+        long wait = busyUntil == 0 ? 0 : busyUntil - scheduler.nanoTime();
+        if (wait > 0) {
+            scheduler.executeAfter(run, wait);
+        } else {
+            scheduler.napiSchedule(run);
+        }
+    }
+
+    /** A backlog run starts: remembers the counters its work is measured by. False when the model is off. */
+    boolean runStarts() {
+        if (!knobs.cpuModel()) {
+            return false;
+        }
+        fwd0 = mib.get(Mib.IpForwDatagrams);
+        deliver0 = mib.get(Mib.IpInDelivers);
+        cowCopies0 = cow.copies();
+        cowBytes0 = cow.bytesCopied();
+        bridge0 = cpu.bridgeForwards();
+        csum0 = cpu.bytesChecksummed();
+        return true;
+    }
+
+    /** The run that {@link #runStarts} began handled {@code frames} frames: its modelled cost is charged. */
+    void runEnds(int frames) {
+        long picos = 1000L * (frames * knobs.cpuL2RxNs()
+                + (cpu.bridgeForwards() - bridge0) * knobs.cpuBridgeFwdNs()
+                + (mib.get(Mib.IpForwDatagrams) - fwd0) * knobs.cpuIpFwdNs()
+                + (mib.get(Mib.IpInDelivers) - deliver0) * knobs.cpuLocalDeliverNs()
+                + (cow.copies() - cowCopies0) * knobs.cpuCowCopyNs())
+                + (cow.bytesCopied() - cowBytes0) * knobs.cpuCopyPsPerByte()
+                + (cpu.bytesChecksummed() - csum0) * knobs.cpuCsumPsPerByte();
+        long busy = cpu.chargeModel(picos, knobs.cpuCores());
+        // Real time only accounts: the real CPU already takes its time, usnet never sleeps for the model.
+        if (scheduler.isVirtual() && busy > 0) {
+            CpuMachine m = sharedMachine();
+            if (m != null) {
+                m.charge(busy);
+            } else {
+                busyUntil = Math.max(busyUntil, scheduler.nanoTime()) + busy;
+            }
+        }
+    }
+}
