@@ -5,6 +5,7 @@ import static dev.usnet.core.util.SpreadKeys.spread;
 import dev.usnet.core.buf.Packet;
 import dev.usnet.core.device.Loopback;
 import dev.usnet.core.route.Route;
+import dev.usnet.core.stack.NetCoreSysctl;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.stats.Mib;
@@ -88,8 +89,8 @@ public final class Icmp {
         switch (type) {
             case IcmpPacket.ECHO -> {
                 stack.mib().inc(Mib.IcmpInEchos);
-                if (stack.knobs().getLong("net.ipv4.icmp_echo_ignore_all") == 0
-                        && !(bcast && stack.knobs().getLong("net.ipv4.icmp_echo_ignore_broadcasts") != 0)) {
+                if (stack.knobs().get(IcmpSysctl.ECHO_IGNORE_ALL) == 0
+                        && !(bcast && stack.knobs().get(IcmpSysctl.ECHO_IGNORE_BROADCASTS) != 0)) {
                     echoReply(p, off, len, bcast);
                 }
             }
@@ -191,7 +192,7 @@ public final class Icmp {
         b.setShort(t + IcmpPacket.CHECKSUM, Checksum.compute(b, t, len));
         stack.mib().inc(Mib.IcmpOutMsgs);
         stack.mib().inc(Mib.IcmpOutEchoReps);
-        stack.ipOutput().sendLocal(r, rt, src, dst, Ipv4Packet.PROTO_ICMP, ip.tos(), stack.knobs().defaultTtl(), false);
+        stack.ipOutput().sendLocal(r, rt, src, dst, Ipv4Packet.PROTO_ICMP, ip.tos(), (int) stack.knobs().get(Ipv4Sysctl.DEFAULT_TTL), false);
     }
 
     /** Sends an echo request from this namespace (a ping socket's sendto). Returns false without a route. */
@@ -216,7 +217,7 @@ public final class Icmp {
         stack.mib().inc(Mib.IcmpOutMsgs);
         stack.mib().inc(Mib.IcmpOutEchos);
         return stack.ipOutput().sendLocal(r, rt, stack.ipOutput().sourceFor(rt, dst), dst, Ipv4Packet.PROTO_ICMP, 0,
-                ttl > 0 ? ttl : stack.knobs().defaultTtl(), false);
+                ttl > 0 ? ttl : (int) stack.knobs().get(Ipv4Sysctl.DEFAULT_TTL), false);
     }
 
     /** ipv4_link_failure for a packet that waited on a neighbour that never answered. */
@@ -227,7 +228,7 @@ public final class Icmp {
     /** ip_rt_send_redirect: a host redirect to {@code gateway}, rate limited per destination. */
     public void sendRedirect(Packet p, int gateway) {
         ip.wrap(p.buf(), p.network());
-        if (!peers.redirectAllow(ip.src(), stack.jiffies(), stack.knobs().hz())) {
+        if (!peers.redirectAllow(ip.src(), stack.jiffies(), (int) stack.knobs().get(NetCoreSysctl.HZ))) {
             return;
         }
         send(p, IcmpPacket.REDIRECT, IcmpPacket.CODE_REDIR_HOST, gateway);
@@ -240,7 +241,7 @@ public final class Icmp {
      */
     public void sendRouteError(Packet p, int code) {
         ip.wrap(p.buf(), p.network());
-        if (!peers.ipErrorAllow(ip.src(), stack.jiffies(), stack.knobs().hz())) {
+        if (!peers.ipErrorAllow(ip.src(), stack.jiffies(), (int) stack.knobs().get(NetCoreSysctl.HZ))) {
             return;
         }
         send(p, IcmpPacket.DEST_UNREACH, code, 0);
@@ -315,7 +316,7 @@ public final class Icmp {
             default -> { }
         }
         e.setPktType(Packet.PACKET_OUTGOING);
-        stack.ipOutput().sendLocal(e, rt, saddr, osrc, Ipv4Packet.PROTO_ICMP, tos, stack.knobs().defaultTtl(), false);
+        stack.ipOutput().sendLocal(e, rt, saddr, osrc, Ipv4Packet.PROTO_ICMP, tos, (int) stack.knobs().get(Ipv4Sysctl.DEFAULT_TTL), false);
     }
 
     /** ip_options_echo of the packet's compiled options into {@link #echoedOptions}; see IpOptions.echo. */
@@ -337,15 +338,16 @@ public final class Icmp {
         if (rt.dev() instanceof Loopback) {
             return true;
         }
-        if (((1 << type) & stack.knobs().icmpRatemask()) == 0) {
+        if (((1 << type) & stack.knobs().get(IcmpSysctl.RATEMASK)) == 0) {
             return true;
         }
-        int hz = stack.knobs().hz();
-        if (!peers.globalAllow(stack.jiffies(), hz, stack.knobs().icmpMsgsPerSec(), stack.knobs().icmpMsgsBurst())) {
+        int hz = (int) stack.knobs().get(NetCoreSysctl.HZ);
+        if (!peers.globalAllow(stack.jiffies(), hz, (int) stack.knobs().get(IcmpSysctl.MSGS_PER_SEC),
+                (int) stack.knobs().get(IcmpSysctl.MSGS_BURST))) {
             stack.mib().inc(Mib.IcmpOutRateLimitGlobal);
             return false;
         }
-        long timeoutJ = (long) stack.knobs().icmpRatelimitMs() * hz / 1000;
+        long timeoutJ = stack.knobs().get(IcmpSysctl.RATELIMIT) * hz / 1000;
         if (!peers.xrlimAllow(dst, stack.jiffies(), hz, timeoutJ)) {
             stack.mib().inc(Mib.IcmpOutRateLimitHost);
             return false;

@@ -63,7 +63,7 @@ public final class IpDefrag {
             return null;
         }
         // inet_frag_find: above the ceiling no fragment is taken, not even for a queue that exists.
-        long high = stack.knobs().ipfragHighThresh();
+        long high = stack.knobs().get(Ipv4Sysctl.IPFRAG_HIGH_THRESH);
         if (high == 0 || memory > high) {
             stack.mib().inc(Mib.IpReasmFails);
             stack.drop(p, DropReason.IP_REASM_LIMIT);
@@ -75,7 +75,7 @@ public final class IpDefrag {
             queues.put(k, q);
             memory += QUEUE_TRUESIZE;
             Queue qq = q;
-            q.timer = stack.schedule(() -> expire(k, qq), stack.knobs().ipfragTimeS() * 1_000_000_000L);
+            q.timer = stack.schedule(() -> expire(k, qq), stack.knobs().get(Ipv4Sysctl.IPFRAG_TIME) * 1_000_000_000L);
         }
         if (last) {
             if (q.totalLen >= 0 && q.totalLen != end || (!q.frags.isEmpty() && q.frags.lastEntry().getValue() != null

@@ -1,5 +1,6 @@
 package dev.usnet.core.ipv4;
 
+import dev.usnet.core.buf.CowSysctl;
 import dev.usnet.core.buf.Packet;
 import dev.usnet.core.route.Route;
 import dev.usnet.core.stack.NetStack;
@@ -46,7 +47,7 @@ public final class IpForward {
         int headLen = p.transport() - p.start();
         // skb_cow(skb, LL_RESERVED_SPACE(dev) + dst->header_len): private headers, and room for the outgoing
         // link header (usnet has no xfrm, so header_len is 0).
-        boolean editable = p.makeWritable(headLen, rt.dev().llReservedSpace(), stack.knobs().cowPolicy(), stack.cow());
+        boolean editable = p.makeWritable(headLen, rt.dev().llReservedSpace(), stack.knobs().get(CowSysctl.FORWARD_COW), stack.cow());
         ip.wrap(p.buf(), p.network());
         int dst = ip.dst();
         if (editable) {

@@ -1,5 +1,6 @@
 package dev.usnet.core.ipv4;
 
+import dev.usnet.core.buf.CowSysctl;
 import dev.usnet.core.buf.Packet;
 import dev.usnet.core.device.Device;
 import dev.usnet.core.device.Loopback;
@@ -175,12 +176,12 @@ public final class IpInput {
                 return;
             }
         }
-        int rpf = stack.knobs().rpFilter(conf);
+        int rpf = (int) stack.knobs().effective(Ipv4Sysctl.RP_FILTER, conf);
         if (rpf != 0 && !reversePathOk(src, dev, rpf)) {
             stack.drop(p, DropReason.IP_INVALID_SOURCE);
             return;
         }
-        if (rt.dev() == dev && stack.knobs().sendRedirects(conf)
+        if (rt.dev() == dev && stack.knobs().effective(Ipv4Sysctl.SEND_REDIRECTS, conf) != 0
                 && stack.devinet().onLink(dev, src, rt.gateway())) {
             p.setIpFlags(p.ipFlags() | Packet.IPSKB_DOREDIRECT);
         }
@@ -192,7 +193,7 @@ public final class IpInput {
      * are known by on the way in (fib_compute_spec_dst), the time. Returns false when the packet was dropped.
      */
     private boolean compileOptions(Packet p, int src, int dst) {
-        var policy = stack.knobs().cowPolicy();
+        var policy = stack.knobs().get(CowSysctl.FORWARD_COW);
         if (policy == dev.usnet.core.buf.CowPolicy.SKIP_TTL) {
             policy = dev.usnet.core.buf.CowPolicy.HEAD_COPY;
         }

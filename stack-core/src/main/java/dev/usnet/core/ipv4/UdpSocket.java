@@ -145,7 +145,7 @@ public final class UdpSocket implements AutoCloseable {
             keptNext = (keptNext + 1) % keptClones.length;
         }
         return stack.ipOutput().sendLocal(p, rt, src, dst, Ipv4Packet.PROTO_UDP, tos,
-                ttl > 0 ? ttl : stack.knobs().defaultTtl(), dontFragment);
+                ttl > 0 ? ttl : (int) stack.knobs().get(Ipv4Sysctl.DEFAULT_TTL), dontFragment);
     }
 
     @Override

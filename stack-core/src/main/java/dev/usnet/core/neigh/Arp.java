@@ -3,6 +3,7 @@ package dev.usnet.core.neigh;
 import dev.usnet.core.buf.Buffers;
 import dev.usnet.core.buf.Packet;
 import dev.usnet.core.device.Device;
+import dev.usnet.core.ipv4.Ipv4Sysctl;
 import dev.usnet.core.knob.DevConf;
 import dev.usnet.core.route.Route;
 import dev.usnet.core.route.RouteType;
@@ -117,7 +118,7 @@ public final class Arp {
 
     /** arp_ignore modes 1 and 2: only answer for addresses on the receiving interface. */
     private boolean ignore(DevConf conf, Device dev, int tip) {
-        int mode = stack.knobs().arpIgnore(conf);
+        int mode = (int) stack.knobs().effective(Ipv4Sysctl.ARP_IGNORE, conf);
         if (mode == 0) {
             return false;
         }
@@ -127,7 +128,7 @@ public final class Arp {
 
     /** arp_fwd_proxy: proxy_arp on, and the route to the target is unicast out of another interface. */
     private boolean proxies(DevConf conf, Device dev, int tip) {
-        if (!stack.knobs().proxyArp(conf)) {
+        if (stack.knobs().effective(Ipv4Sysctl.PROXY_ARP, conf) == 0) {
             return false;
         }
         Route r = stack.routes().lookup(tip);

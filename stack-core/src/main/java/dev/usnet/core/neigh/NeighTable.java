@@ -5,6 +5,7 @@ import static dev.usnet.core.util.SpreadKeys.spread;
 import dev.usnet.core.buf.Packet;
 import dev.usnet.core.device.Device;
 import dev.usnet.core.device.Loopback;
+import dev.usnet.core.ipv4.Ipv4Sysctl;
 import dev.usnet.core.knob.DevConf;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.DropReason;
@@ -97,9 +98,9 @@ public final class NeighTable {
                 var knobs = stack.knobs();
                 int count = gcEntries;
                 long now = stack.now();
-                if (count >= knobs.neighGcThresh3()
-                        || count >= knobs.neighGcThresh2() && now - lastFlush > FORCED_GC_AGE_NANOS) {
-                    if (forcedGc(now) == 0 && count >= knobs.neighGcThresh3()) {
+                if (count >= knobs.get(NeighSysctl.GC_THRESH3)
+                        || count >= knobs.get(NeighSysctl.GC_THRESH2) && now - lastFlush > FORCED_GC_AGE_NANOS) {
+                    if (forcedGc(now) == 0 && count >= knobs.get(NeighSysctl.GC_THRESH3)) {
                         stack.mib().inc(Mib.NeighTableOverflow);
                         return null;
                     }
@@ -116,7 +117,7 @@ public final class NeighTable {
             if (!permanent) {
                 gcAdd(n);
             }
-            if (periodicGc == null && entries.size() >= stack.knobs().neighGcThresh1()) {
+            if (periodicGc == null && entries.size() >= stack.knobs().get(NeighSysctl.GC_THRESH1)) {
                 schedulePeriodicGc();
             }
             return n;
@@ -167,7 +168,7 @@ public final class NeighTable {
      */
     private int forcedGc(long now) {
         forcedGcRuns++;
-        int maxClean = gcEntries - stack.knobs().neighGcThresh2();
+        int maxClean = gcEntries - (int) stack.knobs().get(NeighSysctl.GC_THRESH2);
         int shrunk = 0;
         Neighbour n = gcHead;
         while (n != null) {
@@ -189,7 +190,7 @@ public final class NeighTable {
     }
 
     private void schedulePeriodicGc() {
-        long base = stack.knobs().getLong("net.ipv4.neigh.default.base_reachable_time_ms");
+        long base = stack.knobs().defaultConf().baseReachableTimeMs;
         long interval = Math.max(1, base / 2) * 1_000_000L;
         periodicGc = stack.schedule(this::periodicGc, interval);
     }
@@ -202,7 +203,7 @@ public final class NeighTable {
         synchronized (this) {
             periodicGc = null;
             var knobs = stack.knobs();
-            if (entries.size() < knobs.neighGcThresh1()) {
+            if (entries.size() < knobs.get(NeighSysctl.GC_THRESH1)) {
                 return;
             }
             long now = stack.now();
@@ -223,7 +224,7 @@ public final class NeighTable {
                 }
                 n = next;
             }
-            if (entries.size() >= knobs.neighGcThresh1()) {
+            if (entries.size() >= knobs.get(NeighSysctl.GC_THRESH1)) {
                 schedulePeriodicGc();
             }
         }
@@ -440,7 +441,7 @@ public final class NeighTable {
         int saddr = 0;
         if (last != null) {
             int s = new Ipv4Packet().wrap(last.buf(), last.start() + EthernetFrame.HEADER_LEN).src();
-            if (stack.devinet().isLocal(s) && stack.knobs().arpAnnounce(c) < 2) {
+            if (stack.devinet().isLocal(s) && stack.knobs().effective(Ipv4Sysctl.ARP_ANNOUNCE, c) < 2) {
                 saddr = s;
             }
         }

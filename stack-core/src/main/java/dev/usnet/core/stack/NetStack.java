@@ -210,7 +210,7 @@ public final class NetStack {
 
     /** Now in jiffies of usnet.hz, for the limits Linux counts in jiffies. */
     public long jiffies() {
-        return scheduler.nanoTime() / (1_000_000_000L / knobs.hz());
+        return scheduler.nanoTime() / (1_000_000_000L / knobs.get(NetCoreSysctl.HZ));
     }
 
     /** This namespace's seeded random source (deterministic in virtual time). Use on its thread only. */
@@ -359,7 +359,7 @@ public final class NetStack {
      * from any thread (a veth peer in another namespace, an I/O thread).
      */
     public void netifRx(Device dev, Packet p) {
-        if (backlogLen >= knobs.backlogMax()) {
+        if (backlogLen >= knobs.get(NetCoreSysctl.NETDEV_MAX_BACKLOG)) {
             dev.stats().rxDrop();
             drop(p, DropReason.BACKLOG_FULL);
             return;
@@ -438,8 +438,8 @@ public final class NetStack {
      * in virtual time), or null when the namespace has its CPU to itself.
      */
     private dev.usnet.core.time.CpuMachine sharedMachine() {
-        String want = knobs.cpuMachine();
-        if (want.isEmpty() || !knobs.cpuModel()) {
+        String want = knobs.get(CpuModelSysctl.MACHINE);
+        if (want.isEmpty() || knobs.get(CpuModelSysctl.MODEL) == 0) {
             return null;
         }
         if (!want.equals(machineName) || machine == null) {
@@ -450,7 +450,7 @@ public final class NetStack {
     }
 
     private void scheduleBacklogRun() {
-        if (!knobs.cpuModel()) {
+        if (knobs.get(CpuModelSysctl.MODEL) == 0) {
             // No CPU model (the default): the run is due now, and nothing else need be read on this per-frame path.
             scheduler.napiSchedule(backlogTask);
             return;
@@ -473,7 +473,7 @@ public final class NetStack {
         // them all (the clock reads were a few per cent of a simulated frame, and only the sum is ever reported).
         boolean timed = !singleThread || --runsUntilTimed <= 0;
         long t0 = timed ? System.nanoTime() : 0;
-        boolean model = knobs.cpuModel();
+        boolean model = knobs.get(CpuModelSysctl.MODEL) != 0;
         long fwd0 = 0;
         long deliver0 = 0;
         long cowCopies0 = 0;
@@ -489,7 +489,7 @@ public final class NetStack {
             csum0 = cpu.bytesChecksummed();
         }
         // process_backlog's quota: net.core.dev_weight frames per run, then timers and other namespaces get a turn.
-        int weight = knobs.devWeight();
+        int weight = (int) knobs.get(NetCoreSysctl.DEV_WEIGHT);
         int frames = 0;
         for (; frames < weight; frames++) {
             Packet p = pollBacklog();
@@ -502,14 +502,14 @@ public final class NetStack {
         // (napi_complete_done), else only flows held since an earlier jiffy, as napi_poll does after a full weight.
         flushGro(backlogEmpty() ? -1 : jiffies());
         if (model) {
-            long picos = 1000L * (frames * knobs.cpuL2RxNs()
-                    + (cpu.bridgeForwards() - bridge0) * knobs.cpuBridgeFwdNs()
-                    + (mib.get(Mib.IpForwDatagrams) - fwd0) * knobs.cpuIpFwdNs()
-                    + (mib.get(Mib.IpInDelivers) - deliver0) * knobs.cpuLocalDeliverNs()
-                    + (cow.copies() - cowCopies0) * knobs.cpuCowCopyNs())
-                    + (cow.bytesCopied() - cowBytes0) * knobs.cpuCopyPsPerByte()
-                    + (cpu.bytesChecksummed() - csum0) * knobs.cpuCsumPsPerByte();
-            long busy = cpu.chargeModel(picos, knobs.cpuCores());
+            long picos = 1000L * (frames * knobs.get(CpuModelSysctl.L2_RX_NS)
+                    + (cpu.bridgeForwards() - bridge0) * knobs.get(CpuModelSysctl.BRIDGE_FWD_NS)
+                    + (mib.get(Mib.IpForwDatagrams) - fwd0) * knobs.get(CpuModelSysctl.IP_FWD_NS)
+                    + (mib.get(Mib.IpInDelivers) - deliver0) * knobs.get(CpuModelSysctl.LOCAL_DELIVER_NS)
+                    + (cow.copies() - cowCopies0) * knobs.get(CpuModelSysctl.COW_COPY_NS))
+                    + (cow.bytesCopied() - cowBytes0) * knobs.get(CpuModelSysctl.COPY_PS_PER_BYTE)
+                    + (cpu.bytesChecksummed() - csum0) * knobs.get(CpuModelSysctl.CSUM_PS_PER_BYTE);
+            long busy = cpu.chargeModel(picos, (int) knobs.get(CpuModelSysctl.CORES));
             // Real time only accounts: the real CPU already takes its time, usnet never sleeps for the model.
             if (scheduler.isVirtual() && busy > 0) {
                 dev.usnet.core.time.CpuMachine m = sharedMachine();
