@@ -142,7 +142,7 @@ public final class IpInput {
             return;
         }
         DevConf conf = stack.conf(dev);
-        if (conf.forwarding == 0) {
+        if (conf.get(Ipv4Sysctl.FORWARDING) == 0) {
             stack.mib().inc(Mib.IpInAddrErrors);
             stack.drop(p, DropReason.IP_NOT_FORWARDING);
             return;

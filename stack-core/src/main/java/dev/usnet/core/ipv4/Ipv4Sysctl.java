@@ -20,7 +20,7 @@ public final class Ipv4Sysctl implements SysctlTable {
     // Linux: writing ip_forward (or conf.all.forwarding) sets forwarding on all, default and every device.
     public static final LongKnob IP_FORWARD = LongKnob.define("net.ipv4.ip_forward", 0, 0, 1,
             "forward datagrams not addressed to this host (sets conf.<dev>.forwarding on every device)",
-            (knobs, v) -> knobs.forEachDevConf(c -> c.forwarding = (int) v));
+            (knobs, v) -> knobs.forEachDevConf(c -> c.set(Ipv4Sysctl.FORWARDING, v)));
     public static final LongKnob DEFAULT_TTL = LongKnob.define("net.ipv4.ip_default_ttl", 64, 1, 255,
             "TTL of datagrams this host originates");
     public static final LongKnob IPFRAG_TIME = LongKnob.define("net.ipv4.ipfrag_time", 30, 1, INT_MAX,
@@ -37,7 +37,6 @@ public final class Ipv4Sysctl implements SysctlTable {
             "datagrams a UDP socket's receive queue holds");
 
     public static final DeviceKnob FORWARDING = DeviceKnob.define(CONF, "forwarding", 0, 0, 1, Combine.DEVICE,
-            (c, v) -> c.forwarding = (int) v, c -> c.forwarding,
             // Linux: writing conf.all.forwarding is writing ip_forward.
             (knobs, dev, v) -> {
                 if (dev.equals("all")) {
@@ -46,20 +45,14 @@ public final class Ipv4Sysctl implements SysctlTable {
             },
             // A device created later forwards when the namespace does.
             knobs -> knobs.get(IP_FORWARD));
-    public static final DeviceKnob PROXY_ARP = DeviceKnob.define(CONF, "proxy_arp", 0, 0, 1, Combine.OR,
-            (c, v) -> c.proxyArp = (int) v, c -> c.proxyArp);
-    public static final DeviceKnob SEND_REDIRECTS = DeviceKnob.define(CONF, "send_redirects", 1, 0, 1, Combine.OR,
-            (c, v) -> c.sendRedirects = (int) v, c -> c.sendRedirects);
+    public static final DeviceKnob PROXY_ARP = DeviceKnob.define(CONF, "proxy_arp", 0, 0, 1, Combine.OR);
+    public static final DeviceKnob SEND_REDIRECTS = DeviceKnob.define(CONF, "send_redirects", 1, 0, 1, Combine.OR);
     public static final DeviceKnob ACCEPT_REDIRECTS = DeviceKnob.define(CONF, "accept_redirects", 1, 0, 1,
-            Combine.DEVICE, (c, v) -> c.acceptRedirects = (int) v, c -> c.acceptRedirects);
-    public static final DeviceKnob RP_FILTER = DeviceKnob.define(CONF, "rp_filter", 0, 0, 2, Combine.MAX,
-            (c, v) -> c.rpFilter = (int) v, c -> c.rpFilter);
-    public static final DeviceKnob ARP_IGNORE = DeviceKnob.define(CONF, "arp_ignore", 0, 0, 8, Combine.MAX,
-            (c, v) -> c.arpIgnore = (int) v, c -> c.arpIgnore);
-    public static final DeviceKnob ARP_ANNOUNCE = DeviceKnob.define(CONF, "arp_announce", 0, 0, 2, Combine.MAX,
-            (c, v) -> c.arpAnnounce = (int) v, c -> c.arpAnnounce);
-    public static final DeviceKnob ARP_ACCEPT = DeviceKnob.define(CONF, "arp_accept", 0, 0, 2, Combine.DEVICE,
-            (c, v) -> c.arpAccept = (int) v, c -> c.arpAccept);
+            Combine.DEVICE);
+    public static final DeviceKnob RP_FILTER = DeviceKnob.define(CONF, "rp_filter", 0, 0, 2, Combine.MAX);
+    public static final DeviceKnob ARP_IGNORE = DeviceKnob.define(CONF, "arp_ignore", 0, 0, 8, Combine.MAX);
+    public static final DeviceKnob ARP_ANNOUNCE = DeviceKnob.define(CONF, "arp_announce", 0, 0, 2, Combine.MAX);
+    public static final DeviceKnob ARP_ACCEPT = DeviceKnob.define(CONF, "arp_accept", 0, 0, 2, Combine.DEVICE);
 
     private static final List<Knob> KNOBS = List.of(IP_FORWARD, DEFAULT_TTL, IPFRAG_TIME, IPFRAG_HIGH_THRESH,
             NO_PMTU_DISC, MIN_PMTU, MTU_EXPIRES, UDP_RMEM_PACKETS);

@@ -5,18 +5,11 @@ package dev.usnet.core.knob;
  * with the pseudo-devices {@code all} and {@code default} as Linux has them: one entry of a per-device ctl_table
  * such as devinet's or a neighbour table's parms. The family prefix is the declaring table's, so {@link Knobs}
  * recognises a per-device key by the families declared, not by names it knows itself. Values live in each
- * device's {@link DevConf} fields, which the packet path reads directly.
+ * device's {@link DevConf}, by this knob's slot, which the packet path reads as an array element.
  */
 public final class DeviceKnob {
-    /** Writes the value into a device's settings. */
-    public interface Setter {
-        void set(DevConf c, long v);
-    }
-
-    /** Reads the value from a device's settings. */
-    public interface Getter {
-        long get(DevConf c);
-    }
+    private static final java.util.concurrent.atomic.AtomicInteger SLOTS = new java.util.concurrent.atomic.AtomicInteger();
+    private static volatile DeviceKnob[] bySlot = new DeviceKnob[0];
 
     /** What setting the knob changes besides its own value (Linux's proc handler side effects). */
     public interface Effect {
@@ -44,13 +37,12 @@ public final class DeviceKnob {
     private final long min;
     private final long max;
     private final Combine combine;
-    private final Setter setter;
-    private final Getter getter;
     private final Effect effect;
     private final Initial initial;
+    final int slot;
 
-    private DeviceKnob(String family, String name, long def, long min, long max, Combine combine, Setter setter,
-            Getter getter, Effect effect, Initial initial) {
+    private DeviceKnob(String family, String name, long def, long min, long max, Combine combine, Effect effect,
+            Initial initial) {
         if (!family.endsWith(".") || name.isEmpty() || name.contains(".")) {
             throw new IllegalArgumentException("per-device knob '" + family + "<dev>." + name
                     + "' needs a family ending in '.' and a name without dots");
@@ -64,26 +56,29 @@ public final class DeviceKnob {
         this.min = min;
         this.max = max;
         this.combine = combine;
-        this.setter = setter;
-        this.getter = getter;
         this.effect = effect;
         this.initial = initial;
+        this.slot = SLOTS.getAndIncrement();
+        synchronized (DeviceKnob.class) {
+            DeviceKnob[] a = java.util.Arrays.copyOf(bySlot, Math.max(bySlot.length, slot + 1));
+            a[slot] = this;
+            bySlot = a;
+        }
     }
 
-    /** Declares (and registers) a per-device integer knob with its range; {@code def} is {@link DevConf}'s default. */
-    public static DeviceKnob define(String family, String name, long def, long min, long max, Combine combine,
-            Setter setter, Getter getter) {
-        return define(family, name, def, min, max, combine, setter, getter, null, null);
+    /** Declares (and registers) a per-device integer knob with its default and range. */
+    public static DeviceKnob define(String family, String name, long def, long min, long max, Combine combine) {
+        return define(family, name, def, min, max, combine, null, null);
     }
 
     /**
-     * As {@link #define(String, String, long, long, long, Combine, Setter, Getter)}, with what setting it changes
-     * besides its own value ({@code effect}, may be null) and what a new device starts with ({@code initial}, null
-     * for {@code default}'s value).
+     * As {@link #define(String, String, long, long, long, Combine)}, with what setting it changes besides its own
+     * value ({@code effect}, may be null) and what a new device starts with ({@code initial}, null for
+     * {@code default}'s value).
      */
     public static DeviceKnob define(String family, String name, long def, long min, long max, Combine combine,
-            Setter setter, Getter getter, Effect effect, Initial initial) {
-        return Knobs.register(new DeviceKnob(family, name, def, min, max, combine, setter, getter, effect, initial));
+            Effect effect, Initial initial) {
+        return Knobs.register(new DeviceKnob(family, name, def, min, max, combine, effect, initial));
     }
 
     /** The prefix before the device name, e.g. {@code net.ipv4.conf.}. */
@@ -119,11 +114,21 @@ public final class DeviceKnob {
 
     /** This knob's value in {@code c}. */
     public long get(DevConf c) {
-        return getter.get(c);
+        return c.get(this);
     }
 
     void set(DevConf c, long v) {
-        setter.set(c, v);
+        c.set(this, v);
+    }
+
+    /** The defaults of every per-device knob declared so far, by slot: what a device's settings start from. */
+    static long[] defaults() {
+        DeviceKnob[] a = bySlot;
+        long[] d = new long[a.length];
+        for (int i = 0; i < a.length; i++) {
+            d[i] = a[i] == null ? 0 : a[i].def;
+        }
+        return d;
     }
 
     Effect effect() {

@@ -87,9 +87,9 @@ public final class Arp {
                 p.release();
                 return;
             }
-            if (conf.forwarding != 0 && proxies(conf, dev, tip)) {
+            if (conf.get(Ipv4Sysctl.FORWARDING) != 0 && proxies(conf, dev, tip)) {
                 stack.neigh().eventNs(dev, sip, sha);
-                if (locallyEnqueued || p.pktType() == Packet.PACKET_HOST || conf.proxyDelay == 0) {
+                if (locallyEnqueued || p.pktType() == Packet.PACKET_HOST || conf.get(NeighSysctl.PROXY_DELAY) == 0) {
                     stack.mib().inc(Mib.ArpProxyReplies);
                     send(dev, ArpPacket.OP_REPLY, sha, tip, sha, sip);
                     p.release();
@@ -101,7 +101,7 @@ public final class Arp {
         }
         // Not a request we answer: learn from it if we already know the sender (no unsolicited creation).
         Neighbour n = stack.neigh().lookup(dev, sip);
-        if (n == null && conf.arpAccept != 0 && op == ArpPacket.OP_REPLY) {
+        if (n == null && conf.get(Ipv4Sysctl.ARP_ACCEPT) != 0 && op == ArpPacket.OP_REPLY) {
             n = stack.neigh().eventNs(dev, sip, sha);
         }
         if (n != null) {
@@ -139,12 +139,12 @@ public final class Arp {
         if (proxyPending == null) {
             proxyPending = new HashMap<>();
         }
-        if (proxyPending.size() >= conf.proxyQlen) {
+        if (proxyPending.size() >= conf.get(NeighSysctl.PROXY_QLEN)) {
             stack.drop(p, DropReason.ARP_PROXY_QUEUE_FULL);
             return;
         }
         // pneigh_enqueue: a uniformly random delay below proxy_delay (in 1/100 s).
-        long delay = stack.randomBelow(conf.proxyDelay * 10_000_000L);
+        long delay = stack.randomBelow(conf.get(NeighSysctl.PROXY_DELAY) * 10_000_000L);
         Timeout[] self = new Timeout[1];
         self[0] = stack.schedule(() -> {
             proxyPending.remove(self[0]);

@@ -25,25 +25,25 @@ public final class NeighSysctl implements SysctlTable {
             "the hard limit: at it, a new entry forces a GC and fails when nothing could be removed");
 
     public static final DeviceKnob MCAST_SOLICIT = DeviceKnob.define(NEIGH, "mcast_solicit", 3, 0, 255,
-            Combine.DEVICE, (c, v) -> c.mcastSolicit = (int) v, c -> c.mcastSolicit);
+            Combine.DEVICE);
     public static final DeviceKnob UCAST_SOLICIT = DeviceKnob.define(NEIGH, "ucast_solicit", 3, 0, 255,
-            Combine.DEVICE, (c, v) -> c.ucastSolicit = (int) v, c -> c.ucastSolicit);
+            Combine.DEVICE);
     public static final DeviceKnob APP_SOLICIT = DeviceKnob.define(NEIGH, "app_solicit", 0, 0, 255,
-            Combine.DEVICE, (c, v) -> c.appSolicit = (int) v, c -> c.appSolicit);
+            Combine.DEVICE);
     public static final DeviceKnob RETRANS_TIME_MS = DeviceKnob.define(NEIGH, "retrans_time_ms", 1000, 10, INT_MAX,
-            Combine.DEVICE, (c, v) -> c.retransTimeMs = v, c -> c.retransTimeMs);
+            Combine.DEVICE);
     public static final DeviceKnob BASE_REACHABLE_TIME_MS = DeviceKnob.define(NEIGH, "base_reachable_time_ms", 30_000,
-            1, INT_MAX, Combine.DEVICE, (c, v) -> c.baseReachableTimeMs = v, c -> c.baseReachableTimeMs);
+            1, INT_MAX, Combine.DEVICE);
     public static final DeviceKnob DELAY_FIRST_PROBE_TIME = DeviceKnob.define(NEIGH, "delay_first_probe_time", 5, 0,
-            INT_MAX, Combine.DEVICE, (c, v) -> c.delayFirstProbeTimeS = v, c -> c.delayFirstProbeTimeS);
+            INT_MAX, Combine.DEVICE);
     public static final DeviceKnob GC_STALE_TIME = DeviceKnob.define(NEIGH, "gc_stale_time", 60, 0, INT_MAX,
-            Combine.DEVICE, (c, v) -> c.gcStaleTimeS = v, c -> c.gcStaleTimeS);
+            Combine.DEVICE);
     public static final DeviceKnob UNRES_QLEN_BYTES = DeviceKnob.define(NEIGH, "unres_qlen_bytes", 212_992, 0, INT_MAX,
-            Combine.DEVICE, (c, v) -> c.unresQlenBytes = (int) v, c -> c.unresQlenBytes);
+            Combine.DEVICE);
     public static final DeviceKnob PROXY_DELAY = DeviceKnob.define(NEIGH, "proxy_delay", 80, 0, INT_MAX,
-            Combine.DEVICE, (c, v) -> c.proxyDelay = (int) v, c -> c.proxyDelay);
+            Combine.DEVICE);
     public static final DeviceKnob PROXY_QLEN = DeviceKnob.define(NEIGH, "proxy_qlen", 64, 0, INT_MAX,
-            Combine.DEVICE, (c, v) -> c.proxyQlen = (int) v, c -> c.proxyQlen);
+            Combine.DEVICE);
 
     private static final List<Knob> KNOBS = List.of(GC_THRESH1, GC_THRESH2, GC_THRESH3);
     private static final List<DeviceKnob> DEVICE_KNOBS = List.of(MCAST_SOLICIT, UCAST_SOLICIT, APP_SOLICIT,

@@ -45,12 +45,12 @@ class KnobsTest {
     void ipForwardSetsForwardingOnEveryDeviceAsLinuxDoes() {
         Knobs k = new Knobs();
         DevConf eth0 = k.dev("eth0");
-        assertEquals(0, eth0.forwarding);
+        assertEquals(0, eth0.get(Ipv4Sysctl.FORWARDING));
         k.set("net.ipv4.ip_forward", "1");
-        assertEquals(1, eth0.forwarding);
-        assertEquals(1, k.dev("eth1").forwarding, "devices created later inherit it");
+        assertEquals(1, eth0.get(Ipv4Sysctl.FORWARDING));
+        assertEquals(1, k.dev("eth1").get(Ipv4Sysctl.FORWARDING), "devices created later inherit it");
         k.set("net.ipv4.conf.eth0.forwarding", "0");
-        assertEquals(0, eth0.forwarding);
+        assertEquals(0, eth0.get(Ipv4Sysctl.FORWARDING));
         assertEquals("0", k.get("net.ipv4.conf.eth0.forwarding"));
         k.set("net.ipv4.conf.all.forwarding", "0");
         assertEquals(0, k.get(Ipv4Sysctl.IP_FORWARD));
