@@ -3,6 +3,7 @@ package dev.usnet.perf;
 import static dev.usnet.perf.BridgeForwardBench.check;
 
 import dev.usnet.core.buf.CowPolicy;
+import dev.usnet.core.ipv4.CowSysctl;
 import dev.usnet.core.buf.Packet;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.Mib;
@@ -90,7 +91,7 @@ public class Ipv4ForwardBench extends UsnetBench {
      */
     private void verify() {
         CowPolicy policy = CowPolicy.parse(cow);
-        check(router.knobs().cowPolicy() == policy, "usnet.forward.cow not applied");
+        check(router.knobs().get(CowSysctl.FORWARD_COW) == policy, "usnet.forward.cow not applied");
         long copiesBefore = router.cow().copies();
         long skippedBefore = router.cow().ttlSkipped();
         long fwdBefore = router.mib().get(Mib.IpForwDatagrams);

@@ -1,5 +1,6 @@
 package dev.usnet.tcp;
 
+import dev.usnet.core.netns.NetCoreSysctl;
 import dev.usnet.tcp.TcpSysctl.BufferMode;
 
 /**
@@ -239,12 +240,12 @@ final class BufferAutotune {
             return;
         }
         // Linux's timestamps are jiffies; usnet's tick in milliseconds.
-        rcvRttUpdate(ms * sk.stack.knobs().hz() / 1000, false);
+        rcvRttUpdate(ms * (int) sk.stack.knobs().get(NetCoreSysctl.HZ) / 1000, false);
     }
 
     /** rcv_rtt_est in microseconds (0 before the first sample); usnet measures it in jiffies. */
     long rcvRttUs() {
-        return (rcvRtt8 >> 3) * 1_000_000L / sk.stack.knobs().hz();
+        return (rcvRtt8 >> 3) * 1_000_000L / sk.stack.knobs().get(NetCoreSysctl.HZ);
     }
 
     /** rcvq_space.space: the bytes read per receiver RTT at the last adjustment. */

@@ -3,6 +3,7 @@ package dev.usnet.tcp;
 import static dev.usnet.tcp.TcpSkbCb.SACKED;
 
 import dev.usnet.core.buf.Packet;
+import dev.usnet.core.netns.NetCoreSysctl;
 import dev.usnet.core.stats.Mib;
 import dev.usnet.tcp.cc.CaState;
 
@@ -90,7 +91,7 @@ final class TailLossProbe {
         if (srtt == 0) {
             return RttEstimator.TCP_TIMEOUT_INIT_NANOS;
         }
-        return 2 * srtt + (sb.packetsOut() == 1 ? sk.tcp.rtoMinNanos() : 2 * 1_000_000_000L / sk.stack.knobs().hz());
+        return 2 * srtt + (sb.packetsOut() == 1 ? sk.tcp.rtoMinNanos() : 2 * 1_000_000_000L / sk.stack.knobs().get(NetCoreSysctl.HZ));
     }
 
     /** The probe timer fired: new data if the window allows, else the last segment again; then the RTO. */

@@ -5,6 +5,7 @@ import static dev.usnet.core.util.SpreadKeys.spread;
 import dev.usnet.core.buf.ChecksumState;
 import dev.usnet.core.buf.Packet;
 import dev.usnet.core.ipv4.IpOutput;
+import dev.usnet.core.ipv4.Ipv4Sysctl;
 import dev.usnet.core.ipv4.L4Protocol;
 import dev.usnet.core.route.Route;
 import dev.usnet.core.stack.NetStack;
@@ -379,7 +380,7 @@ public final class Tcp implements L4Protocol, AutoCloseable {
         b.setShort(t + TcpSegment.CHECKSUM, Checksum.finish(Checksum.add(b, t, TcpSegment.MIN_HEADER_LEN, ph)));
         stack.mib().inc(Mib.TcpOutRsts);
         stack.mib().inc(Mib.TcpOutSegs);
-        stack.ipOutput().sendLocal(p, rt, laddr, raddr, Ipv4Packet.PROTO_TCP, 0, stack.knobs().defaultTtl(), true);
+        stack.ipOutput().sendLocal(p, rt, laddr, raddr, Ipv4Packet.PROTO_TCP, 0, (int) stack.knobs().get(Ipv4Sysctl.DEFAULT_TTL), true);
     }
 
     /** Aborts every connection and listener (the namespace is going away). */

@@ -7,6 +7,7 @@ import static dev.usnet.tcp.TcpSkbCb.SEG_SYN;
 import dev.usnet.core.buf.ChecksumState;
 import dev.usnet.core.buf.Packet;
 import dev.usnet.core.ipv4.IpOutput;
+import dev.usnet.core.ipv4.Ipv4Sysctl;
 import dev.usnet.core.stats.Mib;
 import dev.usnet.core.wire.Checksum;
 import dev.usnet.core.wire.Ipv4Packet;
@@ -351,7 +352,7 @@ final class TcpOutput {
 
     private void ipSend(Packet p) {
         sk.stack.ipOutput().sendLocal(p, sk.route, sk.laddr, sk.raddr, Ipv4Packet.PROTO_TCP, 0,
-                sk.stack.knobs().defaultTtl(), true);
+                (int) sk.stack.knobs().get(Ipv4Sysctl.DEFAULT_TTL), true);
     }
 
     /** A pure ACK (with SACK blocks when out-of-order data is held, or a D-SACK is owed). */
@@ -430,7 +431,7 @@ final class TcpOutput {
         long ph = Checksum.pseudoHeader(laddr, raddr, Ipv4Packet.PROTO_TCP, hl);
         b.setShort(t + TcpSegment.CHECKSUM, Checksum.finish(Checksum.add(b, t, hl, ph)));
         stack.mib().inc(Mib.TcpOutSegs);
-        stack.ipOutput().sendLocal(p, rt, laddr, raddr, Ipv4Packet.PROTO_TCP, 0, knobs.defaultTtl(), true);
+        stack.ipOutput().sendLocal(p, rt, laddr, raddr, Ipv4Packet.PROTO_TCP, 0, (int) knobs.get(Ipv4Sysctl.DEFAULT_TTL), true);
     }
 
     /** A bare reset answering a segment this connection cannot accept (tcp_v4_send_reset). */

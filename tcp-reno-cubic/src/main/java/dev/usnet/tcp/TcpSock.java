@@ -2,6 +2,7 @@ package dev.usnet.tcp;
 
 import dev.usnet.core.buf.Packet;
 import dev.usnet.core.route.Route;
+import dev.usnet.core.netns.NetCoreSysctl;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.Mib;
 import dev.usnet.core.wire.Ipv4Addr;
@@ -153,7 +154,7 @@ public final class TcpSock {
 
         @Override
         public int hz() {
-            return stack.knobs().hz();
+            return (int) stack.knobs().get(NetCoreSysctl.HZ);
         }
 
         @Override

@@ -1,5 +1,6 @@
 package dev.usnet.tcp;
 
+import dev.usnet.core.netns.NetCoreSysctl;
 import dev.usnet.core.stats.Mib;
 import dev.usnet.tcp.cc.CaState;
 
@@ -341,7 +342,7 @@ final class TcpTimers {
 
     /** One jiffy of usnet.hz: Linux's shortest timer step. */
     private long jiffyNanos() {
-        return 1_000_000_000L / sk.stack.knobs().hz();
+        return 1_000_000_000L / sk.stack.knobs().get(NetCoreSysctl.HZ);
     }
 
     private void timewaitFired() {

@@ -2,6 +2,9 @@ package dev.usnet.perf.floods;
 
 import dev.usnet.core.bridge.Bridge;
 import dev.usnet.core.device.VethEnd;
+import dev.usnet.core.ipv4.IcmpSysctl;
+import dev.usnet.core.ipv4.Ipv4Sysctl;
+import dev.usnet.core.neigh.NeighSysctl;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.Mib;
 import dev.usnet.core.wire.Checksum;
@@ -383,12 +386,12 @@ public final class Floods {
             l.put("fragmented_probe", fr);
             Map<String, Object> state = new LinkedHashMap<>();
             state.put("fragments", n + n / 3);
-            state.put("ipfrag_high_thresh", dstNs.knobs().ipfragHighThresh());
+            state.put("ipfrag_high_thresh", dstNs.knobs().get(Ipv4Sysctl.IPFRAG_HIGH_THRESH));
             state.put("reasm_memory_peak", maxMemory[0]);
             state.put("reasm_memory_end", memoryAtEnd);
             state.put("reasm_queues_end", dstNs.ipDefrag().pending());
             // ipfrag_time later every queue has expired and the memory is free again.
-            net.vs.runFor((dstNs.knobs().ipfragTimeS() + 1) * SEC);
+            net.vs.runFor((dstNs.knobs().get(Ipv4Sysctl.IPFRAG_TIME) + 1) * SEC);
             state.put("reasm_memory_after_ipfrag_time", dstNs.ipDefrag().memory());
             state.put("reasm_queues_after_ipfrag_time", dstNs.ipDefrag().pending());
             for (Mib m : new Mib[] {Mib.IpReasmReqds, Mib.IpReasmOKs, Mib.IpReasmFails, Mib.IpReasmTimeout,
@@ -488,9 +491,9 @@ public final class Floods {
             Map<String, Object> state = new LinkedHashMap<>();
             state.put("arp_requests", n);
             state.put("packets_to_unresolved", n);
-            state.put("gc_thresh1", rtr.knobs().neighGcThresh1());
-            state.put("gc_thresh2", rtr.knobs().neighGcThresh2());
-            state.put("gc_thresh3", rtr.knobs().neighGcThresh3());
+            state.put("gc_thresh1", (int) rtr.knobs().get(NeighSysctl.GC_THRESH1));
+            state.put("gc_thresh2", (int) rtr.knobs().get(NeighSysctl.GC_THRESH2));
+            state.put("gc_thresh3", (int) rtr.knobs().get(NeighSysctl.GC_THRESH3));
             state.put("table_peak", maxTable[0]);
             state.put("table_end", rtr.neigh().size());
             state.put("queued_bytes_peak", maxQueued[0]);
@@ -582,8 +585,8 @@ public final class Floods {
                 }
                 worstSecond = Math.max(worstSecond, sum);
             }
-            long perSec = rtr.knobs().icmpMsgsPerSec();
-            long burst = rtr.knobs().icmpMsgsBurst();
+            long perSec = rtr.knobs().get(IcmpSysctl.MSGS_PER_SEC);
+            long burst = rtr.knobs().get(IcmpSysctl.MSGS_BURST);
             Map<String, Object> state = new LinkedHashMap<>();
             state.put("packets", n);
             state.put("offered_pps", (long) (n / (duration / 1e9)));

@@ -309,13 +309,13 @@ public final class Bridge extends Device implements RxHandler {
         var knobs = s.knobs();
         int l3 = p.start() + EthernetFrame.HEADER_LEN;
         int avail = p.length() - EthernetFrame.HEADER_LEN;
-        if (type == EthernetFrame.ETH_P_IP && knobs.bridgeNfCallIptables()) {
+        if (type == EthernetFrame.ETH_P_IP && knobs.get(BridgeSysctl.NF_CALL_IPTABLES) != 0) {
             DropReason bad = ip.check(p.buf(), l3, avail);
             if (bad != null) {
                 return bad;
             }
             p.trim(EthernetFrame.HEADER_LEN + ip.totalLength());
-        } else if (type == ETH_P_IPV6 && knobs.bridgeNfCallIp6tables()) {
+        } else if (type == ETH_P_IPV6 && knobs.get(BridgeSysctl.NF_CALL_IP6TABLES) != 0) {
             if (avail < 40 || (p.buf().getUnsignedByte(l3) >>> 4) != 6) {
                 return DropReason.IP_VERSION;
             }

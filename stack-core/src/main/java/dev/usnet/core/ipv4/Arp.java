@@ -17,6 +17,7 @@ import dev.usnet.core.wire.EthernetFrame;
 import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.core.wire.Ipv4Packet;
 import dev.usnet.core.wire.MacAddr;
+import dev.usnet.core.neigh.NeighSysctl;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -93,9 +94,9 @@ public final class Arp implements NeighOps {
                 p.release();
                 return;
             }
-            if (conf.forwarding != 0 && proxies(conf, dev, tip)) {
+            if (conf.get(Ipv4Sysctl.FORWARDING) != 0 && proxies(conf, dev, tip)) {
                 inet.neigh().eventNs(dev, sip, sha);
-                if (locallyEnqueued || p.pktType() == Packet.PACKET_HOST || conf.proxyDelay == 0) {
+                if (locallyEnqueued || p.pktType() == Packet.PACKET_HOST || conf.get(NeighSysctl.PROXY_DELAY) == 0) {
                     ns.mib().inc(Mib.ArpProxyReplies);
                     send(dev, ArpPacket.OP_REPLY, sha, tip, sha, sip);
                     p.release();
@@ -107,7 +108,7 @@ public final class Arp implements NeighOps {
         }
         // Not a request we answer: learn from it if we already know the sender (no unsolicited creation).
         Neighbour n = inet.neigh().lookup(dev, sip);
-        if (n == null && conf.arpAccept != 0 && op == ArpPacket.OP_REPLY) {
+        if (n == null && conf.get(Ipv4Sysctl.ARP_ACCEPT) != 0 && op == ArpPacket.OP_REPLY) {
             n = inet.neigh().eventNs(dev, sip, sha);
         }
         if (n != null) {
@@ -124,7 +125,7 @@ public final class Arp implements NeighOps {
 
     /** arp_ignore modes 1 and 2: only answer for addresses on the receiving interface. */
     private boolean ignore(DevConf conf, Device dev, int tip) {
-        int mode = ns.knobs().arpIgnore(conf);
+        int mode = (int) ns.knobs().effective(Ipv4Sysctl.ARP_IGNORE, conf);
         if (mode == 0) {
             return false;
         }
@@ -134,7 +135,7 @@ public final class Arp implements NeighOps {
 
     /** arp_fwd_proxy: proxy_arp on, and the route to the target is unicast out of another interface. */
     private boolean proxies(DevConf conf, Device dev, int tip) {
-        if (!ns.knobs().proxyArp(conf)) {
+        if (ns.knobs().effective(Ipv4Sysctl.PROXY_ARP, conf) == 0) {
             return false;
         }
         Route r = inet.routes().lookup(tip);
@@ -145,12 +146,12 @@ public final class Arp implements NeighOps {
         if (proxyPending == null) {
             proxyPending = new HashMap<>();
         }
-        if (proxyPending.size() >= conf.proxyQlen) {
+        if (proxyPending.size() >= conf.get(NeighSysctl.PROXY_QLEN)) {
             ns.drop(p, DropReason.ARP_PROXY_QUEUE_FULL);
             return;
         }
         // pneigh_enqueue: a uniformly random delay below proxy_delay (in 1/100 s).
-        long delay = ns.randomBelow(conf.proxyDelay * 10_000_000L);
+        long delay = ns.randomBelow(conf.get(NeighSysctl.PROXY_DELAY) * 10_000_000L);
         Timeout[] self = new Timeout[1];
         self[0] = ns.schedule(() -> {
             proxyPending.remove(self[0]);
@@ -200,7 +201,7 @@ public final class Arp implements NeighOps {
         int saddr = 0;
         if (lastQueued != null) {
             int s = queuedIp.wrap(lastQueued.buf(), lastQueued.start() + EthernetFrame.HEADER_LEN).src();
-            if (inet.devinet().isLocal(s) && ns.knobs().arpAnnounce(c) < 2) {
+            if (inet.devinet().isLocal(s) && (int) ns.knobs().effective(Ipv4Sysctl.ARP_ANNOUNCE, c) < 2) {
                 saddr = s;
             }
         }

@@ -12,6 +12,7 @@ import dev.usnet.core.wire.Checksum;
 import dev.usnet.core.wire.IcmpPacket;
 import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.core.wire.Ipv4Packet;
+import dev.usnet.core.netns.NetCoreSysctl;
 import io.netty.buffer.ByteBuf;
 import io.netty.util.collection.IntObjectHashMap;
 
@@ -90,8 +91,8 @@ public final class Icmp {
         switch (type) {
             case IcmpPacket.ECHO -> {
                 ns.mib().inc(Mib.IcmpInEchos);
-                if (ns.knobs().getLong("net.ipv4.icmp_echo_ignore_all") == 0
-                        && !(bcast && ns.knobs().getLong("net.ipv4.icmp_echo_ignore_broadcasts") != 0)) {
+                if (ns.knobs().get(IcmpSysctl.ECHO_IGNORE_ALL) == 0
+                        && !(bcast && ns.knobs().get(IcmpSysctl.ECHO_IGNORE_BROADCASTS) != 0)) {
                     echoReply(p, off, len, bcast);
                 }
             }
@@ -193,7 +194,7 @@ public final class Icmp {
         b.setShort(t + IcmpPacket.CHECKSUM, Checksum.compute(b, t, len));
         ns.mib().inc(Mib.IcmpOutMsgs);
         ns.mib().inc(Mib.IcmpOutEchoReps);
-        inet.ipOutput().sendLocal(r, rt, src, dst, Ipv4Packet.PROTO_ICMP, ip.tos(), ns.knobs().defaultTtl(), false);
+        inet.ipOutput().sendLocal(r, rt, src, dst, Ipv4Packet.PROTO_ICMP, ip.tos(), (int) ns.knobs().get(Ipv4Sysctl.DEFAULT_TTL), false);
     }
 
     /** Sends an echo request from this namespace (a ping socket's sendto). Returns false without a route. */
@@ -218,7 +219,7 @@ public final class Icmp {
         ns.mib().inc(Mib.IcmpOutMsgs);
         ns.mib().inc(Mib.IcmpOutEchos);
         return inet.ipOutput().sendLocal(r, rt, inet.ipOutput().sourceFor(rt, dst), dst, Ipv4Packet.PROTO_ICMP, 0,
-                ttl > 0 ? ttl : ns.knobs().defaultTtl(), false);
+                ttl > 0 ? ttl : (int) ns.knobs().get(Ipv4Sysctl.DEFAULT_TTL), false);
     }
 
     /** ipv4_link_failure for a packet that waited on a neighbour that never answered. */
@@ -229,7 +230,7 @@ public final class Icmp {
     /** ip_rt_send_redirect: a host redirect to {@code gateway}, rate limited per destination. */
     public void sendRedirect(Packet p, int gateway) {
         ip.wrap(p.buf(), p.network());
-        if (!peers.redirectAllow(ip.src(), ns.jiffies(), ns.knobs().hz())) {
+        if (!peers.redirectAllow(ip.src(), ns.jiffies(), (int) ns.knobs().get(NetCoreSysctl.HZ))) {
             return;
         }
         send(p, IcmpPacket.REDIRECT, IcmpPacket.CODE_REDIR_HOST, gateway);
@@ -242,7 +243,7 @@ public final class Icmp {
      */
     public void sendRouteError(Packet p, int code) {
         ip.wrap(p.buf(), p.network());
-        if (!peers.ipErrorAllow(ip.src(), ns.jiffies(), ns.knobs().hz())) {
+        if (!peers.ipErrorAllow(ip.src(), ns.jiffies(), (int) ns.knobs().get(NetCoreSysctl.HZ))) {
             return;
         }
         send(p, IcmpPacket.DEST_UNREACH, code, 0);
@@ -317,7 +318,7 @@ public final class Icmp {
             default -> { }
         }
         e.setPktType(Packet.PACKET_OUTGOING);
-        inet.ipOutput().sendLocal(e, rt, saddr, osrc, Ipv4Packet.PROTO_ICMP, tos, ns.knobs().defaultTtl(), false);
+        inet.ipOutput().sendLocal(e, rt, saddr, osrc, Ipv4Packet.PROTO_ICMP, tos, (int) ns.knobs().get(Ipv4Sysctl.DEFAULT_TTL), false);
     }
 
     /** ip_options_echo of the packet's compiled options into {@link #echoedOptions}; see IpOptions.echo. */
@@ -339,15 +340,15 @@ public final class Icmp {
         if (rt.dev() instanceof Loopback) {
             return true;
         }
-        if (((1 << type) & ns.knobs().icmpRatemask()) == 0) {
+        if (((1 << type) & ns.knobs().get(IcmpSysctl.RATEMASK)) == 0) {
             return true;
         }
-        int hz = ns.knobs().hz();
-        if (!peers.globalAllow(ns.jiffies(), hz, ns.knobs().icmpMsgsPerSec(), ns.knobs().icmpMsgsBurst())) {
+        int hz = (int) ns.knobs().get(NetCoreSysctl.HZ);
+        if (!peers.globalAllow(ns.jiffies(), hz, (int) ns.knobs().get(IcmpSysctl.MSGS_PER_SEC), (int) ns.knobs().get(IcmpSysctl.MSGS_BURST))) {
             ns.mib().inc(Mib.IcmpOutRateLimitGlobal);
             return false;
         }
-        long timeoutJ = (long) ns.knobs().icmpRatelimitMs() * hz / 1000;
+        long timeoutJ = ns.knobs().get(IcmpSysctl.RATELIMIT) * hz / 1000;
         if (!peers.xrlimAllow(dst, ns.jiffies(), hz, timeoutJ)) {
             ns.mib().inc(Mib.IcmpOutRateLimitHost);
             return false;

@@ -65,7 +65,7 @@ public final class IpDefrag {
             return null;
         }
         // inet_frag_find: above the ceiling no fragment is taken, not even for a queue that exists.
-        long high = ns.knobs().ipfragHighThresh();
+        long high = ns.knobs().get(Ipv4Sysctl.IPFRAG_HIGH_THRESH);
         if (high == 0 || memory > high) {
             ns.mib().inc(Mib.IpReasmFails);
             ns.drop(p, DropReason.IP_REASM_LIMIT);
@@ -77,7 +77,7 @@ public final class IpDefrag {
             queues.put(k, q);
             memory += QUEUE_TRUESIZE;
             Queue qq = q;
-            q.timer = ns.schedule(() -> expire(k, qq), ns.knobs().ipfragTimeS() * 1_000_000_000L);
+            q.timer = ns.schedule(() -> expire(k, qq), ns.knobs().get(Ipv4Sysctl.IPFRAG_TIME) * 1_000_000_000L);
         }
         if (last) {
             if (q.totalLen >= 0 && q.totalLen != end || (!q.frags.isEmpty() && q.frags.lastEntry().getValue() != null

@@ -48,7 +48,7 @@ public final class IpForward {
         int headLen = p.transport() - p.start();
         // skb_cow(skb, LL_RESERVED_SPACE(dev) + dst->header_len): private headers, and room for the outgoing
         // link header (usnet has no xfrm, so header_len is 0).
-        boolean editable = p.makeWritable(headLen, rt.dev().llReservedSpace(), ns.knobs().cowPolicy(), ns.cow());
+        boolean editable = p.makeWritable(headLen, rt.dev().llReservedSpace(), ns.knobs().get(CowSysctl.FORWARD_COW), ns.cow());
         ip.wrap(p.buf(), p.network());
         int dst = ip.dst();
         if (editable) {

@@ -143,7 +143,7 @@ public final class IpInput {
             return;
         }
         DevConf conf = ns.conf(dev);
-        if (conf.forwarding == 0) {
+        if (conf.get(Ipv4Sysctl.FORWARDING) == 0) {
             ns.mib().inc(Mib.IpInAddrErrors);
             ns.drop(p, DropReason.IP_NOT_FORWARDING);
             return;
@@ -177,12 +177,12 @@ public final class IpInput {
                 return;
             }
         }
-        int rpf = ns.knobs().rpFilter(conf);
+        int rpf = (int) ns.knobs().effective(Ipv4Sysctl.RP_FILTER, conf);
         if (rpf != 0 && !reversePathOk(src, dev, rpf)) {
             ns.drop(p, DropReason.IP_INVALID_SOURCE);
             return;
         }
-        if (rt.dev() == dev && ns.knobs().sendRedirects(conf)
+        if (rt.dev() == dev && ns.knobs().effective(Ipv4Sysctl.SEND_REDIRECTS, conf) != 0
                 && inet.devinet().onLink(dev, src, rt.gateway())) {
             p.setIpFlags(p.ipFlags() | Packet.IPSKB_DOREDIRECT);
         }
@@ -194,7 +194,7 @@ public final class IpInput {
      * are known by on the way in (fib_compute_spec_dst), the time. Returns false when the packet was dropped.
      */
     private boolean compileOptions(Packet p, int src, int dst) {
-        var policy = ns.knobs().cowPolicy();
+        var policy = ns.knobs().get(CowSysctl.FORWARD_COW);
         if (policy == dev.usnet.core.buf.CowPolicy.SKIP_TTL) {
             policy = dev.usnet.core.buf.CowPolicy.HEAD_COPY;
         }

@@ -96,8 +96,8 @@ public final class IpOutput {
             return rt.dev().mtu();
         }
         var knobs = ns.knobs();
-        return pmtu.update(dst, reportedMtu, pathMtu(rt, dst), (int) knobs.getLong("net.ipv4.route.min_pmtu"),
-                knobs.getLong("net.ipv4.route.mtu_expires") * 1_000_000_000L, ns.now());
+        return pmtu.update(dst, reportedMtu, pathMtu(rt, dst), (int) knobs.get(Ipv4Sysctl.MIN_PMTU),
+                knobs.get(Ipv4Sysctl.MTU_EXPIRES) * 1_000_000_000L, ns.now());
     }
 
     /**

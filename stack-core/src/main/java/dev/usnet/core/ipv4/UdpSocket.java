@@ -147,7 +147,7 @@ public final class UdpSocket implements AutoCloseable {
             keptNext = (keptNext + 1) % keptClones.length;
         }
         return inet.ipOutput().sendLocal(p, rt, src, dst, Ipv4Packet.PROTO_UDP, tos,
-                ttl > 0 ? ttl : ns.knobs().defaultTtl(), dontFragment);
+                ttl > 0 ? ttl : (int) ns.knobs().get(Ipv4Sysctl.DEFAULT_TTL), dontFragment);
     }
 
     @Override

@@ -1,108 +1,34 @@
 package dev.usnet.core.knob;
 
-import dev.usnet.core.buf.CowPolicy;
 import dev.usnet.core.netem.NetemParams;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
+import java.util.function.Consumer;
 
 /**
  * A namespace's settings, named like Linux sysctls where Linux has them ({@code net.ipv4.ip_forward},
  * {@code net.ipv4.conf.<dev>.proxy_arp}, ...) and {@code usnet.*} for variants Linux only has across
  * versions. Unknown keys and bad values are rejected with a message naming the key and what it takes.
- * Hot values are mirrored into fields (and {@link DevConf}s) so the packet path never parses strings.
+ *
+ * <p>Knobs are declared by the code that reads them, in one {@link SysctlTable} per subsystem (IPv4, ICMP,
+ * neighbour, bridge, ...), as Linux registers one ctl_table per subsystem; every table, stack-core's as well as
+ * other modules', is found the same way, by {@link java.util.ServiceLoader}. This class keeps the values, parses
+ * and checks text, names knobs and says what is wrong. The packet path reads a value by its declaration (an array
+ * slot, or a {@link DevConf} field), never by name.
  */
 public final class Knobs {
-    /** A device-scoped knob: how to apply it to a DevConf and how it combines with {@code all}. */
-    private record DevKnob(String section, String name, int min, int max, Setter setter, Getter getter) {}
-
-    private interface Setter {
-        void set(DevConf c, long v);
-    }
-
-    private interface Getter {
-        long get(DevConf c);
-    }
-
-    private static final Map<String, DevKnob> DEV_KNOBS = new TreeMap<>();
-
-    private static void conf(String n, int min, int max, Setter s, Getter g) {
-        DEV_KNOBS.put("conf." + n, new DevKnob("conf", n, min, max, s, g));
-    }
-
-    private static void neigh(String n, int min, int max, Setter s, Getter g) {
-        DEV_KNOBS.put("neigh." + n, new DevKnob("neigh", n, min, max, s, g));
-    }
-
-    static {
-        conf("forwarding", 0, 1, (c, v) -> c.forwarding = (int) v, c -> c.forwarding);
-        conf("proxy_arp", 0, 1, (c, v) -> c.proxyArp = (int) v, c -> c.proxyArp);
-        conf("send_redirects", 0, 1, (c, v) -> c.sendRedirects = (int) v, c -> c.sendRedirects);
-        conf("accept_redirects", 0, 1, (c, v) -> c.acceptRedirects = (int) v, c -> c.acceptRedirects);
-        conf("rp_filter", 0, 2, (c, v) -> c.rpFilter = (int) v, c -> c.rpFilter);
-        conf("arp_ignore", 0, 8, (c, v) -> c.arpIgnore = (int) v, c -> c.arpIgnore);
-        conf("arp_announce", 0, 2, (c, v) -> c.arpAnnounce = (int) v, c -> c.arpAnnounce);
-        conf("arp_accept", 0, 2, (c, v) -> c.arpAccept = (int) v, c -> c.arpAccept);
-        neigh("mcast_solicit", 0, 255, (c, v) -> c.mcastSolicit = (int) v, c -> c.mcastSolicit);
-        neigh("ucast_solicit", 0, 255, (c, v) -> c.ucastSolicit = (int) v, c -> c.ucastSolicit);
-        neigh("app_solicit", 0, 255, (c, v) -> c.appSolicit = (int) v, c -> c.appSolicit);
-        neigh("retrans_time_ms", 10, Integer.MAX_VALUE, (c, v) -> c.retransTimeMs = v, c -> c.retransTimeMs);
-        neigh("base_reachable_time_ms", 1, Integer.MAX_VALUE, (c, v) -> c.baseReachableTimeMs = v, c -> c.baseReachableTimeMs);
-        neigh("delay_first_probe_time", 0, Integer.MAX_VALUE, (c, v) -> c.delayFirstProbeTimeS = v, c -> c.delayFirstProbeTimeS);
-        neigh("gc_stale_time", 0, Integer.MAX_VALUE, (c, v) -> c.gcStaleTimeS = v, c -> c.gcStaleTimeS);
-        neigh("unres_qlen_bytes", 0, Integer.MAX_VALUE, (c, v) -> c.unresQlenBytes = (int) v, c -> c.unresQlenBytes);
-        neigh("proxy_delay", 0, Integer.MAX_VALUE, (c, v) -> c.proxyDelay = (int) v, c -> c.proxyDelay);
-        neigh("proxy_qlen", 0, Integer.MAX_VALUE, (c, v) -> c.proxyQlen = (int) v, c -> c.proxyQlen);
-    }
-
-    /** Namespace-wide integer knobs with their Linux defaults and ranges. */
-    private record GlobalKnob(long def, long min, long max) {}
-
-    private static final Map<String, GlobalKnob> GLOBAL = new TreeMap<>(Map.ofEntries(
-            Map.entry("net.ipv4.ip_forward", new GlobalKnob(0, 0, 1)),
-            Map.entry("net.ipv4.ip_default_ttl", new GlobalKnob(64, 1, 255)),
-            Map.entry("net.ipv4.icmp_ratelimit", new GlobalKnob(1000, 0, Integer.MAX_VALUE)),
-            Map.entry("net.ipv4.icmp_ratemask", new GlobalKnob(0x1818, 0, 0x7ffff)),
-            Map.entry("net.ipv4.icmp_msgs_per_sec", new GlobalKnob(1000, 0, Integer.MAX_VALUE)),
-            Map.entry("net.ipv4.icmp_msgs_burst", new GlobalKnob(50, 0, Integer.MAX_VALUE)),
-            Map.entry("net.ipv4.icmp_echo_ignore_all", new GlobalKnob(0, 0, 1)),
-            Map.entry("net.ipv4.icmp_echo_ignore_broadcasts", new GlobalKnob(1, 0, 1)),
-            Map.entry("net.ipv4.icmp_ignore_bogus_error_responses", new GlobalKnob(1, 0, 1)),
-            Map.entry("net.ipv4.ipfrag_time", new GlobalKnob(30, 1, Integer.MAX_VALUE)),
-            Map.entry("net.ipv4.ipfrag_high_thresh", new GlobalKnob(4 * 1024 * 1024, 0, Integer.MAX_VALUE)),
-            Map.entry("net.ipv4.ip_no_pmtu_disc", new GlobalKnob(0, 0, 3)),
-            Map.entry("net.ipv4.route.min_pmtu", new GlobalKnob(552, 68, 65_535)),
-            Map.entry("net.ipv4.route.mtu_expires", new GlobalKnob(600, 0, Integer.MAX_VALUE)),
-            Map.entry("net.core.netdev_max_backlog", new GlobalKnob(1000, 1, 65_536)),
-            Map.entry("net.core.dev_weight", new GlobalKnob(64, 1, 65_536)),
-            Map.entry("usnet.hz", new GlobalKnob(1000, 100, 1000)),
-            Map.entry("net.bridge.bridge-nf-call-iptables", new GlobalKnob(0, 0, 1)),
-            Map.entry("net.bridge.bridge-nf-call-ip6tables", new GlobalKnob(0, 0, 1)),
-            Map.entry("net.ipv4.neigh.default.gc_thresh1", new GlobalKnob(128, 0, Integer.MAX_VALUE)),
-            Map.entry("net.ipv4.neigh.default.gc_thresh2", new GlobalKnob(512, 0, Integer.MAX_VALUE)),
-            Map.entry("net.ipv4.neigh.default.gc_thresh3", new GlobalKnob(1024, 1, Integer.MAX_VALUE)),
-            Map.entry("net.ipv4.udp_rmem_packets", new GlobalKnob(256, 1, Integer.MAX_VALUE)),
-            // ---- CPU model (docs/cpu-model.md): off by default; costs from perf-tests/README.md ----
-            Map.entry("usnet.cpu.model", new GlobalKnob(0, 0, 1)),
-            Map.entry("usnet.cpu.cores", new GlobalKnob(1, 1, 1024)),
-            Map.entry("usnet.cpu.l2_rx_ns", new GlobalKnob(40, 0, 1_000_000)),
-            Map.entry("usnet.cpu.bridge_fwd_ns", new GlobalKnob(45, 0, 1_000_000)),
-            Map.entry("usnet.cpu.ip_fwd_ns", new GlobalKnob(135, 0, 1_000_000)),
-            Map.entry("usnet.cpu.local_deliver_ns", new GlobalKnob(150, 0, 1_000_000)),
-            Map.entry("usnet.cpu.cow_copy_ns", new GlobalKnob(340, 0, 1_000_000)),
-            Map.entry("usnet.cpu.copy_ps_per_byte", new GlobalKnob(32, 0, 1_000_000)),
-            Map.entry("usnet.cpu.csum_ps_per_byte", new GlobalKnob(107, 0, 1_000_000))));
-
-    // ---- knobs other modules declare (LongKnob, ValueKnob): name -> declaration ----
+    // ---- declared knobs (LongKnob, ValueKnob, DeviceKnob): name -> declaration ----
 
     private static final ConcurrentHashMap<String, Knob> DECLARED = new ConcurrentHashMap<>();
+    // Per-device knobs by family + name ("net.ipv4.conf.proxy_arp"), and the families (prefixes) declared.
+    private static final ConcurrentHashMap<String, DeviceKnob> DEVICE_KNOBS = new ConcurrentHashMap<>();
+    private static final java.util.Set<String> FAMILIES = ConcurrentHashMap.newKeySet();
     private static volatile boolean tablesLoaded;
 
     /** Registers a declared knob by name; declaring the same name twice is a programming error. */
     static <K extends Knob> K register(K k) {
-        if (GLOBAL.containsKey(k.key()) || parseDevKey(k.key()) != null || k.key().startsWith(NETEM_PREFIX)
-                || k.key().equals("usnet.forward.cow") || k.key().equals(CPU_MACHINE)) {
+        if (k.key().startsWith(NETEM_PREFIX) || deviceKnobOf(k.key()) != null) {
             throw new IllegalStateException("knob " + k.key() + " is already one of stack-core's");
         }
         Knob prev = DECLARED.putIfAbsent(k.key(), k);
@@ -110,6 +36,43 @@ public final class Knobs {
             throw new IllegalStateException("knob " + k.key() + " declared twice");
         }
         return k;
+    }
+
+    /** Registers a per-device knob; its family becomes a per-device prefix no namespace-wide knob may start with. */
+    static DeviceKnob register(DeviceKnob d) {
+        String f = d.family();
+        if (f.startsWith(NETEM_PREFIX) || NETEM_PREFIX.startsWith(f)
+                || DECLARED.keySet().stream().anyMatch(key -> key.startsWith(f) && key.endsWith("." + d.name()))) {
+            throw new IllegalStateException("per-device knob " + d.pattern() + " collides with a knob of another kind");
+        }
+        for (String other : FAMILIES) {
+            if (!other.equals(f) && (other.startsWith(f) || f.startsWith(other))) {
+                throw new IllegalStateException("per-device family " + f + " overlaps " + other);
+            }
+        }
+        DeviceKnob prev = DEVICE_KNOBS.putIfAbsent(f + d.name(), d);
+        if (prev != null && prev != d) {
+            throw new IllegalStateException("knob " + d.pattern() + " declared twice");
+        }
+        FAMILIES.add(f);
+        return d;
+    }
+
+    /** The per-device knob {@code key} would set on some device ({@code <family><dev>.<name>}), or null. */
+    private static DeviceKnob deviceKnobOf(String key) {
+        String family = familyOf(key);
+        int dot = key.lastIndexOf('.');
+        return family == null || dot <= family.length() ? null : DEVICE_KNOBS.get(family + key.substring(dot + 1));
+    }
+
+    /** The per-device family {@code key} starts with, or null. */
+    private static String familyOf(String key) {
+        for (String f : FAMILIES) {
+            if (key.startsWith(f)) {
+                return f;
+            }
+        }
+        return null;
     }
 
     /** The declaration of {@code key} by any module on the class path, or null. */
@@ -145,6 +108,9 @@ public final class Knobs {
                 for (SysctlTable t : java.util.ServiceLoader.load(SysctlTable.class, Knobs.class.getClassLoader())) {
                     for (Knob k : t.knobs()) {
                         register(k);
+                    }
+                    for (DeviceKnob d : t.deviceKnobs()) {
+                        register(d);
                     }
                 }
                 tablesLoaded = true;
@@ -191,6 +157,9 @@ public final class Knobs {
     public void set(LongKnob k, long v) {
         k.check(v);
         putLong(k, v);
+        if (k.effect() != null) {
+            k.effect().apply(this, v);
+        }
         explicit.put(k.key(), Long.toString(v));
         version++;
     }
@@ -216,6 +185,9 @@ public final class Knobs {
         if (d instanceof LongKnob lk) {
             long n = lk.parse(v);
             putLong(lk, n);
+            if (lk.effect() != null) {
+                lk.effect().apply(this, n);
+            }
             return Long.toString(n);
         }
         ValueKnob<T> vk = (ValueKnob<T>) d;
@@ -229,185 +201,9 @@ public final class Knobs {
     private final DevConf defaults = new DevConf();
     private final ConcurrentHashMap<String, DevConf> devices = new ConcurrentHashMap<>();
 
-    // Mirrors of hot global knobs.
-    private volatile boolean ipForward;
-    private volatile int defaultTtl = 64;
-    private volatile CowPolicy cowPolicy = CowPolicy.HEAD_COPY;
-    private volatile String cpuMachine = "";
-    private volatile int icmpRatelimitMs = 1000;
-    private volatile int icmpRatemask = 0x1818;
-    private volatile int icmpMsgsPerSec = 1000;
-    private volatile int icmpMsgsBurst = 50;
-    private volatile int backlogMax = 1000;
-    private volatile int devWeight = 64;
-    private volatile int neighGcThresh1 = 128;
-    private volatile int neighGcThresh2 = 512;
-    private volatile int neighGcThresh3 = 1024;
-    private volatile long ipfragHighThresh = 4 * 1024 * 1024;
-    private volatile long ipfragTimeS = 30;
-    private volatile int hz = 1000;
-    private volatile boolean brNfIptables;
-    private volatile boolean brNfIp6tables;
-    // CPU model mirrors (usnet.cpu.*), read once per backlog run.
-    private volatile boolean cpuModel;
-    private volatile int cpuCores = 1;
-    private volatile long cpuL2RxNs = 40;
-    private volatile long cpuBridgeFwdNs = 45;
-    private volatile long cpuIpFwdNs = 135;
-    private volatile long cpuLocalDeliverNs = 150;
-    private volatile long cpuCowCopyNs = 340;
-    private volatile long cpuCopyPsPerByte = 32;
-    private volatile long cpuCsumPsPerByte = 107;
-
-    /** usnet.cpu.model: backlog processing consumes modelled CPU time (virtual time drains slower). */
-    public boolean cpuModel() {
-        return cpuModel;
-    }
-
-    /** usnet.cpu.cores: cores the namespace's modelled receive processing spreads over. */
-    public int cpuCores() {
-        return cpuCores;
-    }
-
-    /** usnet.cpu.l2_rx_ns: per frame received (netif_receive_skb, eth_type_trans). */
-    public long cpuL2RxNs() {
-        return cpuL2RxNs;
-    }
-
-    /** usnet.cpu.bridge_fwd_ns: per frame a bridge forwards or floods (br_handle_frame → br_forward). */
-    public long cpuBridgeFwdNs() {
-        return cpuBridgeFwdNs;
-    }
-
-    /** usnet.cpu.ip_fwd_ns: per IPv4 datagram forwarded (ip_forward, route lookup, TTL). */
-    public long cpuIpFwdNs() {
-        return cpuIpFwdNs;
-    }
-
-    /** usnet.cpu.local_deliver_ns: per IPv4 datagram delivered locally (ip_local_deliver). */
-    public long cpuLocalDeliverNs() {
-        return cpuLocalDeliverNs;
-    }
-
-    /** usnet.cpu.cow_copy_ns: per copy-on-write copy (skb_cow → pskb_expand_head), besides its bytes. */
-    public long cpuCowCopyNs() {
-        return cpuCowCopyNs;
-    }
-
-    /** usnet.cpu.copy_ps_per_byte: picoseconds per byte a COW copy copies. */
-    public long cpuCopyPsPerByte() {
-        return cpuCopyPsPerByte;
-    }
-
-    /** usnet.cpu.csum_ps_per_byte: picoseconds per byte checksummed in software (csum_partial). */
-    public long cpuCsumPsPerByte() {
-        return cpuCsumPsPerByte;
-    }
-
-    public boolean ipForward() {
-        return ipForward;
-    }
-
-    public int defaultTtl() {
-        return defaultTtl;
-    }
-
-    /**
-     * usnet.cpu.machine: the modelled machine whose CPU this namespace's receive processing runs on; namespaces
-     * naming the same machine share its busy time (docs/cpu-model.md). Empty (the default): a machine of its own.
-     */
-    public String cpuMachine() {
-        return cpuMachine;
-    }
-
-    /** The key of {@link #cpuMachine()}. */
-    public static final String CPU_MACHINE = "usnet.cpu.machine";
-
-    private static String checkMachineName(String v) {
-        if (!v.matches("[A-Za-z0-9_.-]{0,64}")) {
-            throw new IllegalArgumentException(CPU_MACHINE + ": '" + v + "' is not a machine name (up to 64 of"
-                    + " A-Z a-z 0-9 _ . -; empty for a machine of the namespace's own)");
-        }
-        return v;
-    }
-
-    public CowPolicy cowPolicy() {
-        return cowPolicy;
-    }
-
-    public int icmpRatelimitMs() {
-        return icmpRatelimitMs;
-    }
-
-    public int icmpRatemask() {
-        return icmpRatemask;
-    }
-
-    public int icmpMsgsPerSec() {
-        return icmpMsgsPerSec;
-    }
-
-    public int icmpMsgsBurst() {
-        return icmpMsgsBurst;
-    }
-
-    public int backlogMax() {
-        return backlogMax;
-    }
-
-    /**
-     * net.core.dev_weight: frames one run of the receive backlog handles before it yields (process_backlog's
-     * quota, the NAPI weight of the per-CPU backlog), 64 as in Linux.
-     */
-    public int devWeight() {
-        return devWeight;
-    }
-
-    /** net.ipv4.neigh.default.gc_thresh1: below this many entries the periodic neighbour GC removes nothing. */
-    public int neighGcThresh1() {
-        return neighGcThresh1;
-    }
-
-    /** gc_thresh2: above it, a new entry forces a GC when the last one is more than 5 s ago. */
-    public int neighGcThresh2() {
-        return neighGcThresh2;
-    }
-
-    /** gc_thresh3: the hard limit; at it, a new entry forces a GC and fails when nothing could be removed. */
-    public int neighGcThresh3() {
-        return neighGcThresh3;
-    }
-
-    /** net.ipv4.ipfrag_high_thresh: reassembly memory above which fragments are refused. */
-    public long ipfragHighThresh() {
-        return ipfragHighThresh;
-    }
-
-    /** net.ipv4.ipfrag_time: seconds an incomplete datagram waits for its fragments. */
-    public long ipfragTimeS() {
-        return ipfragTimeS;
-    }
-
-    /**
-     * net.bridge.bridge-nf-call-iptables: br_netfilter is loaded and bridged IPv4 passes the IP hooks, which
-     * validate the header (bad ones are dropped) and trim link-layer padding — as on a Docker host.
-     */
-    public boolean bridgeNfCallIptables() {
-        return brNfIptables;
-    }
-
-    /** net.bridge.bridge-nf-call-ip6tables: the same for IPv6 (version and payload length checked, padding trimmed). */
-    public boolean bridgeNfCallIp6tables() {
-        return brNfIp6tables;
-    }
-
-    /** usnet.hz: the jiffy rate of timers that count in jiffies in Linux (inet_peer limits; CONFIG_HZ). */
-    public int hz() {
-        return hz;
-    }
-
-    public long getLong(String key) {
-        return Long.parseLong(get(key));
+    /** Loads every table, so that a device created here starts with what they declare. */
+    public Knobs() {
+        loadTables();
     }
 
     /** The {@code all} pseudo-device, whose values combine with each device's per knob as Linux does. */
@@ -423,9 +219,37 @@ public final class Knobs {
         }
         return devices.computeIfAbsent(dev, d -> {
             DevConf c = defaults.copy();
-            c.forwarding = ipForward ? 1 : 0;
+            for (DeviceKnob k : DEVICE_KNOBS.values()) {
+                if (k.initial() != null) {
+                    k.set(c, k.initial().of(this));
+                }
+            }
             return c;
         });
+    }
+
+    /** The {@code default} pseudo-device: what a device created later starts with. */
+    public DevConf defaultConf() {
+        return defaults;
+    }
+
+    /** Every device's settings with {@code all}'s and {@code default}'s, for a knob that sets them all. */
+    public void forEachDevConf(Consumer<DevConf> action) {
+        action.accept(all);
+        action.accept(defaults);
+        devices.values().forEach(action);
+    }
+
+    /**
+     * A per-device knob's value for the packet path: the device's, or combined with {@code all}'s as the knob
+     * declares. Field reads only.
+     */
+    public long effective(DeviceKnob k, DevConf c) {
+        return switch (k.combine()) {
+            case DEVICE -> k.get(c);
+            case OR -> k.get(all) | k.get(c);
+            case MAX -> Math.max(k.get(all), k.get(c));
+        };
     }
 
     private void putExplicit(String dev, String key, String value) {
@@ -477,110 +301,59 @@ public final class Knobs {
             }
             return;
         }
-        if (k.equals("usnet.forward.cow")) {
-            cowPolicy = CowPolicy.parse(v);
-            explicit.put(k, v);
-            return;
-        }
-        if (k.equals(CPU_MACHINE)) {
-            cpuMachine = checkMachineName(v);
-            explicit.put(k, v);
-            return;
-        }
         Knob d = declared(k);
         if (d != null) {
             explicit.put(k, setDeclared(d, v));
-            return;
-        }
-        GlobalKnob g = GLOBAL.get(k);
-        if (g != null) {
-            long n = parseRange(k, v, g.min, g.max);
-            applyGlobal(k, n);
-            explicit.put(k, Long.toString(n));
             return;
         }
         DevTarget t = parseDevKey(k);
         if (t == null) {
             throw new IllegalArgumentException(unknown(k));
         }
-        long n = parseRange(k, v, t.knob.min, t.knob.max);
-        switch (t.dev) {
-            case "all" -> {
-                t.knob.setter.set(all, n);
-                if (t.knob.name.equals("forwarding")) {
-                    // Linux: writing conf.all.forwarding (or ip_forward) sets it on every device.
-                    applyGlobal("net.ipv4.ip_forward", n);
-                    explicit.put("net.ipv4.ip_forward", Long.toString(n));
-                }
-            }
-            case "default" -> t.knob.setter.set(defaults, n);
-            default -> t.knob.setter.set(dev(t.dev), n);
-        }
+        long n = parseRange(k, v, t.knob.min(), t.knob.max());
+        DevConf c = switch (t.dev) {
+            case "all" -> all;
+            case "default" -> defaults;
+            default -> dev(t.dev);
+        };
+        t.knob.set(c, n);
         if (t.dev.equals("all") || t.dev.equals("default")) {
             explicit.put(k, Long.toString(n));
         } else {
             putExplicit(t.dev, k, Long.toString(n));
         }
-    }
-
-    private void applyGlobal(String k, long n) {
-        switch (k) {
-            case "net.ipv4.ip_forward" -> {
-                ipForward = n != 0;
-                all.forwarding = (int) n;
-                defaults.forwarding = (int) n;
-                for (DevConf c : devices.values()) {
-                    c.forwarding = (int) n;
-                }
-            }
-            case "net.ipv4.ip_default_ttl" -> defaultTtl = (int) n;
-            case "net.ipv4.icmp_ratelimit" -> icmpRatelimitMs = (int) n;
-            case "net.ipv4.icmp_ratemask" -> icmpRatemask = (int) n;
-            case "net.ipv4.icmp_msgs_per_sec" -> icmpMsgsPerSec = (int) n;
-            case "net.ipv4.icmp_msgs_burst" -> icmpMsgsBurst = (int) n;
-            case "net.core.netdev_max_backlog" -> backlogMax = (int) n;
-            case "net.core.dev_weight" -> devWeight = (int) n;
-            case "net.ipv4.neigh.default.gc_thresh1" -> neighGcThresh1 = (int) n;
-            case "net.ipv4.neigh.default.gc_thresh2" -> neighGcThresh2 = (int) n;
-            case "net.ipv4.neigh.default.gc_thresh3" -> neighGcThresh3 = (int) n;
-            case "net.ipv4.ipfrag_high_thresh" -> ipfragHighThresh = n;
-            case "net.ipv4.ipfrag_time" -> ipfragTimeS = n;
-            case "usnet.hz" -> hz = (int) n;
-            case "net.bridge.bridge-nf-call-iptables" -> brNfIptables = n != 0;
-            case "net.bridge.bridge-nf-call-ip6tables" -> brNfIp6tables = n != 0;
-            case "usnet.cpu.model" -> cpuModel = n != 0;
-            case "usnet.cpu.cores" -> cpuCores = (int) n;
-            case "usnet.cpu.l2_rx_ns" -> cpuL2RxNs = n;
-            case "usnet.cpu.bridge_fwd_ns" -> cpuBridgeFwdNs = n;
-            case "usnet.cpu.ip_fwd_ns" -> cpuIpFwdNs = n;
-            case "usnet.cpu.local_deliver_ns" -> cpuLocalDeliverNs = n;
-            case "usnet.cpu.cow_copy_ns" -> cpuCowCopyNs = n;
-            case "usnet.cpu.copy_ps_per_byte" -> cpuCopyPsPerByte = n;
-            case "usnet.cpu.csum_ps_per_byte" -> cpuCsumPsPerByte = n;
-            default -> { }
+        if (t.knob.effect() != null) {
+            t.knob.effect().apply(this, t.dev, n);
         }
     }
 
-    private record DevTarget(String dev, DevKnob knob) {}
+    private record DevTarget(String dev, DeviceKnob knob) {}
 
+    /** {@code <family><dev>.<name>} of a declared per-device knob, or null. */
     private static DevTarget parseDevKey(String k) {
-        String section;
-        String rest;
-        if (k.startsWith("net.ipv4.conf.")) {
-            section = "conf";
-            rest = k.substring("net.ipv4.conf.".length());
-        } else if (k.startsWith("net.ipv4.neigh.")) {
-            section = "neigh";
-            rest = k.substring("net.ipv4.neigh.".length());
-        } else {
+        loadTables();
+        String family = familyOf(k);
+        if (family == null) {
             return null;
         }
+        String rest = k.substring(family.length());
         int dot = rest.lastIndexOf('.');
         if (dot <= 0) {
             return null;
         }
-        DevKnob dk = DEV_KNOBS.get(section + "." + rest.substring(dot + 1));
+        DeviceKnob dk = DEVICE_KNOBS.get(family + rest.substring(dot + 1));
         return dk == null ? null : new DevTarget(rest.substring(0, dot), dk);
+    }
+
+    /**
+     * The device a per-device knob names ({@code eth0} in {@code net.ipv4.conf.eth0.forwarding}, {@code all},
+     * {@code default}), or null when {@code key} is not of a declared per-device family.
+     */
+    public static String deviceOf(String key) {
+        loadTables();
+        String family = familyOf(key);
+        int dot = key.lastIndexOf('.');
+        return family == null || dot <= family.length() ? null : key.substring(family.length(), dot);
     }
 
     private static long parseRange(String k, String v, long min, long max) {
@@ -688,16 +461,6 @@ public final class Knobs {
         if (e != null) {
             return e;
         }
-        if (key.equals("usnet.forward.cow")) {
-            return cowPolicy.knobValue();
-        }
-        if (key.equals(CPU_MACHINE)) {
-            return cpuMachine;
-        }
-        GlobalKnob g = GLOBAL.get(key);
-        if (g != null) {
-            return Long.toString(g.def);
-        }
         Knob d = declared(key);
         if (d != null) {
             return d.defaultText();
@@ -711,7 +474,7 @@ public final class Knobs {
             case "default" -> defaults;
             default -> dev(t.dev);
         };
-        return Long.toString(t.knob.getter.get(c));
+        return Long.toString(t.knob.get(c));
     }
 
     /** Every knob set explicitly, sorted. */
@@ -725,14 +488,7 @@ public final class Knobs {
      * {@code net.ipv4.conf.eth0.proxy_arp}.
      */
     static String unknown(String k) {
-        String dev = null;
-        for (String prefix : new String[] {"net.ipv4.conf.", "net.ipv4.neigh."}) {
-            int dot = k.lastIndexOf('.');
-            if (k.startsWith(prefix) && dot > prefix.length()) {
-                dev = k.substring(prefix.length(), dot);
-            }
-        }
-        String d = dev;
+        String d = deviceOf(k);
         java.util.List<String> names = known().stream()
                 .filter(n -> d != null || !n.contains("<dev>"))
                 .map(n -> d == null ? n : n.replace("<dev>", d)).toList();
@@ -743,36 +499,10 @@ public final class Knobs {
 
     /** The names of knobs this version understands, with {@code <dev>} placeholders. */
     public static java.util.List<String> known() {
-        java.util.List<String> l = new java.util.ArrayList<>(GLOBAL.keySet());
-        l.add("usnet.forward.cow");
-        l.add(CPU_MACHINE);
-        l.addAll(declared().keySet());
-        Function<DevKnob, String> f = d -> "net.ipv4." + d.section + ".<dev>." + d.name;
-        DEV_KNOBS.values().forEach(d -> l.add(f.apply(d)));
+        java.util.List<String> l = new java.util.ArrayList<>(declared().keySet());
+        new TreeMap<>(DEVICE_KNOBS).values().forEach(d -> l.add(d.pattern()));
         l.add(NETEM_PREFIX + "<dev>");
         NetemParams.PARAMS.forEach(p -> l.add(NETEM_PREFIX + "<dev>." + p));
         return l;
-    }
-
-    /** proxy_arp, send_redirects: on when on for {@code all} or for the device (IN_DEV_ORCONF). */
-    public boolean proxyArp(DevConf c) {
-        return (all.proxyArp | c.proxyArp) != 0;
-    }
-
-    public boolean sendRedirects(DevConf c) {
-        return (all.sendRedirects | c.sendRedirects) != 0;
-    }
-
-    /** rp_filter: the larger of {@code all} and the device (IN_DEV_MAXCONF). */
-    public int rpFilter(DevConf c) {
-        return Math.max(all.rpFilter, c.rpFilter);
-    }
-
-    public int arpIgnore(DevConf c) {
-        return Math.max(all.arpIgnore, c.arpIgnore);
-    }
-
-    public int arpAnnounce(DevConf c) {
-        return Math.max(all.arpAnnounce, c.arpAnnounce);
     }
 }

@@ -10,9 +10,15 @@ public final class LongKnob extends Knob {
     private final long def;
     private final long min;
     private final long max;
+    private final Effect effect;
     final int slot;
 
-    private LongKnob(String key, long def, long min, long max, String doc, Applies applies) {
+    /** What setting a knob changes besides its own value (Linux's proc handler side effects). */
+    public interface Effect {
+        void apply(Knobs knobs, long value);
+    }
+
+    private LongKnob(String key, long def, long min, long max, String doc, Applies applies, Effect effect) {
         super(key, doc, applies);
         if (def < min || def > max || min > max) {
             throw new IllegalArgumentException(key + ": default " + def + " outside " + min + ".." + max);
@@ -20,6 +26,7 @@ public final class LongKnob extends Knob {
         this.def = def;
         this.min = min;
         this.max = max;
+        this.effect = effect;
         this.slot = SLOTS.getAndIncrement();
         synchronized (LongKnob.class) {
             LongKnob[] a = java.util.Arrays.copyOf(bySlot, Math.max(bySlot.length, slot + 1));
@@ -35,12 +42,24 @@ public final class LongKnob extends Knob {
 
     /** Declares (and registers) a knob that takes effect when {@code applies} says. */
     public static LongKnob define(String key, long def, long min, long max, Applies applies, String doc) {
-        return Knobs.register(new LongKnob(key, def, min, max, doc, applies));
+        return Knobs.register(new LongKnob(key, def, min, max, doc, applies, null));
+    }
+
+    /**
+     * Declares (and registers) a live knob whose setting also changes others: {@code effect} runs after every
+     * successful set, in the namespace set ({@code net.ipv4.ip_forward} sets every device's forwarding).
+     */
+    public static LongKnob define(String key, long def, long min, long max, String doc, Effect effect) {
+        return Knobs.register(new LongKnob(key, def, min, max, doc, Applies.LIVE, effect));
     }
 
     /** Declares (and registers) a knob read only when a namespace or device is built. */
     public static LongKnob defineAtBuild(String key, long def, long min, long max, String doc) {
         return define(key, def, min, max, Applies.BUILD, doc);
+    }
+
+    Effect effect() {
+        return effect;
     }
 
     public long defaultValue() {

@@ -10,4 +10,9 @@ import java.util.List;
 public interface SysctlTable {
     /** Every knob the module declares. */
     List<? extends Knob> knobs();
+
+    /** Every per-device knob the module declares ({@code <family><dev>.<name>}). */
+    default List<DeviceKnob> deviceKnobs() {
+        return List.of();
+    }
 }

@@ -107,9 +107,9 @@ public final class NeighTable {
                 var knobs = stack.knobs();
                 int count = gcEntries;
                 long now = stack.now();
-                if (count >= knobs.neighGcThresh3()
-                        || count >= knobs.neighGcThresh2() && now - lastFlush > FORCED_GC_AGE_NANOS) {
-                    if (forcedGc(now) == 0 && count >= knobs.neighGcThresh3()) {
+                if (count >= knobs.get(NeighSysctl.GC_THRESH3)
+                        || count >= knobs.get(NeighSysctl.GC_THRESH2) && now - lastFlush > FORCED_GC_AGE_NANOS) {
+                    if (forcedGc(now) == 0 && count >= knobs.get(NeighSysctl.GC_THRESH3)) {
                         stack.mib().inc(Mib.NeighTableOverflow);
                         return null;
                     }
@@ -126,7 +126,7 @@ public final class NeighTable {
             if (!permanent) {
                 gcAdd(n);
             }
-            if (periodicGc == null && entries.size() >= stack.knobs().neighGcThresh1()) {
+            if (periodicGc == null && entries.size() >= stack.knobs().get(NeighSysctl.GC_THRESH1)) {
                 schedulePeriodicGc();
             }
             return n;
@@ -177,7 +177,7 @@ public final class NeighTable {
      */
     private int forcedGc(long now) {
         forcedGcRuns++;
-        int maxClean = gcEntries - stack.knobs().neighGcThresh2();
+        int maxClean = gcEntries - (int) stack.knobs().get(NeighSysctl.GC_THRESH2);
         int shrunk = 0;
         Neighbour n = gcHead;
         while (n != null) {
@@ -199,7 +199,7 @@ public final class NeighTable {
     }
 
     private void schedulePeriodicGc() {
-        long base = stack.knobs().getLong("net.ipv4.neigh.default.base_reachable_time_ms");
+        long base = stack.knobs().defaultConf().get(NeighSysctl.BASE_REACHABLE_TIME_MS);
         long interval = Math.max(1, base / 2) * 1_000_000L;
         periodicGc = stack.schedule(this::periodicGc, interval);
     }
@@ -212,7 +212,7 @@ public final class NeighTable {
         synchronized (this) {
             periodicGc = null;
             var knobs = stack.knobs();
-            if (entries.size() < knobs.neighGcThresh1()) {
+            if (entries.size() < knobs.get(NeighSysctl.GC_THRESH1)) {
                 return;
             }
             long now = stack.now();
@@ -226,14 +226,14 @@ public final class NeighTable {
                     if (n.used < n.confirmed && n.confirmed <= now) {
                         n.used = n.confirmed;
                     }
-                    long stale = stack.conf(n.dev).gcStaleTimeS * 1_000_000_000L;
+                    long stale = stack.conf(n.dev).get(NeighSysctl.GC_STALE_TIME) * 1_000_000_000L;
                     if (st == NudState.FAILED || now - n.used >= stale) {
                         removeAndDrop(n);
                     }
                 }
                 n = next;
             }
-            if (entries.size() >= knobs.neighGcThresh1()) {
+            if (entries.size() >= knobs.get(NeighSysctl.GC_THRESH1)) {
                 schedulePeriodicGc();
             }
         }
@@ -401,7 +401,7 @@ public final class NeighTable {
                 // First use of a stale entry: trust it for delay_first_probe_time, then probe.
                 DevConf c = stack.conf(dev);
                 setState(n, NudState.DELAY);
-                arm(n, c.delayFirstProbeTimeS * 1_000_000_000L);
+                arm(n, c.get(NeighSysctl.DELAY_FIRST_PROBE_TIME) * 1_000_000_000L);
             }
             EthernetFrame.write(p.buf(), p.start(), n.mac, dev.mac(), ethertype);
             dev.transmit(p);
@@ -409,16 +409,16 @@ public final class NeighTable {
         }
         DevConf c = stack.conf(dev);
         if (s == NudState.NONE || s == NudState.FAILED) {
-            if (c.mcastSolicit + c.appSolicit == 0) {
+            if (c.get(NeighSysctl.MCAST_SOLICIT) + c.get(NeighSysctl.APP_SOLICIT) == 0) {
                 setState(n, NudState.FAILED);
                 stack.drop(p, DropReason.NEIGH_FAILED);
                 return;
             }
             setState(n, NudState.INCOMPLETE);
-            n.probes = c.ucastSolicit;
+            n.probes = (int) c.get(NeighSysctl.UCAST_SOLICIT);
             n.updated = stack.now();
             enqueue(n, p, c);
-            arm(n, Math.max(c.retransTimeMs, 10) * 1_000_000L);
+            arm(n, Math.max(c.get(NeighSysctl.RETRANS_TIME_MS), 10) * 1_000_000L);
             probe(n);
             return;
         }
@@ -427,12 +427,12 @@ public final class NeighTable {
 
     private void enqueue(Neighbour n, Packet p, DevConf c) {
         int size = p.length() + TRUESIZE_OVERHEAD;
-        while (!n.arpQueue.isEmpty() && n.arpQueueBytes + size > c.unresQlenBytes) {
+        while (!n.arpQueue.isEmpty() && n.arpQueueBytes + size > c.get(NeighSysctl.UNRES_QLEN_BYTES)) {
             Packet old = n.arpQueue.pollFirst();
             n.arpQueueBytes -= old.length() + TRUESIZE_OVERHEAD;
             stack.drop(old, DropReason.NEIGH_QUEUE_FULL);
         }
-        if (size > c.unresQlenBytes) {
+        if (size > c.get(NeighSysctl.UNRES_QLEN_BYTES)) {
             stack.drop(p, DropReason.NEIGH_QUEUE_FULL);
             return;
         }
@@ -444,7 +444,7 @@ public final class NeighTable {
         DevConf c = stack.conf(n.dev);
         int probes = n.probes++;
         // Probes below ucast_solicit go unicast to the known address (PROBE state); the rest are broadcast.
-        boolean unicast = probes < c.ucastSolicit && n.state == NudState.PROBE;
+        boolean unicast = probes < c.get(NeighSysctl.UCAST_SOLICIT) && n.state == NudState.PROBE;
         ops.solicit(n, unicast, n.arpQueue.peekLast());
     }
 
@@ -456,7 +456,8 @@ public final class NeighTable {
     }
 
     private int maxProbes(Neighbour n, DevConf c) {
-        return c.ucastSolicit + c.appSolicit + (n.state == NudState.PROBE ? 0 : c.mcastSolicit);
+        return (int) (c.get(NeighSysctl.UCAST_SOLICIT) + c.get(NeighSysctl.APP_SOLICIT)
+                + (n.state == NudState.PROBE ? 0 : c.get(NeighSysctl.MCAST_SOLICIT)));
     }
 
     /** neigh_timer_handler; the entry counts as held while it runs (its ICMP errors may need new entries). */
@@ -473,8 +474,8 @@ public final class NeighTable {
         n.timer = null;
         DevConf c = stack.conf(n.dev);
         long now = stack.now();
-        long retrans = Math.max(c.retransTimeMs, 10) * 1_000_000L;
-        long delayProbe = c.delayFirstProbeTimeS * 1_000_000_000L;
+        long retrans = Math.max(c.get(NeighSysctl.RETRANS_TIME_MS), 10) * 1_000_000L;
+        long delayProbe = c.get(NeighSysctl.DELAY_FIRST_PROBE_TIME) * 1_000_000_000L;
         long next = -1;
         switch (n.state) {
             case REACHABLE -> {
@@ -556,7 +557,7 @@ public final class NeighTable {
         if (next == NudState.REACHABLE) {
             n.confirmed = now;
             DevConf c = stack.conf(n.dev);
-            long base = c.baseReachableTimeMs * 1_000_000L;
+            long base = c.get(NeighSysctl.BASE_REACHABLE_TIME_MS) * 1_000_000L;
             n.reachableTimeNanos = base / 2 + stack.randomBelow(Math.max(1, base));
             arm(n, n.reachableTimeNanos);
         } else if (n.timer != null) {

@@ -47,8 +47,8 @@ final class BacklogCpuModel {
      * in virtual time), or null when the namespace has its CPU to itself.
      */
     private CpuMachine sharedMachine() {
-        String want = knobs.cpuMachine();
-        if (want.isEmpty() || !knobs.cpuModel()) {
+        String want = knobs.get(CpuModelSysctl.MACHINE);
+        if (want.isEmpty() || knobs.get(CpuModelSysctl.MODEL) == 0) {
             return null;
         }
         if (!want.equals(machineName) || machine == null) {
@@ -60,7 +60,7 @@ final class BacklogCpuModel {
 
     /** Schedules the backlog run {@code run}: now, or after the modelled CPU is free again. */
     void schedule(Napi run) {
-        if (!knobs.cpuModel()) {
+        if (knobs.get(CpuModelSysctl.MODEL) == 0) {
             // No CPU model (the default): the run is due now, and nothing else need be read on this per-frame path.
             scheduler.napiSchedule(run);
             return;
@@ -80,7 +80,7 @@ final class BacklogCpuModel {
 
     /** A backlog run starts: remembers the counters its work is measured by. False when the model is off. */
     boolean runStarts() {
-        if (!knobs.cpuModel()) {
+        if (knobs.get(CpuModelSysctl.MODEL) == 0) {
             return false;
         }
         fwd0 = mib.get(Mib.IpForwDatagrams);
@@ -94,14 +94,14 @@ final class BacklogCpuModel {
 
     /** The run that {@link #runStarts} began handled {@code frames} frames: its modelled cost is charged. */
     void runEnds(int frames) {
-        long picos = 1000L * (frames * knobs.cpuL2RxNs()
-                + (cpu.bridgeForwards() - bridge0) * knobs.cpuBridgeFwdNs()
-                + (mib.get(Mib.IpForwDatagrams) - fwd0) * knobs.cpuIpFwdNs()
-                + (mib.get(Mib.IpInDelivers) - deliver0) * knobs.cpuLocalDeliverNs()
-                + (cow.copies() - cowCopies0) * knobs.cpuCowCopyNs())
-                + (cow.bytesCopied() - cowBytes0) * knobs.cpuCopyPsPerByte()
-                + (cpu.bytesChecksummed() - csum0) * knobs.cpuCsumPsPerByte();
-        long busy = cpu.chargeModel(picos, knobs.cpuCores());
+        long picos = 1000L * (frames * knobs.get(CpuModelSysctl.L2_RX_NS)
+                + (cpu.bridgeForwards() - bridge0) * knobs.get(CpuModelSysctl.BRIDGE_FWD_NS)
+                + (mib.get(Mib.IpForwDatagrams) - fwd0) * knobs.get(CpuModelSysctl.IP_FWD_NS)
+                + (mib.get(Mib.IpInDelivers) - deliver0) * knobs.get(CpuModelSysctl.LOCAL_DELIVER_NS)
+                + (cow.copies() - cowCopies0) * knobs.get(CpuModelSysctl.COW_COPY_NS))
+                + (cow.bytesCopied() - cowBytes0) * knobs.get(CpuModelSysctl.COPY_PS_PER_BYTE)
+                + (cpu.bytesChecksummed() - csum0) * knobs.get(CpuModelSysctl.CSUM_PS_PER_BYTE);
+        long busy = cpu.chargeModel(picos, (int) knobs.get(CpuModelSysctl.CORES));
         // Real time only accounts: the real CPU already takes its time, usnet never sleeps for the model.
         if (scheduler.isVirtual() && busy > 0) {
             CpuMachine m = sharedMachine();

@@ -18,6 +18,7 @@ import dev.usnet.core.knob.DevConf;
 import dev.usnet.core.knob.Knobs;
 import dev.usnet.core.knob.NearestNames;
 import dev.usnet.core.neigh.NeighTable;
+import dev.usnet.core.netns.NetCoreSysctl;
 import dev.usnet.core.netns.Netns;
 import dev.usnet.core.netns.PacketHandler;
 import dev.usnet.core.netns.PacketTypes;
@@ -196,7 +197,7 @@ public final class NetStack implements Netns {
 
     /** Now in jiffies of usnet.hz, for the limits Linux counts in jiffies. */
     public long jiffies() {
-        return scheduler.nanoTime() / (1_000_000_000L / knobs.hz());
+        return scheduler.nanoTime() / (1_000_000_000L / knobs.get(NetCoreSysctl.HZ));
     }
 
     /** This namespace's seeded random source (deterministic in virtual time). Use on its thread only. */
@@ -352,7 +353,7 @@ public final class NetStack implements Netns {
      * from any thread (a veth peer in another namespace, an I/O thread).
      */
     public void netifRx(Device dev, Packet p) {
-        if (backlogLen >= knobs.backlogMax()) {
+        if (backlogLen >= knobs.get(NetCoreSysctl.NETDEV_MAX_BACKLOG)) {
             dev.stats().rxDrop();
             drop(p, DropReason.BACKLOG_FULL);
             return;
@@ -437,7 +438,7 @@ public final class NetStack implements Netns {
         long t0 = timed ? System.nanoTime() : 0;
         boolean model = cpuModel.runStarts();
         // process_backlog's quota: net.core.dev_weight frames per run, then timers and other namespaces get a turn.
-        int weight = knobs.devWeight();
+        int weight = (int) knobs.get(NetCoreSysctl.DEV_WEIGHT);
         int frames = 0;
         for (; frames < weight; frames++) {
             Packet p = pollBacklog();

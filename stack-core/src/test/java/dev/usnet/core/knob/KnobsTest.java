@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.usnet.core.buf.CowPolicy;
+import dev.usnet.core.ipv4.CowSysctl;
+import dev.usnet.core.ipv4.Ipv4Sysctl;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -43,31 +45,32 @@ class KnobsTest {
     void ipForwardSetsForwardingOnEveryDeviceAsLinuxDoes() {
         Knobs k = new Knobs();
         DevConf eth0 = k.dev("eth0");
-        assertEquals(0, eth0.forwarding);
+        assertEquals(0, eth0.get(Ipv4Sysctl.FORWARDING));
         k.set("net.ipv4.ip_forward", "1");
-        assertEquals(1, eth0.forwarding);
-        assertEquals(1, k.dev("eth1").forwarding, "devices created later inherit it");
+        assertEquals(1, eth0.get(Ipv4Sysctl.FORWARDING));
+        assertEquals(1, k.dev("eth1").get(Ipv4Sysctl.FORWARDING), "devices created later inherit it");
         k.set("net.ipv4.conf.eth0.forwarding", "0");
-        assertEquals(0, eth0.forwarding);
+        assertEquals(0, eth0.get(Ipv4Sysctl.FORWARDING));
         assertEquals("0", k.get("net.ipv4.conf.eth0.forwarding"));
         k.set("net.ipv4.conf.all.forwarding", "0");
-        assertFalse(k.ipForward());
+        assertEquals(0, k.get(Ipv4Sysctl.IP_FORWARD));
+        assertEquals("0", k.get("net.ipv4.ip_forward"), "conf.all.forwarding writes ip_forward");
     }
 
     @Test
     void orConfAndDefaults() {
         Knobs k = new Knobs();
         DevConf eth0 = k.dev("eth0");
-        assertFalse(k.proxyArp(eth0));
+        assertFalse(k.effective(Ipv4Sysctl.PROXY_ARP, eth0) != 0);
         k.set("net.ipv4.conf.all.proxy_arp", "1");
-        assertTrue(k.proxyArp(eth0), "proxy_arp is on when on for all or the device");
+        assertTrue(k.effective(Ipv4Sysctl.PROXY_ARP, eth0) != 0, "proxy_arp is on when on for all or the device");
         k.set("net.ipv4.conf.default.proxy_arp", "1");
         k.set("net.ipv4.conf.all.proxy_arp", "0");
-        assertTrue(k.proxyArp(k.dev("eth9")), "new devices take the default");
-        assertFalse(k.proxyArp(eth0));
+        assertTrue(k.effective(Ipv4Sysctl.PROXY_ARP, k.dev("eth9")) != 0, "new devices take the default");
+        assertFalse(k.effective(Ipv4Sysctl.PROXY_ARP, eth0) != 0);
         assertEquals("1000", k.get("net.ipv4.neigh.eth0.retrans_time_ms"));
         k.set("usnet.forward.cow", "full-copy");
-        assertEquals(CowPolicy.FULL_COPY, k.cowPolicy());
+        assertEquals(CowPolicy.FULL_COPY, k.get(CowSysctl.FORWARD_COW));
         assertEquals("full-copy", k.get("usnet.forward.cow"));
     }
 }

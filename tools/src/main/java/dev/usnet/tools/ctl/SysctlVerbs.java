@@ -128,14 +128,9 @@ final class SysctlVerbs {
     private static void checkDevice(NetStack s, String key) {
         String dev = Knobs.netemDevice(key);
         if (dev == null) {
-            for (String prefix : new String[] {"net.ipv4.conf.", "net.ipv4.neigh."}) {
-                int dot = key.lastIndexOf('.');
-                if (key.startsWith(prefix) && dot > prefix.length()) {
-                    dev = key.substring(prefix.length(), dot);
-                    if (dev.equals("all") || dev.equals("default")) {
-                        return;
-                    }
-                }
+            dev = Knobs.deviceOf(key);
+            if ("all".equals(dev) || "default".equals(dev)) {
+                return;
             }
         }
         if (dev != null && s.device(dev) == null) {

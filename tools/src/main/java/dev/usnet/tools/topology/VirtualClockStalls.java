@@ -3,6 +3,7 @@ package dev.usnet.tools.topology;
 import dev.usnet.core.device.Device;
 import dev.usnet.core.device.VethEnd;
 import dev.usnet.core.netem.NetemParams;
+import dev.usnet.core.stack.CpuModelSysctl;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.tools.topology.TopologySpec.App;
 import dev.usnet.tools.topology.TopologySpec.Ns;
@@ -136,7 +137,7 @@ final class VirtualClockStalls {
     private static boolean advances(List<NetStack> chain) {
         for (int k = 0; k < chain.size(); k++) {
             NetStack s = chain.get(k);
-            if (s.knobs().cpuModel()) {
+            if (s.knobs().get(CpuModelSysctl.MODEL) != 0) {
                 return true;
             }
             if (k + 1 == chain.size()) {
