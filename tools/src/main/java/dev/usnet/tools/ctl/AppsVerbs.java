@@ -1,5 +1,11 @@
 package dev.usnet.tools.ctl;
 
+import dev.usnet.tools.topology.App;
+import dev.usnet.tools.topology.Pinger;
+import dev.usnet.tools.topology.Spawner;
+import dev.usnet.tools.topology.TcpApp;
+import dev.usnet.tools.topology.UdpSender;
+import dev.usnet.tools.topology.UdpSink;
 import dev.usnet.tcp.app.AppResult;
 import dev.usnet.tcp.app.Outcome;
 import dev.usnet.tcp.app.Percentiles;
@@ -33,7 +39,7 @@ final class AppsVerbs {
     }
 
     /** What a running TCP app's ends have received so far: the payload that got through. */
-    static long delivered(Apps.TcpApp t) {
+    static long delivered(TcpApp t) {
         return t.client().bytesReceived() + t.server().bytesReceived();
     }
 
@@ -41,7 +47,7 @@ final class AppsVerbs {
      * A TCP app that has not finished has no result yet (its ends report when they close): what it has moved so
      * far, and the rate since its client started, instead of its ends' "no result".
      */
-    private static void running(Map<String, Object> m, Apps.TcpApp t, long bytes, java.util.function.ToLongFunction<String> clock) {
+    private static void running(Map<String, Object> m, TcpApp t, long bytes, java.util.function.ToLongFunction<String> clock) {
         long started = t.startNanos();
         String so = bytes + " bytes received so far (client " + t.client().bytesReceived() + ", server "
                 + t.server().bytesReceived() + ")";
@@ -60,20 +66,20 @@ final class AppsVerbs {
         }
     }
 
-    static String kind(Apps.App a) {
+    static String kind(App a) {
         return switch (a) {
-            case Apps.Pinger p -> "ping";
-            case Apps.UdpSender u -> "udp-send";
-            case Apps.UdpSink u -> "udp-sink";
-            case Apps.TcpApp t -> t.kind();
+            case Pinger p -> "ping";
+            case UdpSender u -> "udp-send";
+            case UdpSink u -> "udp-sink";
+            case TcpApp t -> t.kind();
             default -> a.getClass().getSimpleName();
         };
     }
 
     /** The file's apps, then those started with {@code app start}, in the order they started. */
-    static List<Apps.App> all(ControlPlane.Call c) {
+    static List<App> all(ControlPlane.Call c) {
         Apps apps = c.cp().host().apps().get();
-        List<Apps.App> l = new ArrayList<>(apps == null ? List.of() : apps.list());
+        List<App> l = new ArrayList<>(apps == null ? List.of() : apps.list());
         l.addAll(c.cp().liveApps().list());
         return l;
     }
@@ -97,10 +103,10 @@ final class AppsVerbs {
     }
 
     /** As {@link #list(Apps, java.util.function.ToLongFunction)} for the apps given, named by their order here. */
-    static List<Map<String, Object>> list(List<Apps.App> apps, java.util.function.ToLongFunction<String> clock) {
+    static List<Map<String, Object>> list(List<App> apps, java.util.function.ToLongFunction<String> clock) {
         List<Map<String, Object>> l = new ArrayList<>();
         Map<String, Integer> index = new HashMap<>();
-        for (Apps.App a : apps) {
+        for (App a : apps) {
             String kind = kind(a);
             int i = index.merge(a.namespace() + "." + kind, 1, Integer::sum) - 1;
             Map<String, Object> m = new LinkedHashMap<>();
@@ -108,11 +114,11 @@ final class AppsVerbs {
             m.put("ns", a.namespace());
             m.put("kind", kind);
             // A TCP app is done when both its ends are; a ping, UDP or spawn app once it was started and stopped (app stop).
-            boolean simple = a instanceof Apps.Pinger || a instanceof Apps.UdpSender || a instanceof Apps.UdpSink
-                    || a instanceof Apps.Spawner;
-            boolean done = a instanceof Apps.TcpApp t ? t.isDone() : simple && a.process() != null && !Apps.isRunning(a);
+            boolean simple = a instanceof Pinger || a instanceof UdpSender || a instanceof UdpSink
+                    || a instanceof Spawner;
+            boolean done = a instanceof TcpApp t ? t.isDone() : simple && a.process() != null && !Apps.isRunning(a);
             m.put("status", done ? "done" : "running");
-            if (a instanceof Apps.TcpApp && !done) {
+            if (a instanceof TcpApp && !done) {
                 // A TCP app's outcome is its ends' results, which come when it finishes.
                 m.put("outcome", "pending");
                 m.put("reason", null);
@@ -126,23 +132,23 @@ final class AppsVerbs {
             Percentiles lat = null;
             String to = "";
             switch (a) {
-                case Apps.Pinger p -> {
+                case Pinger p -> {
                     to = p.to();
                     ops = p.received();
                     m.put("sent", p.sent());
                     lat = Percentiles.of(p.histogram());
                 }
-                case Apps.UdpSender u -> {
+                case UdpSender u -> {
                     to = u.to();
                     ops = u.sent();
                     bytes = u.sent() * u.size();
                 }
-                case Apps.UdpSink u -> {
+                case UdpSink u -> {
                     to = ":" + u.port();
                     ops = u.received();
                     bytes = u.bytes();
                 }
-                case Apps.TcpApp t -> {
+                case TcpApp t -> {
                     to = t.to();
                     AppResult r = t.client().result();
                     if (r != null) {

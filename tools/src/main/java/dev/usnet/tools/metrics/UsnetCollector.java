@@ -1,5 +1,10 @@
 package dev.usnet.tools.metrics;
 
+import dev.usnet.tools.topology.App;
+import dev.usnet.tools.topology.Pinger;
+import dev.usnet.tools.topology.TcpApp;
+import dev.usnet.tools.topology.UdpSender;
+import dev.usnet.tools.topology.UdpSink;
 import dev.usnet.core.bridge.Bridge;
 import dev.usnet.core.device.Device;
 import dev.usnet.core.neigh.NudState;
@@ -251,12 +256,12 @@ public final class UsnetCollector implements MultiCollector {
         GaugeSnapshot.Builder tput = GaugeSnapshot.builder().name("usnet_app_throughput_bytes_per_second")
                 .help("A finished TCP app's throughput (its client's bytes over its duration).");
         Map<String, Integer> index = new HashMap<>();
-        for (Apps.App a : apps.list()) {
+        for (App a : apps.list()) {
             String kind = switch (a) {
-                case Apps.Pinger p -> "ping";
-                case Apps.UdpSender u -> "udp-send";
-                case Apps.UdpSink u -> "udp-sink";
-                case Apps.TcpApp t -> t.kind();
+                case Pinger p -> "ping";
+                case UdpSender u -> "udp-send";
+                case UdpSink u -> "udp-sink";
+                case TcpApp t -> t.kind();
                 default -> a.getClass().getSimpleName().toLowerCase(Locale.ROOT);
             };
             int i = index.merge(a.namespace() + "." + kind, 1, Integer::sum) - 1;
@@ -265,16 +270,16 @@ public final class UsnetCollector implements MultiCollector {
             long n = 0;
             boolean finished = false;
             switch (a) {
-                case Apps.Pinger p -> n = p.received();
-                case Apps.UdpSender u -> {
+                case Pinger p -> n = p.received();
+                case UdpSender u -> {
                     n = u.sent();
                     b = u.sent() * u.size();
                 }
-                case Apps.UdpSink u -> {
+                case UdpSink u -> {
                     n = u.received();
                     b = u.bytes();
                 }
-                case Apps.TcpApp t -> {
+                case TcpApp t -> {
                     AppResult r = t.client().result();
                     finished = t.isDone();
                     b = t.client().bytesReceived() + t.server().bytesReceived();
@@ -289,7 +294,7 @@ public final class UsnetCollector implements MultiCollector {
             bytes.dataPoint(counter(b, l));
             ops.dataPoint(counter(n, l));
             // A state set: ok, failed, or pending (a TCP app whose ends have no result yet).
-            String state = a instanceof Apps.TcpApp && !finished ? "pending" : a.outcome().ok() ? "ok" : "failed";
+            String state = a instanceof TcpApp && !finished ? "pending" : a.outcome().ok() ? "ok" : "failed";
             for (String st : new String[] {"ok", "failed", "pending"}) {
                 outcome.dataPoint(gauge(st.equals(state) ? 1 : 0, l.add("outcome", st)));
             }

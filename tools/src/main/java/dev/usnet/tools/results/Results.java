@@ -1,5 +1,11 @@
 package dev.usnet.tools.results;
 
+import dev.usnet.tools.topology.App;
+import dev.usnet.tools.topology.Pinger;
+import dev.usnet.tools.topology.Spawner;
+import dev.usnet.tools.topology.TcpApp;
+import dev.usnet.tools.topology.UdpSender;
+import dev.usnet.tools.topology.UdpSink;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -78,7 +84,7 @@ public record Results(String topology, String clock, long seed, double durationS
      * namespace its MIB, drop and copy-on-write counters, per device its {@code ip -s link} counters, per app what it
      * has moved so far.
      */
-    public static Map<String, Object> snapshot(double seconds, List<NetStack> stacks, List<Apps.App> apps) {
+    public static Map<String, Object> snapshot(double seconds, List<NetStack> stacks, List<App> apps) {
         Map<String, Object> snap = new LinkedHashMap<>();
         snap.put("t_s", fixed(seconds));
         List<Map<String, Object>> nss = new ArrayList<>();
@@ -103,12 +109,12 @@ public record Results(String topology, String clock, long seed, double durationS
         snap.put("devices", devs);
         List<Map<String, Object>> as = new ArrayList<>();
         Map<String, Integer> index = new HashMap<>();
-        for (Apps.App a : apps) {
+        for (App a : apps) {
             Map<String, Object> full = app(a, index);
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("name", full.get("name"));
             long bytes = (Long) full.get("bytes");
-            if (a instanceof Apps.TcpApp t && t.client().result() == null) {
+            if (a instanceof TcpApp t && t.client().result() == null) {
                 bytes = t.client().bytesReceived() + t.server().bytesReceived();
             }
             m.put("bytes", bytes);
@@ -148,14 +154,14 @@ public record Results(String topology, String clock, long seed, double durationS
      * The results of apps that have stopped and of namespaces still alive. Apps are named
      * {@code <ns>.<kind>-<i>}, i counting that namespace's apps of that kind from 0 in file order.
      */
-    public static Results collect(String topology, String clock, long seed, double durationSeconds, List<Apps.App> apps,
+    public static Results collect(String topology, String clock, long seed, double durationSeconds, List<App> apps,
                                   List<NetStack> stacks, Map<String, Object> measured) {
         return collect(topology, clock, seed, durationSeconds, Map.of(), apps, stacks, measured);
     }
 
     /** As above, for a topology run with {@code params} (its parameters' values, in declaration order). */
     public static Results collect(String topology, String clock, long seed, double durationSeconds, Map<String, String> params,
-                                  List<Apps.App> apps, List<NetStack> stacks, Map<String, Object> measured) {
+                                  List<App> apps, List<NetStack> stacks, Map<String, Object> measured) {
         Map<String, Map<String, String>> knobs = new LinkedHashMap<>();
         List<Map<String, Object>> nss = new ArrayList<>();
         List<Map<String, Object>> paths = new ArrayList<>();
@@ -202,13 +208,13 @@ public record Results(String topology, String clock, long seed, double durationS
         }
         List<Map<String, Object>> as = new ArrayList<>();
         Map<String, Integer> index = new HashMap<>();
-        for (Apps.App a : apps) {
+        for (App a : apps) {
             as.add(app(a, index));
         }
         return new Results(topology, clock, seed, durationSeconds, knobs, as, nss, paths, devs, measured, params);
     }
 
-    private static Map<String, Object> app(Apps.App a, Map<String, Integer> index) {
+    private static Map<String, Object> app(App a, Map<String, Integer> index) {
         String kind = a.kind();
         int i = index.merge(a.namespace() + "." + kind, 1, Integer::sum) - 1;
         Map<String, Object> m = new LinkedHashMap<>();
@@ -224,22 +230,22 @@ public record Results(String topology, String clock, long seed, double durationS
         long rtos = 0;
         String to = "";
         switch (a) {
-            case Apps.Pinger p -> {
+            case Pinger p -> {
                 to = p.to();
                 ops = p.received();
                 lat = Percentiles.of(p.histogram());
             }
-            case Apps.UdpSender u -> {
+            case UdpSender u -> {
                 to = u.to();
                 ops = u.sent();
                 bytes = u.sent() * u.size();
             }
-            case Apps.UdpSink u -> {
+            case UdpSink u -> {
                 to = ":" + u.port();
                 ops = u.received();
                 bytes = u.bytes();
             }
-            case Apps.Spawner sp -> ops = sp.spawned();
+            case Spawner sp -> ops = sp.spawned();
             case dev.usnet.tools.topology.MpiApp mpi -> {
                 to = mpi.hostsText();
                 dev.usnet.tcp.app.MpiResult r = mpi.result();
@@ -252,7 +258,7 @@ public record Results(String topology, String clock, long seed, double durationS
                     rtos = r.timeouts();
                 }
             }
-            case Apps.TcpApp t -> {
+            case TcpApp t -> {
                 to = t.to();
                 AppResult r = t.client().result();
                 if (r != null) {
@@ -278,13 +284,13 @@ public record Results(String topology, String clock, long seed, double durationS
         m.put("retrans", retrans);
         m.put("rtos", rtos);
         m.put("pids", pids(a.process()));
-        if (a instanceof Apps.TcpApp t) {
+        if (a instanceof TcpApp t) {
             m.put("server_pids", pids(t.serverProcess()));
         }
         if (a instanceof dev.usnet.tools.topology.MpiApp mpi) {
             MpiFields.put(m, mpi);
         }
-        if (a instanceof Apps.Spawner sp) {
+        if (a instanceof Spawner sp) {
             m.put("reaped", sp.reaped());
             m.put("fork_errors", sp.forkErrors());
             m.put("last_child_pids", pids(sp.lastChildPids()));

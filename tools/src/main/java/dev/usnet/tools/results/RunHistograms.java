@@ -1,5 +1,8 @@
 package dev.usnet.tools.results;
 
+import dev.usnet.tools.topology.App;
+import dev.usnet.tools.topology.Pinger;
+import dev.usnet.tools.topology.TcpApp;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.LatencyPaths;
 import dev.usnet.tcp.app.AppResult;
@@ -70,12 +73,12 @@ public record RunHistograms(Map<String, Histogram> apps, Map<String, Histogram> 
      * Copies of the histograms of {@code apps} (which have stopped) and of every path of {@code stacks} (taken
      * when first read), named as {@code results} (collected from the same apps and stacks) names them.
      */
-    public static RunHistograms collect(Results results, List<Apps.App> apps, List<NetStack> stacks) {
+    public static RunHistograms collect(Results results, List<App> apps, List<NetStack> stacks) {
         Map<String, Histogram> as = new LinkedHashMap<>();
         for (int i = 0; i < apps.size(); i++) {
             Histogram h = switch (apps.get(i)) {
-                case Apps.Pinger p -> p.histogram();
-                case Apps.TcpApp t -> {
+                case Pinger p -> p.histogram();
+                case TcpApp t -> {
                     AppResult r = t.client().result();
                     yield r == null ? null : r.histogram();
                 }

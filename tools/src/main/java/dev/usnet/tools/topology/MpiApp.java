@@ -16,11 +16,11 @@ import java.util.regex.Pattern;
 import org.snakeyaml.engine.v2.nodes.ScalarNode;
 
 /**
- * The {@code mpi} app kind: its keys, reader and checks (on the file) and the running job (an {@link Apps.App}
+ * The {@code mpi} app kind: its keys, reader and checks (on the file) and the running job (an {@link App}
  * over {@link MpiJob}). The entry sits under the namespace that launches it, as mpirun runs on one machine, and
  * names the hosts the ranks run on (docs/topology.md, "MPI jobs").
  */
-public final class MpiApp extends Apps.App {
+public final class MpiApp extends App {
     static final Set<String> KEYS = Set.of("kind", "hosts", "ranks_per_host", "placement", "port", "pattern", "size",
             "iterations", "compute", "local", "congestion", "send_buffer", "receive_buffer");
     /** NAS CG class B on 8 x 16 ranks moves 23.4 MB per iteration: 43 iterations are about 1 GB (docs/topology.md). */
