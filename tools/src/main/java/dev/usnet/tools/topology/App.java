@@ -107,6 +107,11 @@ public abstract class App {
     /** Stops on the namespace thread; releases what it holds. */
     abstract void stop();
 
+    /** Whether it still runs: started and not stopped yet. */
+    public boolean isRunning() {
+        return running;
+    }
+
     /** What it counted, in one line: namespace, kind, peer, counters. */
     public abstract String summary();
 

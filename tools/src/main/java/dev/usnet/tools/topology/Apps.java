@@ -44,34 +44,17 @@ public final class Apps {
                 : topology.namespaces().getFirst().stack().scheduler() instanceof dev.usnet.core.time.VirtualScheduler v ? v : null;
     }
 
-    /** Creates the apps of every namespace (not started). */
+    /** Creates the apps of every namespace (not started), each by its kind. */
     static Apps of(Topology t) {
         Apps a = new Apps(t);
         for (TopologySpec.Ns ns : t.spec().namespaces()) {
-            NetStack s = t.stack(ns.name());
-            int pingId = 0x5500;
+            // Each namespace's pings take ICMP echo identifiers from 0x5500 on, in file order.
+            AppContext c = new AppContext(t, false, 0x5500);
             for (TopologySpec.App spec : ns.apps()) {
-                a.apps.add(switch (spec) {
-                    case TopologySpec.Ping p -> new Pinger(ns.name(), s, p, pingId++);
-                    case TopologySpec.UdpSend u -> new UdpSender(ns.name(), s, u);
-                    case TopologySpec.UdpSink u -> new UdpSink(ns.name(), s, u);
-                    case TopologySpec.TcpApp tcp -> {
-                        String server = tcp.common().server();
-                        Integer to = t.spec().serverAddress(ns.name(), tcp);
-                        if (to == null) {
-                            // Checked when the file was read; a spec built in code may still lack it.
-                            throw new UsageException(tcp.common().serverWhere().error("namespace " + server
-                                    + " has no address for the " + tcp.kind() + " client to connect to"));
-                        }
-                        TcpApp app = new TcpApp(ns.name(), s, tcp, server, t.stack(server), to);
-                        app.serverNetns = t.registry().get(server);
-                        yield app;
-                    }
-                    case TopologySpec.Spawn sp -> new Spawner(ns.name(), s, sp);
-                    case TopologySpec.Mpi mpi -> new MpiApp(ns.name(), s, mpi, t);
-                });
-                a.apps.getLast().netns = t.registry().get(ns.name());
-                a.apps.getLast().startOffsetNanos = spec.startNanos();
+                App app = AppKinds.create(c, ns.name(), spec);
+                app.netns = t.registry().get(ns.name());
+                app.startOffsetNanos = spec.startNanos();
+                a.apps.add(app);
             }
         }
         return a;
@@ -92,30 +75,36 @@ public final class Apps {
             a.startProcess();
         }
         for (App a : apps) {
-            if (a instanceof UdpSink) {
-                topology.onLoop(a.ns, () -> {
+            switch (AppKinds.order(a)) {
+                case RECEIVER -> topology.onLoop(a.ns, () -> {
                     a.start();
                     return null;
                 });
-            } else if (a instanceof TcpApp t) {
-                startTcp(t, t.serverNs, t::startServer, "server");
+                case CLIENT_SERVER -> {
+                    TcpApp t = (TcpApp) a;
+                    startTcp(t, t.serverNs, t::startServer, "server");
+                }
+                case SENDER -> { }
             }
         }
         for (App a : apps) {
-            if (a instanceof TcpApp t) {
-                if (t.startOffsetNanos > 0) {
-                    topology.onLoop(t.ns, () -> {
-                        t.startAfterOffset(() -> startLate(t));
-                        return null;
-                    });
-                } else {
-                    startTcp(t, t.ns, t::start, "client");
+            switch (AppKinds.order(a)) {
+                case CLIENT_SERVER -> {
+                    TcpApp t = (TcpApp) a;
+                    if (t.startOffsetNanos > 0) {
+                        topology.onLoop(t.ns, () -> {
+                            t.startAfterOffset(() -> startLate(t));
+                            return null;
+                        });
+                    } else {
+                        startTcp(t, t.ns, t::start, "client");
+                    }
                 }
-            } else if (!(a instanceof UdpSink)) {
-                topology.onLoop(a.ns, () -> {
+                case SENDER -> topology.onLoop(a.ns, () -> {
                     a.startAfterOffset(a::start);
                     return null;
                 });
+                case RECEIVER -> { }
             }
         }
     }
@@ -155,7 +144,8 @@ public final class Apps {
      * end of stream; what is left then is reset. Waits for every end's result (bounded).
      */
     private void stopTcp() {
-        List<TcpApp> tcp = apps.stream().filter(a -> a instanceof TcpApp).map(a -> (TcpApp) a).toList();
+        List<TcpApp> tcp = apps.stream().filter(a -> AppKinds.order(a) == AppKind.Order.CLIENT_SERVER).map(a -> (TcpApp) a)
+                .toList();
         if (tcp.isEmpty()) {
             return;
         }
@@ -223,7 +213,8 @@ public final class Apps {
     List<Path> writeLogs(Path dir, List<String> errors) {
         List<Path> files = new ArrayList<>();
         for (App a : apps) {
-            if (a instanceof TcpApp t) {
+            if (AppKinds.order(a) == AppKind.Order.CLIENT_SERVER) {
+                TcpApp t = (TcpApp) a;
                 try {
                     files.addAll(t.writeLogs(dir));
                 } catch (IOException | RuntimeException e) {
@@ -241,7 +232,8 @@ public final class Apps {
      */
     void abort() {
         for (App a : apps) {
-            if (a instanceof TcpApp t) {
+            if (AppKinds.order(a) == AppKind.Order.CLIENT_SERVER) {
+                TcpApp t = (TcpApp) a;
                 if (t.startOffsetNanos > 0) {
                     topology.onLoop(t.ns, t::cancelPendingStart);
                 }
@@ -270,19 +262,20 @@ public final class Apps {
     void stop() {
         stopTcp();
         for (App a : apps) {
-            if (!(a instanceof UdpSink) && !(a instanceof TcpApp) && a.startOffsetNanos > 0) {
+            if (AppKinds.order(a) == AppKind.Order.SENDER && a.startOffsetNanos > 0) {
                 topology.onLoop(a.ns, a::cancelPendingStart);
             }
-            if (!(a instanceof UdpSink) && !(a instanceof TcpApp) && a.running) {
+            if (AppKinds.order(a) == AppKind.Order.SENDER && a.running) {
                 topology.onLoop(a.ns, () -> {
                     a.stop();
                     return null;
                 });
             }
         }
-        if (apps.stream().anyMatch(a -> a instanceof UdpSink && a.running) && virtual != null) {
+        boolean receiving = apps.stream().anyMatch(a -> AppKinds.order(a) == AppKind.Order.RECEIVER && a.running);
+        if (receiving && virtual != null) {
             virtual.runFor(SINK_SETTLE_MILLIS * 1_000_000L);
-        } else if (apps.stream().anyMatch(a -> a instanceof UdpSink && a.running)) {
+        } else if (receiving) {
             try {
                 Thread.sleep(SINK_SETTLE_MILLIS);
             } catch (InterruptedException e) {
@@ -290,7 +283,7 @@ public final class Apps {
             }
         }
         for (App a : apps) {
-            if (a instanceof UdpSink && a.running) {
+            if (AppKinds.order(a) == AppKind.Order.RECEIVER && a.running) {
                 topology.onLoop(a.ns, () -> {
                     a.stop();
                     return null;
@@ -308,27 +301,7 @@ public final class Apps {
      * identifier of a ping. Not started; not one of this run's {@link #list()}: the control plane keeps it.
      */
     public static App createLive(Topology t, String ns, TopologySpec.App spec, int pingId) {
-        NetStack s = t.stack(ns);
-        App a = switch (spec) {
-            case TopologySpec.Ping p -> new Pinger(ns, s, p, pingId);
-            case TopologySpec.UdpSend u -> new UdpSender(ns, s, u);
-            case TopologySpec.UdpSink u -> new UdpSink(ns, s, u);
-            case TopologySpec.TcpApp tcp -> {
-                String server = tcp.common().server();
-                NetStack ss = t.stack(server);
-                Integer to = t.spec().namespace(server) != null && t.spec().namespace(ns) != null
-                        ? t.spec().serverAddress(ns, tcp) : tcp.common().to();
-                if (to == null) {
-                    throw new UsageException("namespace " + server + " has no address in the topology file for the "
-                            + tcp.kind() + " client to connect to: give 'to A.B.C.D'");
-                }
-                TcpApp app = new TcpApp(ns, s, tcp, server, ss, to);
-                app.serverNetns = t.registry().get(server);
-                yield app;
-            }
-            case TopologySpec.Spawn sp -> new Spawner(ns, s, sp);
-            case TopologySpec.Mpi mpi -> throw new UsageException("mpi apps start only from a topology file");
-        };
+        App a = AppKinds.create(new AppContext(t, true, pingId), ns, spec);
         a.netns = t.registry().get(ns);
         return a;
     }
@@ -336,7 +309,8 @@ public final class Apps {
     /** Starts an app of {@link #createLive}: its process, then (a TCP kind) its server, then it, each on its thread. */
     public static void startLive(Topology t, App a) {
         a.startProcess();
-        if (a instanceof TcpApp tcp) {
+        if (AppKinds.order(a) == AppKind.Order.CLIENT_SERVER) {
+            TcpApp tcp = (TcpApp) a;
             t.onLoop(tcp.serverNs, () -> {
                 tcp.startServer();
                 return null;
@@ -353,7 +327,8 @@ public final class Apps {
      * {@link #TCP_GRACE_NANOS} to finish before it is reset, then its server; any other on its thread.
      */
     public static void stopLive(Topology t, App a) {
-        if (a instanceof TcpApp tcp) {
+        if (AppKinds.order(a) == AppKind.Order.CLIENT_SERVER) {
+            TcpApp tcp = (TcpApp) a;
             tcp.client.stop();
             waitFor(() -> tcp.client.isDone(), TCP_GRACE_NANOS);
             if (!tcp.client.isDone()) {
@@ -388,6 +363,6 @@ public final class Apps {
 
     /** Whether a live app is still running (a TCP app until both its ends are done). */
     public static boolean isRunning(App a) {
-        return a instanceof TcpApp t ? !t.isDone() : a.running;
+        return a.isRunning();
     }
 }

@@ -131,6 +131,12 @@ public final class TcpApp extends App {
         return server;
     }
 
+    /** Until both its ends are done. */
+    @Override
+    public boolean isRunning() {
+        return !isDone();
+    }
+
     /** Both ends are done: their results are final. */
     public boolean isDone() {
         return client.isDone() && server.isDone();

@@ -18,12 +18,9 @@ import dev.usnet.tools.topology.TopologySpec.Loopback;
 import dev.usnet.tools.topology.TopologySpec.Neigh;
 import dev.usnet.tools.topology.TopologySpec.Ns;
 import dev.usnet.tools.topology.TopologySpec.Pcap;
-import dev.usnet.tools.topology.TopologySpec.Ping;
 import dev.usnet.tools.topology.TopologySpec.Ref;
 import dev.usnet.tools.topology.TopologySpec.Tap;
 import dev.usnet.tools.topology.TopologySpec.Text;
-import dev.usnet.tools.topology.TopologySpec.UdpSend;
-import dev.usnet.tools.topology.TopologySpec.UdpSink;
 import dev.usnet.tools.topology.TopologySpec.Veth;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -64,43 +61,11 @@ public final class TopologyFile {
     static final Set<String> NETEM_KEYS = Set.copyOf(NetemParams.PARAMS);
     static final Set<String> TAP_KERNEL_KEYS = Set.of("namespace", "name", "mac", "mtu", "up", "addresses", "routes");
     static final Set<String> CAPTURE_KEYS = Set.of("device", "direction", "file", "max_frames");
-    /** Keys every TCP app entry may have. */
-    static final Set<String> TCP_APP_KEYS = Set.of("kind", "server", "to", "port", "duration", "congestion", "nodelay",
-            "send_buffer", "receive_buffer", "trace", "start");
-    /** Each TCP kind's own keys. */
-    static final Map<String, Set<String>> TCP_KIND_KEYS = tcpKindKeys();
-    static final Map<String, Set<String>> APP_KEYS = appKeys();
-    /** The app kinds, in the order errors list them. */
-    static final String[] APP_KINDS = {"ping", "udp-send", "udp-sink", "stream", "rr", "burst", "spawn", "mpi"};
-
     /** A namespace name; compiled once, since count: can make thousands. */
     private static final java.util.regex.Pattern NS_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_.-]{1,64}");
 
     /** Linux IFNAMSIZ - 1. */
     static final int IFNAME_MAX = 15;
-
-    private static Map<String, Set<String>> tcpKindKeys() {
-        Map<String, Set<String>> m = new LinkedHashMap<>();
-        m.put("stream", Set.of("bytes", "write_size", "interval"));
-        m.put("rr", Set.of("count", "request_size", "response_size"));
-        m.put("burst", Set.of("count", "burst_size", "compute", "ack_size", "write_size", "bursts"));
-        return m;
-    }
-
-    private static Map<String, Set<String>> appKeys() {
-        Map<String, Set<String>> m = new LinkedHashMap<>();
-        m.put("ping", Set.of("kind", "to", "interval", "size", "start"));
-        m.put("udp-send", Set.of("kind", "to", "port", "rate", "size", "keep_clones", "max_burst", "start"));
-        m.put("udp-sink", Set.of("kind", "port"));
-        m.put("spawn", Set.of("kind", "rate", "lifetime", "count", "start"));
-        m.put("mpi", MpiApp.KEYS);
-        for (var e : tcpKindKeys().entrySet()) {
-            Set<String> keys = new java.util.HashSet<>(TCP_APP_KEYS);
-            keys.addAll(e.getValue());
-            m.put(e.getKey(), Set.copyOf(keys));
-        }
-        return m;
-    }
 
     private static Map<String, Set<String>> kindKeys() {
         Map<String, Set<String>> m = new LinkedHashMap<>();
@@ -908,6 +873,7 @@ public final class TopologyFile {
                 m.where());
     }
 
+    /** An {@code apps:} entry, read by the kind its {@code kind:} names; null when something is wrong (reported). */
     private App readApp(YamlMap.Item it) {
         YamlMap m = YamlMap.of(problems, file, it.node(), it.where().path());
         if (m == null) {
@@ -915,267 +881,12 @@ public final class TopologyFile {
         }
         String kind = null;
         if (m.require("kind")) {
-            kind = m.choice("kind", APP_KINDS);
+            kind = m.choice("kind", AppKinds.names().toArray(new String[0]));
         }
         if (kind == null) {
             return null;
         }
-        if (TCP_KIND_KEYS.containsKey(kind)) {
-            return readTcpApp(m, kind);
-        }
-        if (kind.equals("mpi")) {
-            return MpiApp.read(m);
-        }
-        m.allow(APP_KEYS.get(kind));
-        Long start = APP_KEYS.get(kind).contains("start") ? start(m) : Long.valueOf(0);
-        if (start == null) {
-            return null;
-        }
-        switch (kind) {
-            case "ping" -> {
-                Integer to = ip(m, "to");
-                Double iv = m.number("interval", 0.001, 3600);
-                Long size = m.integer("size", 0, 65_507);
-                return to == null ? null : new Ping(to, iv == null ? 1.0 : iv, size == null ? 56 : size.intValue(), m.where(),
-                        start);
-            }
-            case "udp-send" -> {
-                Integer to = ip(m, "to");
-                Long port = m.require("port") ? m.integer("port", 1, 65535) : null;
-                Long rate = m.integer("rate", 1, 1_000_000);
-                Long size = m.integer("size", 0, 65_507);
-                UdpSend pacing = udpSendSharingAndPacing(m);
-                return to == null || port == null || pacing == null ? null
-                        : new UdpSend(to, port.intValue(), rate == null ? 10 : rate.intValue(), size == null ? 64 : size.intValue(),
-                                m.where(), pacing.keepClones(), pacing.maxBurstNanos(), start);
-            }
-            case "spawn" -> {
-                Long rate = m.integer("rate", 1, 1_000_000);
-                Long lifetime = m.has("lifetime") ? time(m, "lifetime", 0) : Long.valueOf(0);
-                Long count = m.integer("count", 0, Long.MAX_VALUE);
-                if (rate == null && m.has("rate") || lifetime == null || count == null && m.has("count")) {
-                    return null;
-                }
-                return new TopologySpec.Spawn(rate == null ? 100 : rate.intValue(), lifetime, count == null ? 0 : count,
-                        m.where(), start);
-            }
-            default -> {
-                Long port = m.require("port") ? m.integer("port", 1, 65535) : null;
-                return port == null ? null : new UdpSink(port.intValue(), m.where());
-            }
-        }
-    }
-
-    /**
-     * An app's {@code start:}: a time (a unit required, {@code 0} alone allowed) after the run's start; 0 when
-     * absent; null when bad (reported with the key's line).
-     */
-    private Long start(YamlMap m) {
-        return m.has("start") ? time(m, "start", 0) : Long.valueOf(0);
-    }
-
-    /**
-     * A udp-send's {@code keep_clones} (0..1048576, default 0) and {@code max_burst} (a time, default 0: no
-     * limit), as a UdpSend holding only those two; null when either is bad (reported).
-     */
-    private UdpSend udpSendSharingAndPacing(YamlMap m) {
-        Long keep = m.integer("keep_clones", 0, 1 << 20);
-        Long burst = m.has("max_burst") ? time(m, "max_burst", 1) : Long.valueOf(0);
-        if (keep == null && m.has("keep_clones") || burst == null) {
-            return null;
-        }
-        return new UdpSend(0, 0, 0, 0, m.where(), keep == null ? 0 : keep.intValue(), burst);
-    }
-
-    /**
-     * A TCP app ({@code stream}, {@code rr}, {@code burst}) in the client's namespace. Sizes and times take
-     * the units link emulation takes ({@code 64k}, {@code 1m}; {@code 500us}, {@code 2s}).
-     */
-    private App readTcpApp(YamlMap m, String kind) {
-        Map<String, String> elsewhere = new LinkedHashMap<>();
-        elsewhere.put("kernel", "is not a per-socket setting: set usnet.tcp.kernel (3.18, 3.19, 4.0, 4.3) in the knobs"
-                + " of the client's and the server's namespaces");
-        for (var e : TCP_KIND_KEYS.entrySet()) {
-            for (String key : e.getValue()) {
-                if (!APP_KEYS.get(kind).contains(key)) {
-                    elsewhere.merge(key, "applies to kind " + e.getKey(), (a, b) -> a + ", " + e.getKey());
-                }
-            }
-        }
-        elsewhere.replaceAll((key, note) -> key.equals("kernel") ? note : note + ", not " + kind
-                + (kind.equals("stream") && key.equals("count") ? " (a stream's amount is bytes:)" : ""));
-        m.allow(APP_KEYS.get(kind), elsewhere);
-        boolean ok = true;
-        String server = null;
-        if (m.require("server")) {
-            server = m.string("server");
-        }
-        ok &= server != null;
-        Integer to = null;
-        if (m.has("to")) {
-            to = ip(m, "to");
-            ok &= to != null;
-        }
-        Long port = m.integer("port", 1, 65535);
-        ok &= port != null || !m.has("port");
-        Long start = start(m);
-        ok &= start != null;
-        Long duration = null;
-        if (m.has("duration")) {
-            duration = time(m, "duration", 1);
-            ok &= duration != null;
-        }
-        String cc = null;
-        if (m.has("congestion")) {
-            cc = m.choice("congestion", dev.usnet.tcp.cc.CongestionControls.available().toArray(new String[0]));
-            ok &= cc != null;
-        }
-        Boolean noDelay = m.bool("nodelay");
-        ok &= noDelay != null || !m.has("nodelay");
-        Long sndbuf = size(m, "send_buffer", 1, Integer.MAX_VALUE);
-        Long rcvbuf = size(m, "receive_buffer", 1, Integer.MAX_VALUE);
-        ok &= (sndbuf != null || !m.has("send_buffer")) && (rcvbuf != null || !m.has("receive_buffer"));
-        // Only this kind's keys are read: the others were reported above.
-        Set<String> own = TCP_KIND_KEYS.get(kind);
-        Long count = null;
-        if (own.contains("bytes")) {
-            count = size(m, "bytes", 1, Long.MAX_VALUE);
-            ok &= count != null || !m.has("bytes");
-        }
-        if (own.contains("count")) {
-            count = m.integer("count", 1, Long.MAX_VALUE);
-            ok &= count != null || !m.has("count");
-        }
-        Long write = own.contains("write_size") ? size(m, "write_size", 1, Integer.MAX_VALUE) : null;
-        // stream only: one write every interval (an application-limited stream) instead of as fast as TCP takes.
-        Long interval = own.contains("interval") && m.has("interval") ? time(m, "interval", 1) : null;
-        ok &= interval != null || !own.contains("interval") || !m.has("interval");
-        ok &= write != null || !own.contains("write_size") || !m.has("write_size");
-        Long request = own.contains("request_size") ? size(m, "request_size", 1, Integer.MAX_VALUE) : null;
-        Long response = own.contains("response_size") ? size(m, "response_size", 1, Integer.MAX_VALUE) : null;
-        ok &= (request != null || !own.contains("request_size") || !m.has("request_size"))
-                && (response != null || !own.contains("response_size") || !m.has("response_size"));
-        Long burst = null;
-        Long compute = 0L;
-        Long ack = null;
-        if (kind.equals("burst")) {
-            if (m.require("burst_size")) {
-                burst = size(m, "burst_size", 1, Integer.MAX_VALUE);
-            }
-            compute = m.has("compute") ? time(m, "compute", 0) : Long.valueOf(0);
-            ack = size(m, "ack_size", 1, Integer.MAX_VALUE);
-            ok &= burst != null && compute != null && (ack != null || !m.has("ack_size"));
-        }
-        TopologySpec.AppLog trace = appLog(m, "trace");
-        ok &= trace != null || !m.has("trace");
-        TopologySpec.AppLog bursts = kind.equals("burst") ? appLog(m, "bursts") : null;
-        ok &= bursts != null || !kind.equals("burst") || !m.has("bursts");
-        if (!ok) {
-            return null;
-        }
-        TopologySpec.TcpCommon c = new TopologySpec.TcpCommon(server.trim(), to,
-                port == null ? dev.usnet.tcp.app.AppConfig.DEFAULT_PORT : port.intValue(), count == null ? 0 : count,
-                duration == null ? 0 : duration, cc, noDelay, sndbuf == null ? 0 : sndbuf.intValue(),
-                rcvbuf == null ? 0 : rcvbuf.intValue(), m.where(), m.where("server"), m.where("to"), m.where("port"),
-                trace == OFF ? null : trace, start);
-        return switch (kind) {
-            case "stream" -> new TopologySpec.TcpStream(c, write == null ? 64 * 1024 : write.intValue(),
-                    interval == null ? 0 : interval);
-            case "rr" -> new TopologySpec.TcpRr(c, request == null ? 1 : request.intValue(),
-                    response == null ? 1 : response.intValue());
-            default -> new TopologySpec.TcpBurst(c, burst.intValue(), compute, ack == null ? 1 : ack.intValue(),
-                    write == null ? 64 * 1024 : write.intValue(), bursts == OFF ? null : bursts);
-        };
-    }
-
-    /** {@code trace: false} (or {@code bursts: false}): read, and off. */
-    private static final TopologySpec.AppLog OFF = new TopologySpec.AppLog(null, null);
-
-    /**
-     * An app's log key ({@code trace:}, {@code bursts:}): {@code true} keeps it in memory, {@code false} is off
-     * ({@link #OFF}), anything else is a CSV file relative to the output directory. Null when absent or bad
-     * (reported).
-     */
-    private TopologySpec.AppLog appLog(YamlMap m, String key) {
-        String s = m.string(key);
-        if (s == null) {
-            return null;
-        }
-        String v = s.trim();
-        switch (v.toLowerCase(java.util.Locale.ROOT)) {
-            case "true", "yes", "on" -> {
-                return new TopologySpec.AppLog(null, m.where(key));
-            }
-            case "false", "no", "off" -> {
-                return OFF;
-            }
-            default -> { }
-        }
-        if (v.isEmpty() || v.startsWith("/") || v.endsWith("/") || java.util.Arrays.asList(v.split("/")).contains("..")) {
-            problems.add(m.where(key), "expected true, false or a file name relative to the output directory (like "
-                    + key + ".csv), got \"" + s + "\"");
-            return null;
-        }
-        return new TopologySpec.AppLog(v, m.where(key));
-    }
-
-    /** A size in bytes ({@code 1500}, {@code 64k}, {@code 1m}: link emulation's units) in {@code min..max}; null when absent or bad (reported). */
-    private Long size(YamlMap m, String key, long min, long max) {
-        String s = m.string(key);
-        if (s == null) {
-            return null;
-        }
-        try {
-            long v = NetemParams.parseSize(key, s);
-            if (v < min || v > max) {
-                problems.add(m.where(key), "expected a size of " + (v < min ? "at least " + min : "at most " + max)
-                        + " bytes, got " + s.trim());
-                return null;
-            }
-            return v;
-        } catch (IllegalArgumentException e) {
-            problems.add(m.where(key), e.getMessage());
-            return null;
-        }
-    }
-
-    /** A time in nanoseconds ({@code 500us}, {@code 1.5ms}, {@code 2s}: link emulation's units), at least {@code min}. */
-    private Long time(YamlMap m, String key, long min) {
-        String s = m.string(key);
-        if (s == null) {
-            return null;
-        }
-        try {
-            long v = NetemParams.parseTime(key, s);
-            if (v < min) {
-                problems.add(m.where(key), "expected a time above 0, got " + s.trim());
-                return null;
-            }
-            return v;
-        } catch (IllegalArgumentException e) {
-            problems.add(m.where(key), e.getMessage());
-            return null;
-        }
-    }
-
-    private Integer ip(YamlMap m, String key) {
-        if (!m.require(key)) {
-            return null;
-        }
-        String s = m.string(key);
-        if (s == null) {
-            return null;
-        }
-        if (s.indexOf(':') >= 0) {
-            problems.add(m.where(key), "IPv6 is not supported yet (usnet speaks IPv4 only), got \"" + s + "\"");
-            return null;
-        }
-        try {
-            return Ipv4Addr.parse(s);
-        } catch (IllegalArgumentException e) {
-            problems.add(m.where(key), "expected an IPv4 address like 198.18.0.2, got \"" + s + "\"");
-            return null;
-        }
+        return AppKinds.byName(kind).read(m);
     }
 
     /**
@@ -1185,7 +896,7 @@ public final class TopologyFile {
      */
     public static App readAppWords(List<String> words) {
         if (words.isEmpty()) {
-            throw new TopologyException(List.of("missing KIND (one of: " + String.join(", ", APP_KINDS) + ")"));
+            throw new TopologyException(List.of("missing KIND (one of: " + String.join(", ", AppKinds.names()) + ")"));
         }
         if (words.size() % 2 == 0) {
             throw new TopologyException(List.of("key '" + words.getLast() + "' has no value (KIND KEY VALUE ...)"));
