@@ -1,7 +1,6 @@
 package dev.usnet.tools.ctl;
 
 import dev.usnet.tools.topology.App;
-import dev.usnet.tools.topology.TcpApp;
 import dev.usnet.core.device.Device;
 import dev.usnet.core.device.Loopback;
 import dev.usnet.core.stack.NetStack;
@@ -82,7 +81,7 @@ final class NsVerbs {
         if (apps != null) {
             List<String> using = new ArrayList<>();
             for (App app : apps.list()) {
-                if (app.namespace().equals(name) || app instanceof TcpApp t && t.serverNamespace().equals(name)) {
+                if (app.namespaces().contains(name)) {
                     using.add(app.label());
                 }
             }

@@ -1,10 +1,8 @@
 package dev.usnet.tools.metrics;
 
 import dev.usnet.tools.topology.App;
-import dev.usnet.tools.topology.Pinger;
-import dev.usnet.tools.topology.TcpApp;
-import dev.usnet.tools.topology.UdpSender;
-import dev.usnet.tools.topology.UdpSink;
+import dev.usnet.tools.topology.AppCounters;
+import dev.usnet.tools.topology.AppKind;
 import dev.usnet.core.bridge.Bridge;
 import dev.usnet.core.device.Device;
 import dev.usnet.core.neigh.NudState;
@@ -14,7 +12,6 @@ import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.stats.LatencyPaths;
 import dev.usnet.core.stats.Mib;
 import dev.usnet.ns.NetNamespace;
-import dev.usnet.tcp.app.AppResult;
 import dev.usnet.tools.topology.Apps;
 import dev.usnet.tools.topology.Topology;
 import io.prometheus.metrics.model.registry.MultiCollector;
@@ -31,7 +28,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
@@ -257,44 +253,22 @@ public final class UsnetCollector implements MultiCollector {
                 .help("A finished TCP app's throughput (its client's bytes over its duration).");
         Map<String, Integer> index = new HashMap<>();
         for (App a : apps.list()) {
-            String kind = switch (a) {
-                case Pinger p -> "ping";
-                case UdpSender u -> "udp-send";
-                case UdpSink u -> "udp-sink";
-                case TcpApp t -> t.kind();
-                default -> a.getClass().getSimpleName().toLowerCase(Locale.ROOT);
-            };
+            String kind = a.kind();
             int i = index.merge(a.namespace() + "." + kind, 1, Integer::sum) - 1;
             Labels l = Labels.of("app", a.namespace() + "." + kind + "-" + i, "namespace", a.namespace(), "kind", kind);
-            long b = 0;
-            long n = 0;
-            boolean finished = false;
-            switch (a) {
-                case Pinger p -> n = p.received();
-                case UdpSender u -> {
-                    n = u.sent();
-                    b = u.sent() * u.size();
-                }
-                case UdpSink u -> {
-                    n = u.received();
-                    b = u.bytes();
-                }
-                case TcpApp t -> {
-                    AppResult r = t.client().result();
-                    finished = t.isDone();
-                    b = t.client().bytesReceived() + t.server().bytesReceived();
-                    if (r != null) {
-                        n = r.operations();
-                        tput.dataPoint(gauge(r.mbps() * 1e6 / 8, l));
-                    }
-                    done.dataPoint(gauge(finished ? 1 : 0, l));
-                }
-                default -> { }
+            AppCounters c = a.counters();
+            long b = a.bytesSoFar();
+            long n = c == null ? 0 : c.operations();
+            if (c != null && c.mbitPerSecond() != null) {
+                tput.dataPoint(gauge(c.mbitPerSecond() * 1e6 / 8, l));
+            }
+            if (a.order() == AppKind.Order.CLIENT_SERVER) {
+                done.dataPoint(gauge(a.isRunning() ? 0 : 1, l));
             }
             bytes.dataPoint(counter(b, l));
             ops.dataPoint(counter(n, l));
             // A state set: ok, failed, or pending (a TCP app whose ends have no result yet).
-            String state = a instanceof TcpApp && !finished ? "pending" : a.outcome().ok() ? "ok" : "failed";
+            String state = a.outcomePending() ? "pending" : a.outcome().ok() ? "ok" : "failed";
             for (String st : new String[] {"ok", "failed", "pending"}) {
                 outcome.dataPoint(gauge(st.equals(state) ? 1 : 0, l.add("outcome", st)));
             }

@@ -1,11 +1,8 @@
 package dev.usnet.tools.results;
 
 import dev.usnet.tools.topology.App;
-import dev.usnet.tools.topology.Pinger;
-import dev.usnet.tools.topology.TcpApp;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.LatencyPaths;
-import dev.usnet.tcp.app.AppResult;
 import dev.usnet.tools.topology.Apps;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -76,14 +73,7 @@ public record RunHistograms(Map<String, Histogram> apps, Map<String, Histogram> 
     public static RunHistograms collect(Results results, List<App> apps, List<NetStack> stacks) {
         Map<String, Histogram> as = new LinkedHashMap<>();
         for (int i = 0; i < apps.size(); i++) {
-            Histogram h = switch (apps.get(i)) {
-                case Pinger p -> p.histogram();
-                case TcpApp t -> {
-                    AppResult r = t.client().result();
-                    yield r == null ? null : r.histogram();
-                }
-                default -> null;
-            };
+            Histogram h = apps.get(i).histogram();
             if (h != null) {
                 as.put((String) results.apps().get(i).get("name"), h.copy());
             }

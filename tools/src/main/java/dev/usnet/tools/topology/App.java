@@ -126,9 +126,67 @@ public abstract class App {
         return List.of(summary() + "; " + outcome().format());
     }
 
-    /** A histogram to write as .hgrm, or null. */
-    Histogram histogram() {
+    /** Its place in the start and stop order, as its kind says. */
+    public AppKind.Order order() {
+        return AppKinds.order(this);
+    }
+
+    /** Its peer as results and {@code usnet ctl apps} show it ({@code to:} address and port, {@code :port}); "" when none. */
+    public String peer() {
+        return "";
+    }
+
+    /** What it counted so far (final once it stopped); null while it has no result yet (a TCP app or an MPI job running). */
+    public AppCounters counters() {
+        return AppCounters.of(0, 0);
+    }
+
+    /** Payload bytes moved so far, also while it has no result (a TCP app: what its two ends received). */
+    public long bytesSoFar() {
+        AppCounters c = counters();
+        return c == null ? 0 : c.bytes();
+    }
+
+    /** Whether its outcome is still to come: a TCP app until both ends are done; other kinds judge as they go. */
+    public boolean outcomePending() {
+        return false;
+    }
+
+    /** The namespaces it runs in: its own, and a TCP app's server's. */
+    public List<String> namespaces() {
+        return List.of(ns);
+    }
+
+    /** Adds what only its kind shows to its results.json entry, after the fields every app has. */
+    public void putResultFields(java.util.Map<String, Object> m) {
+    }
+
+    /** Adds what only its kind shows to its {@code usnet ctl apps} entry, before its peer and counters. */
+    public void putLiveFields(java.util.Map<String, Object> m) {
+    }
+
+    /**
+     * While it has no result ({@link #counters()} null): what it did so far for {@code usnet ctl apps} (a summary,
+     * elapsed time, rate so far), {@code bytes} being its {@link #bytesSoFar()}; {@code clock} gives a namespace's time
+     * now, or is null.
+     */
+    public void putProgress(java.util.Map<String, Object> m, long bytes, java.util.function.ToLongFunction<String> clock) {
+    }
+
+    /**
+     * A histogram to write as .hgrm (a ping's round trips, an rr's transactions, a burst's completions), or null; the
+     * same as results' histogram of the app.
+     */
+    public Histogram histogram() {
         return null;
+    }
+
+    /**
+     * Whether its histogram is the app's own result, written as .hgrm whatever the namespace's {@code histograms:}
+     * says (a TCP app's); else it is written with the namespace's histograms.
+     */
+    public boolean histogramAlways() {
+        return false;
     }
 
     /** Base name of the .hgrm file. */

@@ -75,7 +75,7 @@ public final class Apps {
             a.startProcess();
         }
         for (App a : apps) {
-            switch (AppKinds.order(a)) {
+            switch (a.order()) {
                 case RECEIVER -> topology.onLoop(a.ns, () -> {
                     a.start();
                     return null;
@@ -88,7 +88,7 @@ public final class Apps {
             }
         }
         for (App a : apps) {
-            switch (AppKinds.order(a)) {
+            switch (a.order()) {
                 case CLIENT_SERVER -> {
                     TcpApp t = (TcpApp) a;
                     if (t.startOffsetNanos > 0) {
@@ -144,7 +144,7 @@ public final class Apps {
      * end of stream; what is left then is reset. Waits for every end's result (bounded).
      */
     private void stopTcp() {
-        List<TcpApp> tcp = apps.stream().filter(a -> AppKinds.order(a) == AppKind.Order.CLIENT_SERVER).map(a -> (TcpApp) a)
+        List<TcpApp> tcp = apps.stream().filter(a -> a.order() == AppKind.Order.CLIENT_SERVER).map(a -> (TcpApp) a)
                 .toList();
         if (tcp.isEmpty()) {
             return;
@@ -213,7 +213,7 @@ public final class Apps {
     List<Path> writeLogs(Path dir, List<String> errors) {
         List<Path> files = new ArrayList<>();
         for (App a : apps) {
-            if (AppKinds.order(a) == AppKind.Order.CLIENT_SERVER) {
+            if (a.order() == AppKind.Order.CLIENT_SERVER) {
                 TcpApp t = (TcpApp) a;
                 try {
                     files.addAll(t.writeLogs(dir));
@@ -232,7 +232,7 @@ public final class Apps {
      */
     void abort() {
         for (App a : apps) {
-            if (AppKinds.order(a) == AppKind.Order.CLIENT_SERVER) {
+            if (a.order() == AppKind.Order.CLIENT_SERVER) {
                 TcpApp t = (TcpApp) a;
                 if (t.startOffsetNanos > 0) {
                     topology.onLoop(t.ns, t::cancelPendingStart);
@@ -262,17 +262,17 @@ public final class Apps {
     void stop() {
         stopTcp();
         for (App a : apps) {
-            if (AppKinds.order(a) == AppKind.Order.SENDER && a.startOffsetNanos > 0) {
+            if (a.order() == AppKind.Order.SENDER && a.startOffsetNanos > 0) {
                 topology.onLoop(a.ns, a::cancelPendingStart);
             }
-            if (AppKinds.order(a) == AppKind.Order.SENDER && a.running) {
+            if (a.order() == AppKind.Order.SENDER && a.running) {
                 topology.onLoop(a.ns, () -> {
                     a.stop();
                     return null;
                 });
             }
         }
-        boolean receiving = apps.stream().anyMatch(a -> AppKinds.order(a) == AppKind.Order.RECEIVER && a.running);
+        boolean receiving = apps.stream().anyMatch(a -> a.order() == AppKind.Order.RECEIVER && a.running);
         if (receiving && virtual != null) {
             virtual.runFor(SINK_SETTLE_MILLIS * 1_000_000L);
         } else if (receiving) {
@@ -283,7 +283,7 @@ public final class Apps {
             }
         }
         for (App a : apps) {
-            if (AppKinds.order(a) == AppKind.Order.RECEIVER && a.running) {
+            if (a.order() == AppKind.Order.RECEIVER && a.running) {
                 topology.onLoop(a.ns, () -> {
                     a.stop();
                     return null;
@@ -309,7 +309,7 @@ public final class Apps {
     /** Starts an app of {@link #createLive}: its process, then (a TCP kind) its server, then it, each on its thread. */
     public static void startLive(Topology t, App a) {
         a.startProcess();
-        if (AppKinds.order(a) == AppKind.Order.CLIENT_SERVER) {
+        if (a.order() == AppKind.Order.CLIENT_SERVER) {
             TcpApp tcp = (TcpApp) a;
             t.onLoop(tcp.serverNs, () -> {
                 tcp.startServer();
@@ -327,7 +327,7 @@ public final class Apps {
      * {@link #TCP_GRACE_NANOS} to finish before it is reset, then its server; any other on its thread.
      */
     public static void stopLive(Topology t, App a) {
-        if (AppKinds.order(a) == AppKind.Order.CLIENT_SERVER) {
+        if (a.order() == AppKind.Order.CLIENT_SERVER) {
             TcpApp tcp = (TcpApp) a;
             tcp.client.stop();
             waitFor(() -> tcp.client.isDone(), TCP_GRACE_NANOS);

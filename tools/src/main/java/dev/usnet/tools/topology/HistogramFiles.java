@@ -42,7 +42,7 @@ final class HistogramFiles {
         List<Path> written = new ArrayList<>();
         if (apps != null) {
             for (App a : apps.list()) {
-                if (a instanceof TcpApp) {
+                if (a.histogramAlways()) {
                     Histogram h = a.histogram();
                     if (h != null) {
                         written.add(writeHgrm(a.histogramName(), h));
@@ -63,7 +63,7 @@ final class HistogramFiles {
             }
             if (apps != null) {
                 for (App a : apps.list()) {
-                    if (!(a instanceof TcpApp) && a.namespace().equals(ns.name()) && a.histogram() != null) {
+                    if (!a.histogramAlways() && a.namespace().equals(ns.name()) && a.histogram() != null) {
                         written.add(writeHgrm(a.histogramName(), a.histogram()));
                     }
                 }

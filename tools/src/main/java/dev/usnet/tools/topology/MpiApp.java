@@ -1,5 +1,6 @@
 package dev.usnet.tools.topology;
 
+import java.util.Map;
 import dev.usnet.core.netem.NetemParams;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.tcp.app.MpiCgGrid;
@@ -279,6 +280,24 @@ public final class MpiApp extends App {
     public Outcome outcome() {
         MpiResult r = result();
         return r == null ? Outcome.failed("the job never started") : r.outcome();
+    }
+
+    @Override
+    public String peer() {
+        return hostsText();
+    }
+
+    /** The job's bytes, bandwidth, iterations and their times, and its TCP losses; null before it has a result. */
+    @Override
+    public AppCounters counters() {
+        MpiResult r = result();
+        return r == null ? null : new AppCounters(r.bytesSent(), r.mbPerSecond() * 8, r.histogram().getTotalCount(),
+                r.iteration(), r.retransmits(), r.timeouts());
+    }
+
+    @Override
+    public void putResultFields(Map<String, Object> m) {
+        MpiFields.put(m, this);
     }
 
     @Override

@@ -1,5 +1,7 @@
 package dev.usnet.tools.topology;
 
+import java.util.Map;
+import dev.usnet.tcp.app.Percentiles;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.time.Timeout;
 import dev.usnet.core.wire.Ipv4Addr;
@@ -206,6 +208,22 @@ public final class Pinger extends App {
         }
         return Outcome.failed(noRoute == s ? "no route to " + Ipv4Addr.format(to) + " (ENETUNREACH): no echo request left"
                 : "no replies: 0 of " + s + " echoes answered");
+    }
+
+    @Override
+    public String peer() {
+        return to();
+    }
+
+    /** Replies received, and the round-trip times of the echoes answered. */
+    @Override
+    public AppCounters counters() {
+        return new AppCounters(0, null, received(), Percentiles.of(histogram()), 0, 0);
+    }
+
+    @Override
+    public void putLiveFields(Map<String, Object> m) {
+        m.put("sent", sent());
     }
 
     @Override

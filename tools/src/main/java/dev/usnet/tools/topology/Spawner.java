@@ -161,6 +161,19 @@ public final class Spawner extends App {
         return Outcome.failed(errs.isEmpty() ? "spawned no process" : "no fork succeeded: " + errs);
     }
 
+    /** Children forked. */
+    @Override
+    public AppCounters counters() {
+        return AppCounters.of(0, spawned);
+    }
+
+    @Override
+    public void putResultFields(java.util.Map<String, Object> m) {
+        m.put("reaped", reaped());
+        m.put("fork_errors", forkErrors());
+        m.put("last_child_pids", ResultValues.pids(lastChildPids()));
+    }
+
     @Override
     public String label() {
         return ns + ": spawn " + rate + "/s";

@@ -209,7 +209,7 @@ public final class TcpApp extends App {
 
     /** The client's histogram once it is done (rr: transaction latency; burst: completion time), else null. */
     @Override
-    Histogram histogram() {
+    public Histogram histogram() {
         AppResult r = client.result();
         return r == null ? null : r.histogram();
     }
@@ -257,6 +257,70 @@ public final class TcpApp extends App {
     private static Outcome outcome(dev.usnet.tcp.app.App a) {
         AppResult r = a.result();
         return r != null ? r.outcome() : Outcome.failed("no result: " + a);
+    }
+
+    @Override
+    public boolean histogramAlways() {
+        return true;
+    }
+
+    @Override
+    public String peer() {
+        return to();
+    }
+
+    /** The client's result: bytes, rate, operations, latency, retransmissions; null until the client has one. */
+    @Override
+    public AppCounters counters() {
+        AppResult r = client.result();
+        return r == null ? null : new AppCounters(r.bytes(), r.mbps(), r.operations(), r.latency(), r.retransmits(),
+                r.timeouts());
+    }
+
+    /** What its two ends have received so far: the payload that got through. */
+    @Override
+    public long bytesSoFar() {
+        return client.bytesReceived() + server.bytesReceived();
+    }
+
+    /** Its outcome is its ends' results, which come when it finishes. */
+    @Override
+    public boolean outcomePending() {
+        return !isDone();
+    }
+
+    @Override
+    public List<String> namespaces() {
+        return List.of(ns, serverNs);
+    }
+
+    @Override
+    public void putResultFields(java.util.Map<String, Object> m) {
+        m.put("server_pids", ResultValues.pids(serverProcess()));
+    }
+
+    /**
+     * With no result yet (its ends report when they close): what it has moved so far, and the rate since its client
+     * started, instead of its ends' "no result".
+     */
+    @Override
+    public void putProgress(java.util.Map<String, Object> m, long bytes, java.util.function.ToLongFunction<String> clock) {
+        long started = startNanos();
+        String so = bytes + " bytes received so far (client " + client.bytesReceived() + ", server "
+                + server.bytesReceived() + ")";
+        if (clock == null || started == 0) {
+            m.put("summary", (started == 0 ? "starting: " : "running: ") + so);
+            return;
+        }
+        double seconds = (clock.applyAsLong(ns) - started) / 1e9;
+        if (seconds > 0) {
+            double mbit = bytes * 8 / seconds / 1e6;
+            m.put("elapsed_s", Math.round(seconds * 1000) / 1000.0);
+            m.put("mbit_s_so_far", Math.round(mbit * 1000) / 1000.0);
+            m.put("summary", String.format(java.util.Locale.ROOT, "running for %.1f s: %s, %.1f Mbit/s so far", seconds, so, mbit));
+        } else {
+            m.put("summary", "running: " + so);
+        }
     }
 
     @Override

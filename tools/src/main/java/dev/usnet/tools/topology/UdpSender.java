@@ -147,6 +147,18 @@ public final class UdpSender extends App {
     }
 
     @Override
+    public String peer() {
+        return to();
+    }
+
+    /** Datagrams sent and their payload bytes. */
+    @Override
+    public AppCounters counters() {
+        long s = sent;
+        return AppCounters.of(s * size, s);
+    }
+
+    @Override
     public String label() {
         return ns + ": udp-send " + Ipv4Addr.format(to) + ":" + port;
     }

@@ -61,6 +61,17 @@ public final class UdpSink extends App {
     }
 
     @Override
+    public String peer() {
+        return ":" + port;
+    }
+
+    /** Datagrams received and their payload bytes. */
+    @Override
+    public AppCounters counters() {
+        return AppCounters.of(bytes(), received());
+    }
+
+    @Override
     public String label() {
         return ns + ": udp-sink :" + port;
     }
