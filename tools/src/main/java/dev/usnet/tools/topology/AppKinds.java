@@ -14,7 +14,8 @@ public final class AppKinds {
             TcpAppKind.RR,
             TcpAppKind.BURST,
             new SpawnKind(),
-            new MpiKind());
+            new MpiKind(),
+            new UdpEcho());
 
     private static final Map<String, AppKind<?>> BY_NAME = index(ALL);
 

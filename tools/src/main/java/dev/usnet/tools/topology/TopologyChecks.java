@@ -137,7 +137,7 @@ final class TopologyChecks {
                             + first.where().line());
                 }
             }
-            Map<Integer, App> sinks = new HashMap<>();
+            Map<Integer, App> boundUdpPorts = new HashMap<>();
             for (App a : ns.apps()) {
                 if (a instanceof TopologySpec.Mpi mpi) {
                     MpiApp.check(spec, mpi, p);
@@ -162,11 +162,12 @@ final class TopologyChecks {
                         }
                     }
                 }
-                if (a instanceof UdpSink s) {
-                    App first = sinks.putIfAbsent(s.port(), s);
+                if (a.udpPort() != 0) {
+                    App first = boundUdpPorts.putIfAbsent(a.udpPort(), a);
                     if (first != null) {
-                        p.add(s.where().child("port"), "UDP port " + s.port() + " already has a sink in namespace " + ns.name()
-                                + " (line " + first.where().line() + ")");
+                        p.add(a.where().child("port"), "UDP port " + a.udpPort() + " already has "
+                                + (first instanceof UdpSink ? "a sink" : "a " + first.kind() + " app") + " in namespace "
+                                + ns.name() + " (line " + first.where().line() + ")");
                     }
                 }
             }

@@ -336,6 +336,11 @@ public record TopologySpec(String file, String name, long seed, Output output, L
         /** The entry's {@code kind:}: the name of the {@link AppKind} that reads it. */
         String kind();
 
+        /** The UDP port the app binds for the whole run (a sink's, an echo server's), 0 for none: one per namespace. */
+        default int udpPort() {
+            return 0;
+        }
+
         /**
          * When the app (a TCP app's client) starts, in nanoseconds after the run's start ({@code start:}); 0: at once.
          * Kinds without the key (sinks, which start before every sender, and mpi) start at once.
@@ -429,6 +434,11 @@ public record TopologySpec(String file, String name, long seed, Output output, L
         @Override
         public String kind() {
             return "udp-sink";
+        }
+
+        @Override
+        public int udpPort() {
+            return port;
         }
     }
 
