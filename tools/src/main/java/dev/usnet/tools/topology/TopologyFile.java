@@ -55,28 +55,13 @@ public final class TopologyFile {
     static final Set<String> NS_KEYS = Set.of("knobs", "devices", "routes", "neighbours", "captures", "histograms", "apps");
     static final Set<String> LINK_KEYS = Set.of("name", "kind", "mac", "mtu", "up", "addresses", "tx_checksumming", "gso",
             "gro", "netem", "needed_headroom");
-    static final Map<String, Set<String>> KIND_KEYS = kindKeys();
-    static final Set<String> PEER_KEYS = Set.of("namespace", "name", "mac", "mtu", "up", "addresses", "tx_checksumming", "gso",
-            "gro", "netem", "needed_headroom", "master");
     static final Set<String> NETEM_KEYS = Set.copyOf(NetemParams.PARAMS);
-    static final Set<String> TAP_KERNEL_KEYS = Set.of("namespace", "name", "mac", "mtu", "up", "addresses", "routes");
     static final Set<String> CAPTURE_KEYS = Set.of("device", "direction", "file", "max_frames");
     /** A namespace name; compiled once, since count: can make thousands. */
     private static final java.util.regex.Pattern NS_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_.-]{1,64}");
 
     /** Linux IFNAMSIZ - 1. */
     static final int IFNAME_MAX = 15;
-
-    private static Map<String, Set<String>> kindKeys() {
-        Map<String, Set<String>> m = new LinkedHashMap<>();
-        m.put("veth", Set.of("peer", "master"));
-        m.put("bridge", Set.of("ports", "ageing_time", "fdb_max_learned", "group_fwd_mask"));
-        m.put("tap", Set.of("vnet_hdr", "kernel"));
-        m.put("pcap", Set.of("interface", "promisc"));
-        m.put("loopback", Set.of());
-        m.put("replay", PcapReplay.KEYS);
-        return m;
-    }
 
     private final String file;
     private final Problems problems = new Problems();
@@ -394,84 +379,33 @@ public final class TopologyFile {
         }
         String kind = null;
         if (m.require("kind")) {
-            kind = m.choice("kind", KIND_KEYS.keySet().toArray(new String[0]));
+            kind = m.choice("kind", LinkKinds.names().toArray(new String[0]));
         }
         if (kind == null) {
             m.allow(allKeys());
             return null;
         }
         Set<String> allowed = new java.util.HashSet<>(LINK_KEYS);
-        allowed.addAll(KIND_KEYS.get(kind));
+        allowed.addAll(LinkKinds.byName(kind).keys());
         Map<String, String> elsewhere = new LinkedHashMap<>();
-        for (var e : KIND_KEYS.entrySet()) {
-            for (String key : e.getValue()) {
+        for (LinkKind<?> other : LinkKinds.all()) {
+            for (String key : other.keys()) {
                 if (!allowed.contains(key)) {
-                    elsewhere.put(key, "applies to kind " + e.getKey() + ", not " + kind);
+                    elsewhere.put(key, "applies to kind " + other.name() + ", not " + kind);
                 }
             }
         }
         m.allow(allowed, elsewhere);
-        Link link = readLink(m, kind.equals("loopback") ? "lo" : null);
+        Link link = readLink(m, LinkKinds.byName(kind).fixedName());
         if (link == null) {
             return null;
         }
-        if ((kind.equals("tap") || kind.equals("pcap")) && m.has("gso")) {
-            // What such a device may be handed is what the kernel or the NIC on its other side takes.
-            problems.add(m.where("gso"), kind.equals("tap") ? "a TAP takes super-frames exactly when it has vnet_hdr: true"
-                    : "a pcap port sends frames of at most its MTU, as the NIC takes them");
-        }
-        return switch (kind) {
-            case "veth" -> readVeth(ns, m, link, peers);
-            case "replay" -> readReplay(ns, m, link, peers);
-            case "bridge" -> {
-                List<Ref> ports = new ArrayList<>();
-                for (YamlMap.Item p : m.list("ports")) {
-                    String s = m.scalar(p.node(), p.where(), "a device name");
-                    if (s != null) {
-                        ports.add(new Ref(s, p.where()));
-                    }
-                }
-                Double ageing = m.number("ageing_time", 0, 1_000_000);
-                Long max = m.integer("fdb_max_learned", 0, Integer.MAX_VALUE);
-                Long mask = m.integer("group_fwd_mask", 0, 0xffff);
-                if (mask != null && (mask & 7) != 0) {
-                    problems.add(m.where("group_fwd_mask"), "bits 0-2 (STP, PAUSE, LACP) cannot be forwarded");
-                    mask = null;
-                }
-                yield new BridgeDev(link, List.copyOf(ports), ageing, max == null ? null : max.intValue(),
-                        mask == null ? null : mask.intValue());
-            }
-            case "tap" -> {
-                Boolean vnet = m.bool("vnet_hdr");
-                KernelSide ks = readKernelSide(m, link);
-                yield ks == null ? null : new Tap(link, vnet != null && vnet, ks);
-            }
-            case "pcap" -> {
-                String iface = null;
-                if (m.require("interface")) {
-                    iface = m.string("interface");
-                    if (iface != null && !validIfname(iface)) {
-                        problems.add(m.where("interface"), "not an interface name: \"" + iface + "\"");
-                        iface = null;
-                    }
-                }
-                Boolean promisc = m.bool("promisc");
-                yield iface == null ? null : new Pcap(link, iface, promisc == null || promisc);
-            }
-            case "loopback" -> {
-                if (!link.name().equals("lo")) {
-                    problems.add(m.where("name"), "a loopback device is the namespace's 'lo'; got \"" + link.name() + "\"");
-                    yield null;
-                }
-                yield new Loopback(link);
-            }
-            default -> null;
-        };
+        return LinkKinds.byName(kind).read(new LinkKind.Entry(this, ns, m, link, peers));
     }
 
     private static Set<String> allKeys() {
         Set<String> s = new java.util.HashSet<>(LINK_KEYS);
-        KIND_KEYS.values().forEach(s::addAll);
+        LinkKinds.all().forEach(k -> s.addAll(k.keys()));
         return s;
     }
 
@@ -482,7 +416,7 @@ public final class TopologyFile {
     }
 
     /** The settings every kind shares; {@code fixedName} for kinds whose name is implied (lo). */
-    private Link readLink(YamlMap m, String fixedName) {
+    Link readLink(YamlMap m, String fixedName) {
         String name = fixedName;
         if (fixedName == null || m.has("name")) {
             if (!m.require("name")) {
@@ -558,7 +492,7 @@ public final class TopologyFile {
         return l;
     }
 
-    private Long mac(YamlMap m, String key) {
+    Long mac(YamlMap m, String key) {
         String s = m.string(key);
         if (s == null) {
             return null;
@@ -576,7 +510,7 @@ public final class TopologyFile {
         }
     }
 
-    private List<Addr> addresses(YamlMap m, String key) {
+    List<Addr> addresses(YamlMap m, String key) {
         List<Addr> l = new ArrayList<>();
         for (YamlMap.Item it : m.list(key)) {
             String s = m.scalar(it.node(), it.where(), "an address with prefix length like 198.18.0.1/24");
@@ -617,64 +551,30 @@ public final class TopologyFile {
         }
     }
 
-    private DeviceSpec readVeth(String ns, YamlMap m, Link link, Map<String, List<DeviceSpec>> peers) {
-        if (!m.require("peer")) {
-            return null;
-        }
-        YamlMap p = m.map("peer");
-        if (p == null) {
-            return null;
-        }
-        p.allow(PEER_KEYS);
-        String peerNs = ns;
-        if (p.has("namespace")) {
-            peerNs = p.string("namespace");
-            if (peerNs == null) {
-                return null;
-            }
-        }
-        Link peer = readLink(p, null);
-        if (peer == null) {
-            problems.dropped(peerNs, rawName(p.node("name")));
-            return null;
-        }
-        if (m.has("master")) {
-            String b = m.string("master");
-            if (b != null) {
-                masters.add(new Master(ns, link.name(), b.trim(), m.where("master")));
-            }
-        }
-        if (p.has("master")) {
-            String b = p.string("master");
-            if (b != null) {
-                masters.add(new Master(peerNs, peer.name(), b.trim(), p.where("master")));
-            }
-        }
-        Veth v = new Veth(link, peerNs, peer, false);
-        // The peer end appears in its namespace's device list, so references and duplicates treat it like
-        // any other device there.
-        peers.computeIfAbsent(peerNs, x -> new ArrayList<>()).add(new Veth(peer, ns, link, true));
-        return v;
+    /** A veth end {@code dev} of namespace {@code ns} is to be a port of bridge {@code bridge} there ({@code master:}). */
+    void addMaster(String ns, String dev, String bridge, Where where) {
+        masters.add(new Master(ns, dev, bridge, where));
     }
 
-    /**
-     * {@code kind: replay}: a veth pair whose declared end sends a pcap file's frames ({@link PcapReplay}) and takes
-     * in whatever reaches it. It has no addresses: nothing in its namespace speaks through it.
-     */
-    private DeviceSpec readReplay(String ns, YamlMap m, Link link, Map<String, List<DeviceSpec>> peers) {
-        PcapReplay r = PcapReplay.read(m, PcapReplay.baseDir(file), problems);
-        if (!link.addresses().isEmpty()) {
-            problems.add(m.where("addresses"), "a replay device only sends its file's frames and takes in what"
-                    + " arrives; give the addresses to its peer");
+    /** How many {@code master:} keys were read so far. */
+    int masterCount() {
+        return masters.size();
+    }
+
+    /** Forgets the {@code master:} read as the {@code index}th, when it is the one at {@code where}. */
+    void dropMaster(int index, Where where) {
+        if (masters.size() > index && masters.get(index).where().equals(where)) {
+            masters.remove(index);
         }
-        int mastersBefore = masters.size();
-        DeviceSpec d = readVeth(ns, m, link, peers);
-        // A master: on the replay end itself is refused by the keys it allows; it joins no bridge either.
-        if (m.has("master") && masters.size() > mastersBefore && masters.get(mastersBefore).where().equals(m.where("master"))) {
-            masters.remove(mastersBefore);
-        }
-        // With its file unreadable (reported) the pair stays a plain one, so its peer is judged as it will be.
-        return d instanceof Veth v && r != null ? new Veth(v.link(), v.peerNamespace(), v.peer(), false, r) : d;
+    }
+
+    Problems problems() {
+        return problems;
+    }
+
+    /** The file as the user named it. */
+    String file() {
+        return file;
     }
 
     /**
@@ -743,7 +643,7 @@ public final class TopologyFile {
     }
 
     /** The name an entry gives (a {@code name:} scalar, itself or in a mapping), unchecked; null when there is none. */
-    private static String rawName(Node n) {
+    static String rawName(Node n) {
         if (n instanceof org.snakeyaml.engine.v2.nodes.MappingNode m) {
             for (var t : m.getValue()) {
                 if (t.getKeyNode() instanceof org.snakeyaml.engine.v2.nodes.ScalarNode k && k.getValue().equals("name")) {
@@ -753,45 +653,6 @@ public final class TopologyFile {
             return null;
         }
         return n instanceof org.snakeyaml.engine.v2.nodes.ScalarNode s && !YamlMap.isNull(n) ? s.getValue().trim() : null;
-    }
-
-    private KernelSide readKernelSide(YamlMap m, Link link) {
-        if (!m.has("kernel")) {
-            return new KernelSide(null, link.name(), null, null, true, List.of(), List.of(), m.where());
-        }
-        YamlMap k = m.map("kernel");
-        if (k == null) {
-            return null;
-        }
-        k.allow(TAP_KERNEL_KEYS);
-        String ns = k.string("namespace");
-        if (ns != null && (!ns.matches("[A-Za-z0-9_.-]{1,64}") || ns.equals(".") || ns.equals(".."))) {
-            problems.add(k.where("namespace"), "invalid kernel namespace name \"" + ns + "\"");
-        }
-        String ifname = link.name();
-        if (k.has("name")) {
-            ifname = k.string("name");
-            if (ifname == null) {
-                return null;
-            }
-            if (!validIfname(ifname)) {
-                problems.add(k.where("name"), "not an interface name: \"" + ifname + "\" (1.." + IFNAME_MAX
-                        + " printable characters, no '/', ':' or spaces)");
-            }
-        }
-        Long mac = mac(k, "mac");
-        Long mtu = k.integer("mtu", 68, 65535);
-        Boolean up = k.bool("up");
-        List<Addr> addrs = addresses(k, "addresses");
-        List<Text> routes = new ArrayList<>();
-        for (YamlMap.Item it : k.list("routes")) {
-            String s = k.scalar(it.node(), it.where(), "a route in 'ip route' syntax, like \"default via 198.18.1.1\"");
-            if (s != null) {
-                routes.add(new Text(s.trim(), it.where()));
-            }
-        }
-        return new KernelSide(ns, ifname, mac, mtu == null ? null : mtu.intValue(), up == null || up, addrs,
-                List.copyOf(routes), k.where());
     }
 
     /** {@code IP lladdr MAC dev DEV [nud permanent]}, the {@code ip neigh replace} arguments. */

@@ -253,8 +253,11 @@ public record TopologySpec(String file, String name, long seed, Output output, L
         }
     }
 
-    /** A device of one kind; {@link #link()} holds the common settings. */
-    public sealed interface DeviceSpec permits Veth, BridgeDev, Tap, Pcap, Loopback {
+    /**
+     * A {@code devices:} entry of one kind, read and built by its {@link LinkKind} (the kinds are listed in
+     * {@link LinkKinds}); {@link #link()} holds the common settings.
+     */
+    public interface DeviceSpec {
         Link link();
 
         String kind();
