@@ -3,7 +3,6 @@ package dev.usnet.tools.results;
 import dev.usnet.tools.topology.App;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.LatencyPaths;
-import dev.usnet.tools.topology.Apps;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,31 +1,10 @@
 package dev.usnet.tools.topology;
 
-import dev.usnet.core.ipv4.UdpSocket;
-import dev.usnet.core.stack.NetStack;
-import dev.usnet.core.time.Timeout;
-import dev.usnet.core.wire.Ipv4Addr;
-import dev.usnet.ns.NetNamespace;
-import dev.usnet.ns.pid.PidAllocException;
-import dev.usnet.ns.pid.Task;
-import dev.usnet.tcp.TcpTrace;
-import dev.usnet.tcp.app.AppConfig;
-import dev.usnet.tcp.app.AppResult;
-import dev.usnet.tcp.app.BurstApp;
-import dev.usnet.tcp.app.Outcome;
-import dev.usnet.tcp.app.RrApp;
-import dev.usnet.tcp.app.StreamApp;
 import dev.usnet.tools.UsageException;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import java.io.IOException;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.HdrHistogram.Histogram;
-import org.HdrHistogram.SingleWriterRecorder;
 
 /**
  * The {@code apps:} of a topology: small traffic sources and sinks that run on their namespace's thread,

@@ -42,11 +42,11 @@ final class TapKind implements LinkKind<Tap> {
             m.problems().add(m.where("gso"), "a TAP takes super-frames exactly when it has vnet_hdr: true");
         }
         Boolean vnet = m.bool("vnet_hdr");
-        KernelSide ks = readKernelSide(e.file(), m, e.link());
+        KernelSide ks = readKernelSide(m, e.link());
         return ks == null ? null : new Tap(e.link(), vnet != null && vnet, ks);
     }
 
-    private static KernelSide readKernelSide(TopologyFile f, YamlMap m, Link link) {
+    private static KernelSide readKernelSide(YamlMap m, Link link) {
         if (!m.has("kernel")) {
             return new KernelSide(null, link.name(), null, null, true, List.of(), List.of(), m.where());
         }
@@ -70,10 +70,10 @@ final class TapKind implements LinkKind<Tap> {
                         + " printable characters, no '/', ':' or spaces)");
             }
         }
-        Long mac = f.mac(k, "mac");
+        Long mac = LinkSettings.mac(k, "mac");
         Long mtu = k.integer("mtu", 68, 65535);
         Boolean up = k.bool("up");
-        List<Addr> addrs = f.addresses(k, "addresses");
+        List<Addr> addrs = LinkSettings.addresses(k, "addresses");
         List<Text> routes = new ArrayList<>();
         for (YamlMap.Item it : k.list("routes")) {
             String s = k.scalar(it.node(), it.where(), "a route in 'ip route' syntax, like \"default via 198.18.1.1\"");

@@ -11,17 +11,12 @@ import dev.usnet.tools.topology.TopologySpec.BridgeDev;
 import dev.usnet.tools.topology.TopologySpec.Capture;
 import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
 import dev.usnet.tools.topology.TopologySpec.KernelNs;
-import dev.usnet.tools.topology.TopologySpec.KernelSide;
 import dev.usnet.tools.topology.TopologySpec.Knob;
 import dev.usnet.tools.topology.TopologySpec.Link;
-import dev.usnet.tools.topology.TopologySpec.Loopback;
 import dev.usnet.tools.topology.TopologySpec.Neigh;
 import dev.usnet.tools.topology.TopologySpec.Ns;
-import dev.usnet.tools.topology.TopologySpec.Pcap;
 import dev.usnet.tools.topology.TopologySpec.Ref;
-import dev.usnet.tools.topology.TopologySpec.Tap;
 import dev.usnet.tools.topology.TopologySpec.Text;
-import dev.usnet.tools.topology.TopologySpec.Veth;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -55,7 +50,6 @@ public final class TopologyFile {
     static final Set<String> NS_KEYS = Set.of("knobs", "devices", "routes", "neighbours", "captures", "histograms", "apps");
     static final Set<String> LINK_KEYS = Set.of("name", "kind", "mac", "mtu", "up", "addresses", "tx_checksumming", "gso",
             "gro", "netem", "needed_headroom");
-    static final Set<String> NETEM_KEYS = Set.copyOf(NetemParams.PARAMS);
     static final Set<String> CAPTURE_KEYS = Set.of("device", "direction", "file", "max_frames");
     /** A namespace name; compiled once, since count: can make thousands. */
     private static final java.util.regex.Pattern NS_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_.-]{1,64}");
@@ -349,7 +343,7 @@ public final class TopologyFile {
         for (YamlMap.Item it : m.list("neighbours")) {
             String s = m.scalar(it.node(), it.where(), "a neighbour like \"198.18.0.2 lladdr 02:00:00:00:00:02 dev eth0\"");
             if (s != null) {
-                Neigh n = parseNeigh(s, it.where());
+                Neigh n = NeighSyntax.parse(s, it.where(), problems);
                 if (n != null) {
                     d.neighbours.add(n);
                 }
@@ -396,7 +390,7 @@ public final class TopologyFile {
             }
         }
         m.allow(allowed, elsewhere);
-        Link link = readLink(m, LinkKinds.byName(kind).fixedName());
+        Link link = LinkSettings.read(m, LinkKinds.byName(kind).fixedName());
         if (link == null) {
             return null;
         }
@@ -413,142 +407,6 @@ public final class TopologyFile {
     public static boolean validIfname(String n) {
         return !n.isEmpty() && n.length() <= IFNAME_MAX && !n.equals(".") && !n.equals("..")
                 && n.chars().noneMatch(c -> c == '/' || c == ':' || Character.isWhitespace(c) || c < 0x21 || c > 0x7e);
-    }
-
-    /** The settings every kind shares; {@code fixedName} for kinds whose name is implied (lo). */
-    Link readLink(YamlMap m, String fixedName) {
-        String name = fixedName;
-        if (fixedName == null || m.has("name")) {
-            if (!m.require("name")) {
-                return null;
-            }
-            name = m.string("name");
-            if (name == null) {
-                return null;
-            }
-            if (!validIfname(name)) {
-                problems.add(m.where("name"), "not a device name: \"" + name + "\" (1.." + IFNAME_MAX
-                        + " printable characters, no '/', ':' or spaces)");
-                return null;
-            }
-        }
-        Long mac = mac(m, "mac");
-        Long mtu = m.integer("mtu", 68, 65535);
-        Boolean up = m.bool("up");
-        List<Addr> addrs = addresses(m, "addresses");
-        Boolean csum = m.bool("tx_checksumming");
-        Boolean gso = m.bool("gso");
-        Boolean gro = m.bool("gro");
-        List<Knob> netem = readNetem(m, name);
-        Long headroom = m.integer("needed_headroom", 0, Device.MAX_NEEDED_HEADROOM);
-        return new Link(name, m.where(), mac, mtu == null ? null : mtu.intValue(), up == null || up, addrs, csum, netem,
-                gso, headroom == null ? null : headroom.intValue(), gro);
-    }
-
-    /**
-     * {@code netem:} on a device: a mapping of link-emulation parameters ({@code rate: 100mbit}, {@code delay:
-     * 10ms}, ...) or one tc-like spec string ({@code "rate 100mbit delay 10ms loss 1%"}), kept as the
-     * {@code usnet.netem.<dev>.*} knobs it means. Values are checked here so every problem is reported at once.
-     */
-    private List<Knob> readNetem(YamlMap m, String dev) {
-        List<Knob> l = new ArrayList<>();
-        Node n = m.node("netem");
-        if (n == null || YamlMap.isNull(n)) {
-            return l;
-        }
-        if (n instanceof org.snakeyaml.engine.v2.nodes.ScalarNode) {
-            String spec = m.string("netem");
-            if (spec != null) {
-                try {
-                    NetemParams.parse(spec);
-                    l.add(new Knob("usnet.netem." + dev, spec.trim(), m.where("netem")));
-                } catch (IllegalArgumentException e) {
-                    problems.add(m.where("netem"), e.getMessage());
-                }
-            }
-            return l;
-        }
-        YamlMap nm = m.map("netem");
-        if (nm == null) {
-            return l;
-        }
-        nm.allow(NETEM_KEYS);
-        for (var e : nm.entries()) {
-            if (!NETEM_KEYS.contains(e.getKey())) {
-                continue;
-            }
-            YamlMap.Item v = e.getValue();
-            String s = nm.scalar(v.node(), v.where(), "a value like 100mbit, 10ms or 1%");
-            if (s == null) {
-                continue;
-            }
-            try {
-                NetemParams.NONE.with(e.getKey(), s);
-                l.add(new Knob("usnet.netem." + dev + "." + e.getKey(), s.trim(), v.where()));
-            } catch (IllegalArgumentException ex) {
-                problems.add(v.where(), ex.getMessage());
-            }
-        }
-        return l;
-    }
-
-    Long mac(YamlMap m, String key) {
-        String s = m.string(key);
-        if (s == null) {
-            return null;
-        }
-        try {
-            long v = MacAddr.parse(s);
-            if (!MacAddr.isValidUnicast(v)) {
-                problems.add(m.where(key), "expected a unicast MAC (not multicast, not all zeros), got \"" + s + "\"");
-                return null;
-            }
-            return v;
-        } catch (IllegalArgumentException e) {
-            problems.add(m.where(key), "expected a MAC address like 02:00:00:00:00:01, got \"" + s + "\"");
-            return null;
-        }
-    }
-
-    List<Addr> addresses(YamlMap m, String key) {
-        List<Addr> l = new ArrayList<>();
-        for (YamlMap.Item it : m.list(key)) {
-            String s = m.scalar(it.node(), it.where(), "an address with prefix length like 198.18.0.1/24");
-            if (s == null) {
-                continue;
-            }
-            Addr a = cidr(s.trim(), it.where());
-            if (a != null) {
-                l.add(a);
-            }
-        }
-        return List.copyOf(l);
-    }
-
-    private Addr cidr(String s, Where w) {
-        if (s.indexOf(':') >= 0) {
-            problems.add(w, "IPv6 is not supported yet (usnet speaks IPv4 only), got \"" + s + "\"");
-            return null;
-        }
-        int slash = s.indexOf('/');
-        try {
-            if (slash < 0) {
-                throw new IllegalArgumentException();
-            }
-            int ip = Ipv4Addr.parse(s.substring(0, slash));
-            String lenText = s.substring(slash + 1);
-            if (!lenText.matches("[0-9]{1,2}")) {
-                throw new IllegalArgumentException();
-            }
-            int len = Integer.parseInt(lenText);
-            if (len > 32) {
-                throw new IllegalArgumentException();
-            }
-            return new Addr(ip, len, s, w);
-        } catch (IllegalArgumentException e) {
-            problems.add(w, "expected an IPv4 address with prefix length like 198.18.0.1/24, got \"" + s + "\"");
-            return null;
-        }
     }
 
     /** A veth end {@code dev} of namespace {@code ns} is to be a port of bridge {@code bridge} there ({@code master:}). */
@@ -653,62 +511,6 @@ public final class TopologyFile {
             return null;
         }
         return n instanceof org.snakeyaml.engine.v2.nodes.ScalarNode s && !YamlMap.isNull(n) ? s.getValue().trim() : null;
-    }
-
-    /** {@code IP lladdr MAC dev DEV [nud permanent]}, the {@code ip neigh replace} arguments. */
-    private Neigh parseNeigh(String s, Where w) {
-        String[] t = s.trim().split("\\s+");
-        int i = 0;
-        if (t[0].equals("to")) {
-            i++;
-        }
-        if (i >= t.length) {
-            problems.add(w, "expected \"IP lladdr MAC dev DEV\", got \"" + s + "\"");
-            return null;
-        }
-        int ip;
-        try {
-            ip = Ipv4Addr.parse(t[i++]);
-        } catch (IllegalArgumentException e) {
-            problems.add(w, "neighbour \"" + s + "\": " + e.getMessage());
-            return null;
-        }
-        Long mac = null;
-        String dev = null;
-        while (i < t.length) {
-            String key = t[i++];
-            if (i >= t.length) {
-                problems.add(w, "neighbour \"" + s + "\": '" + key + "' needs a value");
-                return null;
-            }
-            String v = t[i++];
-            switch (key) {
-                case "lladdr" -> {
-                    try {
-                        mac = MacAddr.parse(v);
-                    } catch (IllegalArgumentException e) {
-                        problems.add(w, "neighbour \"" + s + "\": " + e.getMessage());
-                        return null;
-                    }
-                }
-                case "dev" -> dev = v;
-                case "nud" -> {
-                    if (!v.equals("permanent")) {
-                        problems.add(w, "neighbour \"" + s + "\": only 'nud permanent' entries can be declared");
-                        return null;
-                    }
-                }
-                default -> {
-                    problems.add(w, "neighbour \"" + s + "\": unknown keyword '" + key + "' (expected lladdr, dev, nud)");
-                    return null;
-                }
-            }
-        }
-        if (mac == null || dev == null) {
-            problems.add(w, "neighbour \"" + s + "\": needs both 'lladdr MAC' and 'dev DEV'");
-            return null;
-        }
-        return new Neigh(ip, mac, dev, w);
     }
 
     private Capture readCapture(String ns, YamlMap.Item it) {

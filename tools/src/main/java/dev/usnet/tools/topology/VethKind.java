@@ -57,7 +57,7 @@ final class VethKind implements LinkKind<Veth> {
                 return null;
             }
         }
-        Link peer = e.file().readLink(p, null);
+        Link peer = LinkSettings.read(p, null);
         if (peer == null) {
             e.file().problems().dropped(peerNs, TopologyFile.rawName(p.node("name")));
             return null;

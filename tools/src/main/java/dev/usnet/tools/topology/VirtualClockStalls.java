@@ -12,7 +12,6 @@ import dev.usnet.tools.topology.TopologySpec.TcpStream;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
