@@ -48,6 +48,12 @@ final class BridgeKind implements LinkKind<BridgeDev> {
     }
 
     /** The bridge alone: its ports join once every device of the namespace exists. */
+    /** Its ports are devices of its namespace. */
+    @Override
+    public void check(Checks c, TopologySpec.Ns ns, BridgeDev b) {
+        TopologyChecks.checkPorts(ns, b, c.byName(), c.problems());
+    }
+
     @Override
     public void create(TopologyBuilder b, String ns, NetStack s, BridgeDev d, long mac) {
         b.made(d.link(), TopologyBuilder.register(s, new Bridge(d.link().name(), mac)));

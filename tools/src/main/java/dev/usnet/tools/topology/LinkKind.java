@@ -18,6 +18,19 @@ public interface LinkKind<D extends DeviceSpec> {
     /** What reading an entry has to hand: its namespace, its mapping, its shared settings, the veth peers seen so far. */
     record Entry(TopologyFile file, String ns, YamlMap m, Link link, Map<String, List<DeviceSpec>> peers) {}
 
+    /**
+     * What checking one device entry against the rest of the file sees: the file's namespaces (names, in order, and
+     * what is said of a missing one, once), the devices of the entry's namespace by name, and what entries claimed
+     * that must be unique across the file.
+     */
+    record Checks(Problems problems, Set<String> nsNames, List<String> nsOrder, Map<String, String> declared,
+                  Map<String, DeviceSpec> byName, Map<String, DeviceSpec> claims) {
+        /** Claims {@code what} (a kernel interface name, a NIC) for {@code d}; the entry that claimed it first, or null. */
+        DeviceSpec claim(String what, DeviceSpec d) {
+            return claims.putIfAbsent(what, d);
+        }
+    }
+
     /** The word after {@code kind:}. */
     String name();
 
@@ -34,6 +47,9 @@ public interface LinkKind<D extends DeviceSpec> {
 
     /** Whether {@code d} is an entry this kind reads. */
     boolean reads(DeviceSpec d);
+
+    /** Checks entry {@code d} of namespace {@code ns} against the rest of the file; problems go to {@code c}. */
+    void check(Checks c, TopologySpec.Ns ns, D d);
 
     /**
      * Makes the device (or, for a pair, both ends) of entry {@code d} in namespace {@code ns}, whose stack is

@@ -55,6 +55,13 @@ public final class LinkKinds {
         return k;
     }
 
+    /** Checks entry {@code d} with the kind that reads it. */
+    @SuppressWarnings("unchecked")
+    static void check(LinkKind.Checks c, TopologySpec.Ns ns, DeviceSpec d) {
+        // of(d) checked that this kind reads d.
+        ((LinkKind<DeviceSpec>) of(d)).check(c, ns, d);
+    }
+
     /** Makes the device of entry {@code d} with the kind that reads it. */
     @SuppressWarnings("unchecked")
     static void create(TopologyBuilder b, String ns, NetStack s, DeviceSpec d, long mac) {

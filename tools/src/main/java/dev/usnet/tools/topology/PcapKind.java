@@ -41,6 +41,15 @@ final class PcapKind implements LinkKind<Pcap> {
         return iface == null ? null : new Pcap(e.link(), iface, promisc == null || promisc);
     }
 
+    /** One pcap device per interface. */
+    @Override
+    public void check(Checks c, TopologySpec.Ns ns, Pcap d) {
+        if (c.claim("pcap " + d.iface(), d) instanceof Pcap first) {
+            c.problems().add(d.link().where().child("interface"), "interface " + d.iface() + " is already pcap device "
+                    + first.link().name() + " (line " + first.link().where().line() + ")");
+        }
+    }
+
     @Override
     public void create(TopologyBuilder b, String ns, NetStack s, Pcap d, long mac) {
         b.made(d.link(), TopologyBuilder.register(s, b.external().pcap(ns, d, mac, s)));

@@ -44,6 +44,12 @@ final class ReplayKind implements LinkKind<Veth> {
         return d != null && r != null ? new Veth(d.link(), d.peerNamespace(), d.peer(), false, r) : d;
     }
 
+    /** As a veth pair's. */
+    @Override
+    public void check(Checks c, TopologySpec.Ns ns, Veth v) {
+        VethKind.checkPeerNamespace(c, v);
+    }
+
     @Override
     public void create(TopologyBuilder b, String ns, NetStack s, Veth v, long mac) {
         VethKind.createPair(b, ns, v);

@@ -85,6 +85,16 @@ final class TapKind implements LinkKind<Tap> {
                 List.copyOf(routes), k.where());
     }
 
+    /** Its kernel name is its own: TAPs are made in usnet's kernel namespace before they move. */
+    @Override
+    public void check(Checks c, TopologySpec.Ns ns, Tap t) {
+        if (c.claim("tap " + t.kernel().ifname(), t) instanceof Tap first) {
+            c.problems().add(t.kernel().where(), "TAP interface name " + t.kernel().ifname() + " is used twice (first at line "
+                    + first.kernel().where().line() + "); TAPs are created in usnet's own kernel namespace"
+                    + " before they move, so their kernel names must differ");
+        }
+    }
+
     @Override
     public void create(TopologyBuilder b, String ns, NetStack s, Tap d, long mac) {
         b.made(d.link(), TopologyBuilder.register(s, b.external().tap(ns, d, mac, s)));

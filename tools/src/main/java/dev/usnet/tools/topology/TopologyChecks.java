@@ -54,8 +54,8 @@ final class TopologyChecks {
                 p.add(k.where(), "kernel namespace " + k.name() + " is listed twice (first at line " + first.where().line() + ")");
             }
         }
-        Map<String, Tap> tapIfnames = new HashMap<>();
-        Map<String, Pcap> pcapIfaces = new HashMap<>();
+        // What device entries claimed across the file (a TAP's kernel name, a pcap port's interface), by what they are.
+        Map<String, DeviceSpec> claims = new HashMap<>();
         Map<String, Capture> captureFiles = new HashMap<>();
         Map<String, Where> logFiles = new HashMap<>();
         Map<String, TcpApp> tcpServers = new HashMap<>();
@@ -84,33 +84,9 @@ final class TopologyChecks {
                     p.add(w, "duplicate device name " + n + " in namespace " + ns.name() + " (" + describe(first) + ")");
                 }
             }
+            LinkKind.Checks checks = new LinkKind.Checks(p, nsNames, nsOrder, declared, byName, claims);
             for (DeviceSpec d : ns.devices()) {
-                switch (d) {
-                    case Veth v when !v.peerSide() -> {
-                        if (!nsNames.contains(v.peerNamespace())) {
-                            p.add(v.peer().where().child("namespace"), "no usnet namespace " + v.peerNamespace()
-                                    + " (declared: " + declared.computeIfAbsent(v.peerNamespace(),
-                                            x -> NearestNames.listing(x, nsOrder)) + ")");
-                        }
-                    }
-                    case BridgeDev b -> checkPorts(ns, b, byName, p);
-                    case Tap t -> {
-                        Tap first = tapIfnames.putIfAbsent(t.kernel().ifname(), t);
-                        if (first != null) {
-                            p.add(t.kernel().where(), "TAP interface name " + t.kernel().ifname() + " is used twice (first at line "
-                                    + first.kernel().where().line() + "); TAPs are created in usnet's own kernel namespace"
-                                    + " before they move, so their kernel names must differ");
-                        }
-                    }
-                    case Pcap c -> {
-                        Pcap first = pcapIfaces.putIfAbsent(c.iface(), c);
-                        if (first != null) {
-                            p.add(c.link().where().child("interface"), "interface " + c.iface() + " is already pcap device "
-                                    + first.link().name() + " (line " + first.link().where().line() + ")");
-                        }
-                    }
-                    default -> { }
-                }
+                LinkKinds.check(checks, ns, d);
             }
             for (Knob k : ns.knobs()) {
                 String dev = knobDevice(k.key());
@@ -321,7 +297,7 @@ final class TopologyChecks {
         }
     }
 
-    private static void checkPorts(Ns ns, BridgeDev b, Map<String, DeviceSpec> byName, Problems p) {
+    static void checkPorts(Ns ns, BridgeDev b, Map<String, DeviceSpec> byName, Problems p) {
         Map<String, Ref> seen = new HashMap<>();
         for (Ref r : b.ports()) {
             DeviceSpec d = byName.get(r.name());

@@ -1,5 +1,6 @@
 package dev.usnet.tools.topology;
 
+import dev.usnet.core.knob.NearestNames;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.ns.NetNamespace;
 import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
@@ -82,6 +83,23 @@ final class VethKind implements LinkKind<Veth> {
     }
 
     /** Both ends, from the declared end's entry; the peer end's own entry makes nothing. */
+    /** The peer's namespace is one of the file's (checked once, at the declared end). */
+    @Override
+    public void check(Checks c, TopologySpec.Ns ns, Veth v) {
+        checkPeerNamespace(c, v);
+    }
+
+    static void checkPeerNamespace(Checks c, Veth v) {
+        if (v.peerSide()) {
+            return;
+        }
+        if (!c.nsNames().contains(v.peerNamespace())) {
+            c.problems().add(v.peer().where().child("namespace"), "no usnet namespace " + v.peerNamespace()
+                    + " (declared: " + c.declared().computeIfAbsent(v.peerNamespace(),
+                            x -> NearestNames.listing(x, c.nsOrder())) + ")");
+        }
+    }
+
     @Override
     public void create(TopologyBuilder b, String ns, NetStack s, Veth v, long mac) {
         createPair(b, ns, v);
