@@ -1,5 +1,7 @@
 package dev.usnet.tools.compare;
 
+import dev.usnet.tools.topology.App;
+import dev.usnet.tools.topology.TcpApp;
 import dev.usnet.tools.results.Results;
 import dev.usnet.tools.results.RunHistograms;
 import dev.usnet.tcp.TcpTrace;
@@ -43,10 +45,10 @@ final class CompareRunner {
          * Per TCP app (by its results name) whose entry has {@code trace:}, its client's congestion window
          * against milliseconds since the client started; the trace itself is not kept.
          */
-        static Map<String, ComparePlots.CwndSeries> cwnd(List<Apps.App> apps, Results results) {
+        static Map<String, ComparePlots.CwndSeries> cwnd(List<App> apps, Results results) {
             Map<String, ComparePlots.CwndSeries> out = new LinkedHashMap<>();
             for (int i = 0; i < apps.size(); i++) {
-                if (apps.get(i) instanceof Apps.TcpApp t && t.trace() != null && t.trace().rows() > 0) {
+                if (apps.get(i) instanceof TcpApp t && t.trace() != null && t.trace().rows() > 0) {
                     String name = (String) results.apps().get(i).get("name");
                     TcpTrace tr = t.trace();
                     double[] ms = new double[tr.rows()];

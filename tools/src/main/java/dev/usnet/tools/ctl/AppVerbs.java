@@ -1,5 +1,6 @@
 package dev.usnet.tools.ctl;
 
+import dev.usnet.tools.topology.App;
 import dev.usnet.tools.UsageException;
 import dev.usnet.tools.topology.Apps;
 import dev.usnet.tools.topology.TopologyException;
@@ -53,7 +54,7 @@ final class AppVerbs {
         String ns = c.stack().name();
         LiveApps live = c.cp().liveApps();
         return c.cp().exclusive(() -> {
-            Apps.App app;
+            App app;
             try {
                 app = Apps.createLive(c.cp().topology(), ns, spec, LIVE_PING_ID + live.size());
                 live.add(app);
@@ -72,12 +73,12 @@ final class AppVerbs {
         LiveApps live = c.cp().liveApps();
         return c.cp().exclusive(() -> {
             List<Map<String, Object>> all = AppsVerbs.listAll(c);
-            List<Apps.App> apps = AppsVerbs.all(c);
+            List<App> apps = AppsVerbs.all(c);
             for (int i = 0; i < all.size(); i++) {
                 if (!all.get(i).get("name").equals(name)) {
                     continue;
                 }
-                Apps.App app = apps.get(i);
+                App app = apps.get(i);
                 if (!live.contains(app)) {
                     throw new CtlException("app " + name + " is the topology file's: it stops with the daemon (app stop"
                             + " stops apps started with app start)");
@@ -94,8 +95,8 @@ final class AppVerbs {
         });
     }
 
-    private static String nameOf(ControlPlane.Call c, Apps.App app) {
-        List<Apps.App> apps = AppsVerbs.all(c);
+    private static String nameOf(ControlPlane.Call c, App app) {
+        List<App> apps = AppsVerbs.all(c);
         List<Map<String, Object>> all = AppsVerbs.listAll(c);
         for (int i = apps.size() - 1; i >= 0; i--) {
             if (apps.get(i) == app) {

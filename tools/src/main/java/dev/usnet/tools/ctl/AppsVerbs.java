@@ -1,6 +1,8 @@
 package dev.usnet.tools.ctl;
 
-import dev.usnet.tcp.app.AppResult;
+import dev.usnet.tools.topology.App;
+import dev.usnet.tools.topology.AppCounters;
+import dev.usnet.tools.topology.AppKind;
 import dev.usnet.tcp.app.Outcome;
 import dev.usnet.tcp.app.Percentiles;
 import dev.usnet.tools.topology.Apps;
@@ -32,48 +34,10 @@ final class AppsVerbs {
         return Reply.of(l, l.isEmpty() ? "no apps" : sb.toString().stripTrailing());
     }
 
-    /** What a running TCP app's ends have received so far: the payload that got through. */
-    static long delivered(Apps.TcpApp t) {
-        return t.client().bytesReceived() + t.server().bytesReceived();
-    }
-
-    /**
-     * A TCP app that has not finished has no result yet (its ends report when they close): what it has moved so
-     * far, and the rate since its client started, instead of its ends' "no result".
-     */
-    private static void running(Map<String, Object> m, Apps.TcpApp t, long bytes, java.util.function.ToLongFunction<String> clock) {
-        long started = t.startNanos();
-        String so = bytes + " bytes received so far (client " + t.client().bytesReceived() + ", server "
-                + t.server().bytesReceived() + ")";
-        if (clock == null || started == 0) {
-            m.put("summary", (started == 0 ? "starting: " : "running: ") + so);
-            return;
-        }
-        double seconds = (clock.applyAsLong(t.namespace()) - started) / 1e9;
-        if (seconds > 0) {
-            double mbit = bytes * 8 / seconds / 1e6;
-            m.put("elapsed_s", Math.round(seconds * 1000) / 1000.0);
-            m.put("mbit_s_so_far", Math.round(mbit * 1000) / 1000.0);
-            m.put("summary", String.format(java.util.Locale.ROOT, "running for %.1f s: %s, %.1f Mbit/s so far", seconds, so, mbit));
-        } else {
-            m.put("summary", "running: " + so);
-        }
-    }
-
-    static String kind(Apps.App a) {
-        return switch (a) {
-            case Apps.Pinger p -> "ping";
-            case Apps.UdpSender u -> "udp-send";
-            case Apps.UdpSink u -> "udp-sink";
-            case Apps.TcpApp t -> t.kind();
-            default -> a.getClass().getSimpleName();
-        };
-    }
-
     /** The file's apps, then those started with {@code app start}, in the order they started. */
-    static List<Apps.App> all(ControlPlane.Call c) {
+    static List<App> all(ControlPlane.Call c) {
         Apps apps = c.cp().host().apps().get();
-        List<Apps.App> l = new ArrayList<>(apps == null ? List.of() : apps.list());
+        List<App> l = new ArrayList<>(apps == null ? List.of() : apps.list());
         l.addAll(c.cp().liveApps().list());
         return l;
     }
@@ -97,22 +61,20 @@ final class AppsVerbs {
     }
 
     /** As {@link #list(Apps, java.util.function.ToLongFunction)} for the apps given, named by their order here. */
-    static List<Map<String, Object>> list(List<Apps.App> apps, java.util.function.ToLongFunction<String> clock) {
+    static List<Map<String, Object>> list(List<App> apps, java.util.function.ToLongFunction<String> clock) {
         List<Map<String, Object>> l = new ArrayList<>();
         Map<String, Integer> index = new HashMap<>();
-        for (Apps.App a : apps) {
-            String kind = kind(a);
+        for (App a : apps) {
+            String kind = a.kind();
             int i = index.merge(a.namespace() + "." + kind, 1, Integer::sum) - 1;
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("name", a.namespace() + "." + kind + "-" + i);
             m.put("ns", a.namespace());
             m.put("kind", kind);
-            // A TCP app is done when both its ends are; a ping, UDP or spawn app once it was started and stopped (app stop).
-            boolean simple = a instanceof Apps.Pinger || a instanceof Apps.UdpSender || a instanceof Apps.UdpSink
-                    || a instanceof Apps.Spawner;
-            boolean done = a instanceof Apps.TcpApp t ? t.isDone() : simple && a.process() != null && !Apps.isRunning(a);
+            // A TCP app is done when both its ends are; any other once it was started and stopped (app stop).
+            boolean done = a.order() == AppKind.Order.CLIENT_SERVER ? !a.isRunning() : a.process() != null && !a.isRunning();
             m.put("status", done ? "done" : "running");
-            if (a instanceof Apps.TcpApp && !done) {
+            if (a.outcomePending()) {
                 // A TCP app's outcome is its ends' results, which come when it finishes.
                 m.put("outcome", "pending");
                 m.put("reason", null);
@@ -121,41 +83,22 @@ final class AppsVerbs {
                 m.put("outcome", o.ok() ? "ok" : "failed");
                 m.put("reason", o.ok() ? null : o.reason());
             }
-            long bytes = 0;
+            a.putLiveFields(m);
+            String to = a.peer();
+            AppCounters c = a.counters();
+            long bytes;
             long ops = 0;
             Percentiles lat = null;
-            String to = "";
-            switch (a) {
-                case Apps.Pinger p -> {
-                    to = p.to();
-                    ops = p.received();
-                    m.put("sent", p.sent());
-                    lat = Percentiles.of(p.histogram());
+            if (c != null) {
+                bytes = c.bytes();
+                ops = c.operations();
+                lat = c.latency();
+                if (c.mbitPerSecond() != null) {
+                    m.put("mbit_s", c.mbitPerSecond());
                 }
-                case Apps.UdpSender u -> {
-                    to = u.to();
-                    ops = u.sent();
-                    bytes = u.sent() * u.size();
-                }
-                case Apps.UdpSink u -> {
-                    to = ":" + u.port();
-                    ops = u.received();
-                    bytes = u.bytes();
-                }
-                case Apps.TcpApp t -> {
-                    to = t.to();
-                    AppResult r = t.client().result();
-                    if (r != null) {
-                        bytes = r.bytes();
-                        ops = r.operations();
-                        lat = r.latency();
-                        m.put("mbit_s", r.mbps());
-                    } else {
-                        bytes = delivered(t);
-                        running(m, t, bytes, clock);
-                    }
-                }
-                default -> { }
+            } else {
+                bytes = a.bytesSoFar();
+                a.putProgress(m, bytes, clock);
             }
             m.put("to", to);
             m.put("bytes", bytes);

@@ -1,5 +1,7 @@
 package dev.usnet.tools.ctl;
 
+import dev.usnet.tools.topology.App;
+import dev.usnet.tools.topology.TcpApp;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.tools.UsageException;
 import dev.usnet.tools.metrics.MetricsServer;
@@ -80,13 +82,13 @@ public final class DaemonControl implements AutoCloseable {
         Apps apps = host.apps().get();
         if (apps != null) {
             List<java.util.Map<String, Object>> names = AppsVerbs.list(apps);
-            List<Apps.App> list = apps.list();
+            List<App> list = apps.list();
             for (int i = 0; i < list.size(); i++) {
-                Apps.App a = list.get(i);
+                App a = list.get(i);
                 String name = (String) names.get(i).get("name");
                 NetStack s = topology.stack(a.namespace());
                 events.app(s, name, "start", null, null);
-                if (a instanceof Apps.TcpApp t) {
+                if (a instanceof TcpApp t) {
                     t.client().completion().whenComplete((r, ex) -> {
                         var o = a.outcome();
                         events.app(s, name, "finish", o.ok() ? "ok" : "failed", o.ok() ? null : o.reason());
@@ -128,10 +130,10 @@ public final class DaemonControl implements AutoCloseable {
      */
     public void appsStopped(Apps apps) {
         List<java.util.Map<String, Object>> names = AppsVerbs.list(apps);
-        List<Apps.App> list = apps.list();
+        List<App> list = apps.list();
         for (int i = 0; i < list.size(); i++) {
-            Apps.App a = list.get(i);
-            if (a instanceof Apps.TcpApp t && t.client().isDone()) {
+            App a = list.get(i);
+            if (a instanceof TcpApp t && t.client().isDone()) {
                 continue;
             }
             var o = a.outcome();

@@ -1,5 +1,6 @@
 package dev.usnet.tools.ctl;
 
+import dev.usnet.tools.topology.App;
 import dev.usnet.tools.topology.Apps;
 import dev.usnet.tools.topology.Topology;
 import java.util.ArrayList;
@@ -11,9 +12,9 @@ import java.util.List;
  * namespaces still exist).
  */
 final class LiveApps {
-    private final List<Apps.App> apps = new ArrayList<>();
+    private final List<App> apps = new ArrayList<>();
 
-    synchronized void add(Apps.App a) {
+    synchronized void add(App a) {
         apps.add(a);
     }
 
@@ -21,17 +22,17 @@ final class LiveApps {
         return apps.size();
     }
 
-    synchronized boolean contains(Apps.App a) {
+    synchronized boolean contains(App a) {
         return apps.contains(a);
     }
 
-    synchronized List<Apps.App> list() {
+    synchronized List<App> list() {
         return List.copyOf(apps);
     }
 
     /** Stops every one still running; what goes wrong is left for the caller to report. */
     void stopAll(Topology t, List<String> errors) {
-        for (Apps.App a : list()) {
+        for (App a : list()) {
             if (Apps.isRunning(a)) {
                 try {
                     Apps.stopLive(t, a);

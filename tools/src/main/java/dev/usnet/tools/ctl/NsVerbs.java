@@ -1,5 +1,6 @@
 package dev.usnet.tools.ctl;
 
+import dev.usnet.tools.topology.App;
 import dev.usnet.core.device.Device;
 import dev.usnet.core.device.Loopback;
 import dev.usnet.core.stack.NetStack;
@@ -79,8 +80,8 @@ final class NsVerbs {
         Apps apps = c.cp().host().apps().get();
         if (apps != null) {
             List<String> using = new ArrayList<>();
-            for (Apps.App app : apps.list()) {
-                if (app.namespace().equals(name) || app instanceof Apps.TcpApp t && t.serverNamespace().equals(name)) {
+            for (App app : apps.list()) {
+                if (app.namespaces().contains(name)) {
                     using.add(app.label());
                 }
             }

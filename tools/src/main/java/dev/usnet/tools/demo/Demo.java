@@ -1,5 +1,10 @@
 package dev.usnet.tools.demo;
 
+import dev.usnet.tools.topology.App;
+import dev.usnet.tools.topology.Pinger;
+import dev.usnet.tools.topology.TcpApp;
+import dev.usnet.tools.topology.UdpSender;
+import dev.usnet.tools.topology.UdpSink;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.LatencyPaths;
 import dev.usnet.tcp.TcpInfo;
@@ -144,19 +149,19 @@ public final class Demo {
     }
 
     /** The apps the report reads, by kind, in file order. */
-    private record AppsByKind(List<Apps.Pinger> pings, List<Apps.UdpSender> senders, List<Apps.UdpSink> sinks,
-                              List<Apps.TcpApp> tcp) {
+    private record AppsByKind(List<Pinger> pings, List<UdpSender> senders, List<UdpSink> sinks,
+                              List<TcpApp> tcp) {
         static AppsByKind of(Apps apps) {
-            List<Apps.Pinger> p = new ArrayList<>();
-            List<Apps.UdpSender> s = new ArrayList<>();
-            List<Apps.UdpSink> k = new ArrayList<>();
-            List<Apps.TcpApp> t = new ArrayList<>();
-            for (Apps.App a : apps.list()) {
+            List<Pinger> p = new ArrayList<>();
+            List<UdpSender> s = new ArrayList<>();
+            List<UdpSink> k = new ArrayList<>();
+            List<TcpApp> t = new ArrayList<>();
+            for (App a : apps.list()) {
                 switch (a) {
-                    case Apps.Pinger x -> p.add(x);
-                    case Apps.UdpSender x -> s.add(x);
-                    case Apps.UdpSink x -> k.add(x);
-                    case Apps.TcpApp x -> t.add(x);
+                    case Pinger x -> p.add(x);
+                    case UdpSender x -> s.add(x);
+                    case UdpSink x -> k.add(x);
+                    case TcpApp x -> t.add(x);
                     default -> { }
                 }
             }
@@ -174,8 +179,8 @@ public final class Demo {
         Files.createDirectories(o.out());
         try (Session s = open(spec, o)) {
             AppsByKind apps = AppsByKind.of(s.apps());
-            List<Apps.UdpSink> sinkOf = new ArrayList<>();
-            for (Apps.UdpSender u : apps.senders()) {
+            List<UdpSink> sinkOf = new ArrayList<>();
+            for (UdpSender u : apps.senders()) {
                 sinkOf.add(sinkFor(spec, u, apps.sinks()));
             }
             // Warm-up (JIT, ARP) is excluded: everything measured is taken as a difference from its end.
@@ -188,7 +193,7 @@ public final class Demo {
                 s.advance(20_000_000L);
             }
             Snapshot start = snapshot(spec, topo, apps, sinkOf);
-            for (Apps.Pinger ping : apps.pings()) {
+            for (Pinger ping : apps.pings()) {
                 topo.onLoop(ping.namespace(), () -> {
                     ping.openWindow();
                     return null;
@@ -196,7 +201,7 @@ public final class Demo {
             }
             s.advance(Math.round(o.seconds() * 1e9));
             Snapshot end = snapshot(spec, topo, apps, sinkOf);
-            for (Apps.Pinger ping : apps.pings()) {
+            for (Pinger ping : apps.pings()) {
                 topo.onLoop(ping.namespace(), () -> {
                     ping.closeWindow();
                     return null;
@@ -204,7 +209,7 @@ public final class Demo {
             }
             List<TcpReport> tcp = new ArrayList<>();
             for (int i = 0; i < apps.tcp().size(); i++) {
-                Apps.TcpApp t = apps.tcp().get(i);
+                TcpApp t = apps.tcp().get(i);
                 TcpInfo info = topo.onLoop(t.namespace(), () -> {
                     TcpSock sock = t.client().socket();
                     return sock == null ? null : sock.info();
@@ -226,7 +231,7 @@ public final class Demo {
         }
     }
 
-    private static Snapshot snapshot(TopologySpec spec, Topology topo, AppsByKind apps, List<Apps.UdpSink> sinkOf) {
+    private static Snapshot snapshot(TopologySpec spec, Topology topo, AppsByKind apps, List<UdpSink> sinkOf) {
         Map<String, PathReport> paths = new LinkedHashMap<>();
         for (NetNamespace ns : topo.namespaces()) {
             NetStack st = ns.stack();
@@ -243,12 +248,12 @@ public final class Demo {
         for (int i = 0; i < nu; i++) {
             us[i] = apps.senders().get(i).sent();
             sk[i] = apps.senders().get(i).skipped();
-            Apps.UdpSink sink = sinkOf.get(i);
+            UdpSink sink = sinkOf.get(i);
             ur[i] = sink == null ? 0 : topo.onLoop(sink.namespace(), sink::received);
         }
         long[] tr = new long[apps.tcp().size()];
         for (int i = 0; i < tr.length; i++) {
-            Apps.TcpApp t = apps.tcp().get(i);
+            TcpApp t = apps.tcp().get(i);
             tr[i] = topo.onLoop(t.serverNamespace(), () -> t.server().bytesReceived());
         }
         return new Snapshot(paths, us, sk, ur, tr);
@@ -273,7 +278,7 @@ public final class Demo {
     /** The requests sent in the measured window and the replies to them (whenever they came). */
     private static List<PingReport> pings(TopologySpec spec, Topology topo, AppsByKind apps) {
         List<PingReport> out = new ArrayList<>();
-        for (Apps.Pinger a : apps.pings()) {
+        for (Pinger a : apps.pings()) {
             int to = dev.usnet.core.wire.Ipv4Addr.parse(a.to());
             out.add(topo.onLoop(a.namespace(), () -> new PingReport(name("", spec, a.namespace(), to).trim(),
                     a.windowSent(), a.windowReceived(), a.windowRtt())));
@@ -284,7 +289,7 @@ public final class Demo {
     private static List<UdpReport> udp(TopologySpec spec, AppsByKind apps, Snapshot start, Snapshot end) {
         List<UdpReport> out = new ArrayList<>();
         for (int i = 0; i < apps.senders().size(); i++) {
-            Apps.UdpSender u = apps.senders().get(i);
+            UdpSender u = apps.senders().get(i);
             out.add(new UdpReport(name("UDP", spec, u.namespace(), address(u)), end.udpSent()[i] - start.udpSent()[i],
                     end.udpReceived()[i] - start.udpReceived()[i], end.udpSkipped()[i] - start.udpSkipped()[i], u.size()));
         }
@@ -296,20 +301,20 @@ public final class Demo {
         return kind + " " + from + "->" + Via.owner(spec, to) + " via " + Via.path(spec, from, to);
     }
 
-    private static int address(Apps.UdpSender u) {
+    private static int address(UdpSender u) {
         String t = u.to();
         return dev.usnet.core.wire.Ipv4Addr.parse(t.substring(0, t.lastIndexOf(':')));
     }
 
-    private static int port(Apps.UdpSender u) {
+    private static int port(UdpSender u) {
         String t = u.to();
         return Integer.parseInt(t.substring(t.lastIndexOf(':') + 1));
     }
 
     /** The sink on the sender's port in the namespace that holds its destination, or null. */
-    private static Apps.UdpSink sinkFor(TopologySpec spec, Apps.UdpSender u, List<Apps.UdpSink> sinks) {
+    private static UdpSink sinkFor(TopologySpec spec, UdpSender u, List<UdpSink> sinks) {
         String owner = Via.owner(spec, address(u));
-        for (Apps.UdpSink k : sinks) {
+        for (UdpSink k : sinks) {
             if (k.namespace().equals(owner) && k.port() == port(u)) {
                 return k;
             }
@@ -318,7 +323,7 @@ public final class Demo {
     }
 
     /** The spec entry of a TCP app: the n-th TCP entry of its namespace, as Apps made them in file order. */
-    private static TopologySpec.TcpApp tcpSpec(TopologySpec spec, Apps.TcpApp t) {
+    private static TopologySpec.TcpApp tcpSpec(TopologySpec spec, TcpApp t) {
         for (TopologySpec.App a : spec.namespace(t.namespace()).apps()) {
             if (a instanceof TopologySpec.TcpApp x && spec.serverAddress(t.namespace(), x) != null
                     && (dev.usnet.core.wire.Ipv4Addr.format(spec.serverAddress(t.namespace(), x)) + ":" + x.common().port())

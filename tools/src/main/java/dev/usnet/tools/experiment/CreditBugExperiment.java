@@ -1,5 +1,7 @@
 package dev.usnet.tools.experiment;
 
+import dev.usnet.tools.topology.App;
+import dev.usnet.tools.topology.TcpApp;
 import dev.usnet.core.netem.NetemParams;
 import dev.usnet.tcp.TcpTrace;
 import dev.usnet.tcp.app.AppResult;
@@ -254,9 +256,9 @@ public final class CreditBugExperiment {
         } catch (TopologyException e) {
             throw new IllegalArgumentException("preset " + k.label() + ": " + e.getMessage(), e);
         }
-        Apps.TcpApp app = null;
-        for (Apps.App a : run.apps()) {
-            if (a instanceof Apps.TcpApp ta && ta.kind().equals("burst")) {
+        TcpApp app = null;
+        for (App a : run.apps()) {
+            if (a instanceof TcpApp ta && ta.kind().equals("burst")) {
                 app = ta;
             }
         }

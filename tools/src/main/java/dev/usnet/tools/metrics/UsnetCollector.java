@@ -1,5 +1,8 @@
 package dev.usnet.tools.metrics;
 
+import dev.usnet.tools.topology.App;
+import dev.usnet.tools.topology.AppCounters;
+import dev.usnet.tools.topology.AppKind;
 import dev.usnet.core.bridge.Bridge;
 import dev.usnet.core.device.Device;
 import dev.usnet.core.neigh.NudState;
@@ -9,7 +12,6 @@ import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.stats.LatencyPaths;
 import dev.usnet.core.stats.Mib;
 import dev.usnet.ns.NetNamespace;
-import dev.usnet.tcp.app.AppResult;
 import dev.usnet.tools.topology.Apps;
 import dev.usnet.tools.topology.Topology;
 import io.prometheus.metrics.model.registry.MultiCollector;
@@ -26,7 +28,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
@@ -251,45 +252,23 @@ public final class UsnetCollector implements MultiCollector {
         GaugeSnapshot.Builder tput = GaugeSnapshot.builder().name("usnet_app_throughput_bytes_per_second")
                 .help("A finished TCP app's throughput (its client's bytes over its duration).");
         Map<String, Integer> index = new HashMap<>();
-        for (Apps.App a : apps.list()) {
-            String kind = switch (a) {
-                case Apps.Pinger p -> "ping";
-                case Apps.UdpSender u -> "udp-send";
-                case Apps.UdpSink u -> "udp-sink";
-                case Apps.TcpApp t -> t.kind();
-                default -> a.getClass().getSimpleName().toLowerCase(Locale.ROOT);
-            };
+        for (App a : apps.list()) {
+            String kind = a.kind();
             int i = index.merge(a.namespace() + "." + kind, 1, Integer::sum) - 1;
             Labels l = Labels.of("app", a.namespace() + "." + kind + "-" + i, "namespace", a.namespace(), "kind", kind);
-            long b = 0;
-            long n = 0;
-            boolean finished = false;
-            switch (a) {
-                case Apps.Pinger p -> n = p.received();
-                case Apps.UdpSender u -> {
-                    n = u.sent();
-                    b = u.sent() * u.size();
-                }
-                case Apps.UdpSink u -> {
-                    n = u.received();
-                    b = u.bytes();
-                }
-                case Apps.TcpApp t -> {
-                    AppResult r = t.client().result();
-                    finished = t.isDone();
-                    b = t.client().bytesReceived() + t.server().bytesReceived();
-                    if (r != null) {
-                        n = r.operations();
-                        tput.dataPoint(gauge(r.mbps() * 1e6 / 8, l));
-                    }
-                    done.dataPoint(gauge(finished ? 1 : 0, l));
-                }
-                default -> { }
+            AppCounters c = a.counters();
+            long b = a.bytesSoFar();
+            long n = c == null ? 0 : c.operations();
+            if (c != null && c.mbitPerSecond() != null) {
+                tput.dataPoint(gauge(c.mbitPerSecond() * 1e6 / 8, l));
+            }
+            if (a.order() == AppKind.Order.CLIENT_SERVER) {
+                done.dataPoint(gauge(a.isRunning() ? 0 : 1, l));
             }
             bytes.dataPoint(counter(b, l));
             ops.dataPoint(counter(n, l));
             // A state set: ok, failed, or pending (a TCP app whose ends have no result yet).
-            String state = a instanceof Apps.TcpApp && !finished ? "pending" : a.outcome().ok() ? "ok" : "failed";
+            String state = a.outcomePending() ? "pending" : a.outcome().ok() ? "ok" : "failed";
             for (String st : new String[] {"ok", "failed", "pending"}) {
                 outcome.dataPoint(gauge(st.equals(state) ? 1 : 0, l.add("outcome", st)));
             }

@@ -1,5 +1,8 @@
 package dev.usnet.tools.results;
 
+import dev.usnet.tools.topology.App;
+import dev.usnet.tools.topology.AppCounters;
+import dev.usnet.tools.topology.ResultValues;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -7,14 +10,12 @@ import dev.usnet.core.device.Device;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.DeviceStats;
 import dev.usnet.core.stats.LatencyPaths;
-import dev.usnet.tcp.app.AppResult;
 import dev.usnet.tcp.app.Outcome;
 import dev.usnet.tcp.app.Percentiles;
 import dev.usnet.tools.topology.Apps;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
-import java.math.RoundingMode;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -78,7 +79,7 @@ public record Results(String topology, String clock, long seed, double durationS
      * namespace its MIB, drop and copy-on-write counters, per device its {@code ip -s link} counters, per app what it
      * has moved so far.
      */
-    public static Map<String, Object> snapshot(double seconds, List<NetStack> stacks, List<Apps.App> apps) {
+    public static Map<String, Object> snapshot(double seconds, List<NetStack> stacks, List<App> apps) {
         Map<String, Object> snap = new LinkedHashMap<>();
         snap.put("t_s", fixed(seconds));
         List<Map<String, Object>> nss = new ArrayList<>();
@@ -103,13 +104,14 @@ public record Results(String topology, String clock, long seed, double durationS
         snap.put("devices", devs);
         List<Map<String, Object>> as = new ArrayList<>();
         Map<String, Integer> index = new HashMap<>();
-        for (Apps.App a : apps) {
+        for (App a : apps) {
             Map<String, Object> full = app(a, index);
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("name", full.get("name"));
             long bytes = (Long) full.get("bytes");
-            if (a instanceof Apps.TcpApp t && t.client().result() == null) {
-                bytes = t.client().bytesReceived() + t.server().bytesReceived();
+            if (a.counters() == null) {
+                // No result yet (a TCP app still running): what its ends received so far.
+                bytes = a.bytesSoFar();
             }
             m.put("bytes", bytes);
             m.put("ops", full.get("ops"));
@@ -148,14 +150,14 @@ public record Results(String topology, String clock, long seed, double durationS
      * The results of apps that have stopped and of namespaces still alive. Apps are named
      * {@code <ns>.<kind>-<i>}, i counting that namespace's apps of that kind from 0 in file order.
      */
-    public static Results collect(String topology, String clock, long seed, double durationSeconds, List<Apps.App> apps,
+    public static Results collect(String topology, String clock, long seed, double durationSeconds, List<App> apps,
                                   List<NetStack> stacks, Map<String, Object> measured) {
         return collect(topology, clock, seed, durationSeconds, Map.of(), apps, stacks, measured);
     }
 
     /** As above, for a topology run with {@code params} (its parameters' values, in declaration order). */
     public static Results collect(String topology, String clock, long seed, double durationSeconds, Map<String, String> params,
-                                  List<Apps.App> apps, List<NetStack> stacks, Map<String, Object> measured) {
+                                  List<App> apps, List<NetStack> stacks, Map<String, Object> measured) {
         Map<String, Map<String, String>> knobs = new LinkedHashMap<>();
         List<Map<String, Object>> nss = new ArrayList<>();
         List<Map<String, Object>> paths = new ArrayList<>();
@@ -202,13 +204,13 @@ public record Results(String topology, String clock, long seed, double durationS
         }
         List<Map<String, Object>> as = new ArrayList<>();
         Map<String, Integer> index = new HashMap<>();
-        for (Apps.App a : apps) {
+        for (App a : apps) {
             as.add(app(a, index));
         }
         return new Results(topology, clock, seed, durationSeconds, knobs, as, nss, paths, devs, measured, params);
     }
 
-    private static Map<String, Object> app(Apps.App a, Map<String, Integer> index) {
+    private static Map<String, Object> app(App a, Map<String, Integer> index) {
         String kind = a.kind();
         int i = index.merge(a.namespace() + "." + kind, 1, Integer::sum) - 1;
         Map<String, Object> m = new LinkedHashMap<>();
@@ -216,56 +218,14 @@ public record Results(String topology, String clock, long seed, double durationS
         m.put("ns", a.namespace());
         m.put("kind", kind);
         Outcome o = a.outcome();
-        long bytes = 0;
-        double mbps = 0;
-        long ops = 0;
-        Percentiles lat = null;
-        long retrans = 0;
-        long rtos = 0;
-        String to = "";
-        switch (a) {
-            case Apps.Pinger p -> {
-                to = p.to();
-                ops = p.received();
-                lat = Percentiles.of(p.histogram());
-            }
-            case Apps.UdpSender u -> {
-                to = u.to();
-                ops = u.sent();
-                bytes = u.sent() * u.size();
-            }
-            case Apps.UdpSink u -> {
-                to = ":" + u.port();
-                ops = u.received();
-                bytes = u.bytes();
-            }
-            case Apps.Spawner sp -> ops = sp.spawned();
-            case dev.usnet.tools.topology.MpiApp mpi -> {
-                to = mpi.hostsText();
-                dev.usnet.tcp.app.MpiResult r = mpi.result();
-                if (r != null) {
-                    bytes = r.bytesSent();
-                    mbps = r.mbPerSecond() * 8;
-                    ops = r.histogram().getTotalCount();
-                    lat = r.iteration();
-                    retrans = r.retransmits();
-                    rtos = r.timeouts();
-                }
-            }
-            case Apps.TcpApp t -> {
-                to = t.to();
-                AppResult r = t.client().result();
-                if (r != null) {
-                    bytes = r.bytes();
-                    mbps = r.mbps();
-                    ops = r.operations();
-                    lat = r.latency();
-                    retrans = r.retransmits();
-                    rtos = r.timeouts();
-                }
-            }
-            default -> { }
-        }
+        String to = a.peer();
+        AppCounters c = a.counters();
+        long bytes = c == null ? 0 : c.bytes();
+        double mbps = c == null || c.mbitPerSecond() == null ? 0 : c.mbitPerSecond();
+        long ops = c == null ? 0 : c.operations();
+        Percentiles lat = c == null ? null : c.latency();
+        long retrans = c == null ? 0 : c.retransmits();
+        long rtos = c == null ? 0 : c.timeouts();
         m.put("to", to);
         m.put("outcome", o.ok() ? "ok" : "failed");
         if (!o.ok()) {
@@ -277,36 +237,9 @@ public record Results(String topology, String clock, long seed, double durationS
         putPercentiles(m, lat);
         m.put("retrans", retrans);
         m.put("rtos", rtos);
-        m.put("pids", pids(a.process()));
-        if (a instanceof Apps.TcpApp t) {
-            m.put("server_pids", pids(t.serverProcess()));
-        }
-        if (a instanceof dev.usnet.tools.topology.MpiApp mpi) {
-            MpiFields.put(m, mpi);
-        }
-        if (a instanceof Apps.Spawner sp) {
-            m.put("reaped", sp.reaped());
-            m.put("fork_errors", sp.forkErrors());
-            m.put("last_child_pids", pids(sp.lastChildPids()));
-        }
+        m.put("pids", ResultValues.pids(a.process()));
+        a.putResultFields(m);
         return m;
-    }
-
-    /** A process's numbers, one object per level from the initial pid namespace down; empty when it never ran. */
-    private static List<Map<String, Object>> pids(dev.usnet.ns.pid.Task t) {
-        return t == null ? List.of() : pids(t.pids());
-    }
-
-    private static List<Map<String, Object>> pids(List<dev.usnet.ns.pid.Upid> numbers) {
-        List<Map<String, Object>> l = new ArrayList<>();
-        for (dev.usnet.ns.pid.Upid u : numbers) {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("level", u.ns().level());
-            m.put("ns", u.ns().name());
-            m.put("pid", u.nr());
-            l.add(m);
-        }
-        return l;
     }
 
     private static void putPercentiles(Map<String, Object> m, Percentiles p) {
@@ -318,7 +251,7 @@ public record Results(String topology, String clock, long seed, double durationS
 
     /** Three decimals, always: the same number is always the same text. */
     static BigDecimal fixed(double v) {
-        return Double.isFinite(v) ? BigDecimal.valueOf(v).setScale(3, RoundingMode.HALF_EVEN) : BigDecimal.ZERO.setScale(3);
+        return ResultValues.fixed(v);
     }
 
     /** The whole document, keys in schema order; {@code measured} last. */

@@ -1,9 +1,8 @@
 package dev.usnet.tools.results;
 
+import dev.usnet.tools.topology.App;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.LatencyPaths;
-import dev.usnet.tcp.app.AppResult;
-import dev.usnet.tools.topology.Apps;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -70,17 +69,10 @@ public record RunHistograms(Map<String, Histogram> apps, Map<String, Histogram> 
      * Copies of the histograms of {@code apps} (which have stopped) and of every path of {@code stacks} (taken
      * when first read), named as {@code results} (collected from the same apps and stacks) names them.
      */
-    public static RunHistograms collect(Results results, List<Apps.App> apps, List<NetStack> stacks) {
+    public static RunHistograms collect(Results results, List<App> apps, List<NetStack> stacks) {
         Map<String, Histogram> as = new LinkedHashMap<>();
         for (int i = 0; i < apps.size(); i++) {
-            Histogram h = switch (apps.get(i)) {
-                case Apps.Pinger p -> p.histogram();
-                case Apps.TcpApp t -> {
-                    AppResult r = t.client().result();
-                    yield r == null ? null : r.histogram();
-                }
-                default -> null;
-            };
+            Histogram h = apps.get(i).histogram();
             if (h != null) {
                 as.put((String) results.apps().get(i).get("name"), h.copy());
             }

@@ -104,7 +104,7 @@ public final class Daemon implements AutoCloseable {
         }
     }
 
-    /** One app's outcome, under the app's {@link Apps.App#label()}. */
+    /** One app's outcome, under the app's {@link App#label()}. */
     public record AppOutcome(String app, Outcome outcome) {}
 
     /**
@@ -627,7 +627,7 @@ public final class Daemon implements AutoCloseable {
             List<String> appLines = new ArrayList<>();
             List<AppOutcome> outcomes = new ArrayList<>();
             if (apps != null) {
-                for (Apps.App a : apps.list()) {
+                for (App a : apps.list()) {
                     appLines.addAll(a.summaryLines());
                     outcomes.add(new AppOutcome(a.label(), a.outcome()));
                 }

@@ -140,14 +140,7 @@ public record Expectation(String kind, String selector, String field, String op,
         for (var ns : spec.namespaces()) {
             Map<String, Integer> i = new HashMap<>();
             for (var a : ns.apps()) {
-                String kind = switch (a) {
-                    case TopologySpec.Ping p -> "ping";
-                    case TopologySpec.UdpSend u -> "udp-send";
-                    case TopologySpec.UdpSink u -> "udp-sink";
-                    case TopologySpec.TcpApp t -> t.kind();
-                    case TopologySpec.Spawn sp -> "spawn";
-                    case TopologySpec.Mpi mpi -> "mpi";
-                };
+                String kind = a.kind();
                 l.add(ns.name() + "." + kind + "-" + (i.merge(kind, 1, Integer::sum) - 1));
             }
         }

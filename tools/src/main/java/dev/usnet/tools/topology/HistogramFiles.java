@@ -41,8 +41,8 @@ final class HistogramFiles {
     synchronized List<Path> write(List<NetStack> stacks, Apps apps) {
         List<Path> written = new ArrayList<>();
         if (apps != null) {
-            for (Apps.App a : apps.list()) {
-                if (a instanceof Apps.TcpApp) {
+            for (App a : apps.list()) {
+                if (a.histogramAlways()) {
                     Histogram h = a.histogram();
                     if (h != null) {
                         written.add(writeHgrm(a.histogramName(), h));
@@ -62,8 +62,8 @@ final class HistogramFiles {
                 written.add(writeHgrm(ns.name() + "." + p.name().replace("->", "-to-"), p.snapshot()));
             }
             if (apps != null) {
-                for (Apps.App a : apps.list()) {
-                    if (!(a instanceof Apps.TcpApp) && a.namespace().equals(ns.name()) && a.histogram() != null) {
+                for (App a : apps.list()) {
+                    if (!a.histogramAlways() && a.namespace().equals(ns.name()) && a.histogram() != null) {
                         written.add(writeHgrm(a.histogramName(), a.histogram()));
                     }
                 }

@@ -1,5 +1,6 @@
 package dev.usnet.tools.topology;
 
+import java.util.Map;
 import dev.usnet.core.netem.NetemParams;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.tcp.app.MpiCgGrid;
@@ -16,11 +17,11 @@ import java.util.regex.Pattern;
 import org.snakeyaml.engine.v2.nodes.ScalarNode;
 
 /**
- * The {@code mpi} app kind: its keys, reader and checks (on the file) and the running job (an {@link Apps.App}
+ * The {@code mpi} app kind: its keys, reader and checks (on the file) and the running job (an {@link App}
  * over {@link MpiJob}). The entry sits under the namespace that launches it, as mpirun runs on one machine, and
  * names the hosts the ranks run on (docs/topology.md, "MPI jobs").
  */
-public final class MpiApp extends Apps.App {
+public final class MpiApp extends App {
     static final Set<String> KEYS = Set.of("kind", "hosts", "ranks_per_host", "placement", "port", "pattern", "size",
             "iterations", "compute", "local", "congestion", "send_buffer", "receive_buffer");
     /** NAS CG class B on 8 x 16 ranks moves 23.4 MB per iteration: 43 iterations are about 1 GB (docs/topology.md). */
@@ -279,6 +280,24 @@ public final class MpiApp extends Apps.App {
     public Outcome outcome() {
         MpiResult r = result();
         return r == null ? Outcome.failed("the job never started") : r.outcome();
+    }
+
+    @Override
+    public String peer() {
+        return hostsText();
+    }
+
+    /** The job's bytes, bandwidth, iterations and their times, and its TCP losses; null before it has a result. */
+    @Override
+    public AppCounters counters() {
+        MpiResult r = result();
+        return r == null ? null : new AppCounters(r.bytesSent(), r.mbPerSecond() * 8, r.histogram().getTotalCount(),
+                r.iteration(), r.retransmits(), r.timeouts());
+    }
+
+    @Override
+    public void putResultFields(Map<String, Object> m) {
+        MpiFields.put(m, this);
     }
 
     @Override

@@ -57,9 +57,9 @@ final class RunResults {
     static Map<String, Object> appCpuNanos(Apps apps, Results r) {
         Map<String, Object> cpu = new LinkedHashMap<>();
         // One copy of the list: Apps.list() copies it, and per index that was quadratic in the apps.
-        List<Apps.App> list = apps.list();
+        List<App> list = apps.list();
         for (int i = 0; i < list.size(); i++) {
-            if (list.get(i) instanceof Apps.TcpApp a && a.client().result() != null) {
+            if (list.get(i) instanceof TcpApp a && a.client().result() != null) {
                 cpu.put((String) r.apps().get(i).get("name"), a.client().result().cpuNanos());
             }
         }
@@ -72,9 +72,9 @@ final class RunResults {
      */
     static Map<String, Object> spawnNanos(Apps apps, Results r) {
         Map<String, Object> ns = new LinkedHashMap<>();
-        List<Apps.App> list = apps.list();
+        List<App> list = apps.list();
         for (int i = 0; i < list.size(); i++) {
-            if (list.get(i) instanceof Apps.Spawner sp) {
+            if (list.get(i) instanceof Spawner sp) {
                 ns.put((String) r.apps().get(i).get("name"), sp.nanosPerChild());
             }
         }

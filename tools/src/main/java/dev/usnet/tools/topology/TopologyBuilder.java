@@ -18,14 +18,12 @@ import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
 import dev.usnet.tools.topology.TopologySpec.KernelNs;
 import dev.usnet.tools.topology.TopologySpec.Knob;
 import dev.usnet.tools.topology.TopologySpec.Link;
-import dev.usnet.tools.topology.TopologySpec.Loopback;
 import dev.usnet.tools.topology.TopologySpec.Neigh;
 import dev.usnet.tools.topology.TopologySpec.Ns;
 import dev.usnet.tools.topology.TopologySpec.Pcap;
 import dev.usnet.tools.topology.TopologySpec.Ref;
 import dev.usnet.tools.topology.TopologySpec.Tap;
 import dev.usnet.tools.topology.TopologySpec.Text;
-import dev.usnet.tools.topology.TopologySpec.Veth;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -151,7 +149,36 @@ public final class TopologyBuilder {
         }
     }
 
+    /** The namespace registry and the makers of TAP and pcap devices, while {@link #build} runs. */
+    private NamespaceRegistry reg;
+    private ExternalDevices ext;
+
+    /** The namespace named {@code name} being built, or null. */
+    NetNamespace namespace(String name) {
+        return nss.get(name);
+    }
+
+    NamespaceRegistry registry() {
+        return reg;
+    }
+
+    ExternalDevices external() {
+        return ext;
+    }
+
+    /** The device made for the entry (or peer end) {@code l}. */
+    void made(Link l, Device d) {
+        made.put(l, d);
+    }
+
+    /** Whether the entry at {@code w} has a problem already (a device named twice is not made twice). */
+    boolean hasErrorAt(Where w) {
+        return problems.hasErrorAt(w);
+    }
+
     private void build(NamespaceRegistry reg, ExternalDevices ext) {
+        this.reg = reg;
+        this.ext = ext;
         for (Ns ns : spec.namespaces()) {
             nss.put(ns.name(), reg.create(ns.name()));
         }
@@ -166,22 +193,7 @@ public final class TopologyBuilder {
                     continue;
                 }
                 try {
-                    switch (d) {
-                        case Veth v when !v.peerSide() -> {
-                            NetNamespace peerNs = nss.get(v.peerNamespace());
-                            if (peerNs == null || problems.hasErrorAt(v.peer().where().child("name"))) {
-                                continue;
-                            }
-                            var ends = reg.createVeth(nss.get(ns.name()), l.name(), peerNs, v.peer().name());
-                            made.put(l, ends[0]);
-                            made.put(v.peer(), ends[1]);
-                        }
-                        case Veth v -> { }
-                        case BridgeDev br -> made.put(l, register(s, new Bridge(l.name(), mac)));
-                        case Tap t -> made.put(l, register(s, ext.tap(ns.name(), t, mac, s)));
-                        case Pcap p -> made.put(l, register(s, ext.pcap(ns.name(), p, mac, s)));
-                        case Loopback lo -> made.put(l, s.loopback());
-                    }
+                    LinkKinds.create(this, ns.name(), s, d, mac);
                 } catch (RuntimeException e) {
                     problems.add(l.where(), d.kind() + " " + l.name() + ": " + e.getMessage());
                 }
@@ -392,7 +404,7 @@ public final class TopologyBuilder {
         return true;
     }
 
-    private static Device register(NetStack s, Device d) {
+    static Device register(NetStack s, Device d) {
         s.register(d);
         return d;
     }

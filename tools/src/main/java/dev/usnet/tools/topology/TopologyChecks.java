@@ -54,8 +54,8 @@ final class TopologyChecks {
                 p.add(k.where(), "kernel namespace " + k.name() + " is listed twice (first at line " + first.where().line() + ")");
             }
         }
-        Map<String, Tap> tapIfnames = new HashMap<>();
-        Map<String, Pcap> pcapIfaces = new HashMap<>();
+        // What device entries claimed across the file (a TAP's kernel name, a pcap port's interface), by what they are.
+        Map<String, DeviceSpec> claims = new HashMap<>();
         Map<String, Capture> captureFiles = new HashMap<>();
         Map<String, Where> logFiles = new HashMap<>();
         Map<String, TcpApp> tcpServers = new HashMap<>();
@@ -84,33 +84,9 @@ final class TopologyChecks {
                     p.add(w, "duplicate device name " + n + " in namespace " + ns.name() + " (" + describe(first) + ")");
                 }
             }
+            LinkKind.Checks checks = new LinkKind.Checks(p, nsNames, nsOrder, declared, byName, claims);
             for (DeviceSpec d : ns.devices()) {
-                switch (d) {
-                    case Veth v when !v.peerSide() -> {
-                        if (!nsNames.contains(v.peerNamespace())) {
-                            p.add(v.peer().where().child("namespace"), "no usnet namespace " + v.peerNamespace()
-                                    + " (declared: " + declared.computeIfAbsent(v.peerNamespace(),
-                                            x -> NearestNames.listing(x, nsOrder)) + ")");
-                        }
-                    }
-                    case BridgeDev b -> checkPorts(ns, b, byName, p);
-                    case Tap t -> {
-                        Tap first = tapIfnames.putIfAbsent(t.kernel().ifname(), t);
-                        if (first != null) {
-                            p.add(t.kernel().where(), "TAP interface name " + t.kernel().ifname() + " is used twice (first at line "
-                                    + first.kernel().where().line() + "); TAPs are created in usnet's own kernel namespace"
-                                    + " before they move, so their kernel names must differ");
-                        }
-                    }
-                    case Pcap c -> {
-                        Pcap first = pcapIfaces.putIfAbsent(c.iface(), c);
-                        if (first != null) {
-                            p.add(c.link().where().child("interface"), "interface " + c.iface() + " is already pcap device "
-                                    + first.link().name() + " (line " + first.link().where().line() + ")");
-                        }
-                    }
-                    default -> { }
-                }
+                LinkKinds.check(checks, ns, d);
             }
             for (Knob k : ns.knobs()) {
                 String dev = knobDevice(k.key());
@@ -137,7 +113,7 @@ final class TopologyChecks {
                             + first.where().line());
                 }
             }
-            Map<Integer, App> sinks = new HashMap<>();
+            Map<Integer, App> boundUdpPorts = new HashMap<>();
             for (App a : ns.apps()) {
                 if (a instanceof TopologySpec.Mpi mpi) {
                     MpiApp.check(spec, mpi, p);
@@ -162,11 +138,12 @@ final class TopologyChecks {
                         }
                     }
                 }
-                if (a instanceof UdpSink s) {
-                    App first = sinks.putIfAbsent(s.port(), s);
+                if (a.udpPort() != 0) {
+                    App first = boundUdpPorts.putIfAbsent(a.udpPort(), a);
                     if (first != null) {
-                        p.add(s.where().child("port"), "UDP port " + s.port() + " already has a sink in namespace " + ns.name()
-                                + " (line " + first.where().line() + ")");
+                        p.add(a.where().child("port"), "UDP port " + a.udpPort() + " already has "
+                                + (first instanceof UdpSink ? "a sink" : "a " + first.kind() + " app") + " in namespace "
+                                + ns.name() + " (line " + first.where().line() + ")");
                     }
                 }
             }
@@ -320,7 +297,7 @@ final class TopologyChecks {
         }
     }
 
-    private static void checkPorts(Ns ns, BridgeDev b, Map<String, DeviceSpec> byName, Problems p) {
+    static void checkPorts(Ns ns, BridgeDev b, Map<String, DeviceSpec> byName, Problems p) {
         Map<String, Ref> seen = new HashMap<>();
         for (Ref r : b.ports()) {
             DeviceSpec d = byName.get(r.name());

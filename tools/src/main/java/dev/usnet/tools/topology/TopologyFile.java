@@ -11,20 +11,12 @@ import dev.usnet.tools.topology.TopologySpec.BridgeDev;
 import dev.usnet.tools.topology.TopologySpec.Capture;
 import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
 import dev.usnet.tools.topology.TopologySpec.KernelNs;
-import dev.usnet.tools.topology.TopologySpec.KernelSide;
 import dev.usnet.tools.topology.TopologySpec.Knob;
 import dev.usnet.tools.topology.TopologySpec.Link;
-import dev.usnet.tools.topology.TopologySpec.Loopback;
 import dev.usnet.tools.topology.TopologySpec.Neigh;
 import dev.usnet.tools.topology.TopologySpec.Ns;
-import dev.usnet.tools.topology.TopologySpec.Pcap;
-import dev.usnet.tools.topology.TopologySpec.Ping;
 import dev.usnet.tools.topology.TopologySpec.Ref;
-import dev.usnet.tools.topology.TopologySpec.Tap;
 import dev.usnet.tools.topology.TopologySpec.Text;
-import dev.usnet.tools.topology.TopologySpec.UdpSend;
-import dev.usnet.tools.topology.TopologySpec.UdpSink;
-import dev.usnet.tools.topology.TopologySpec.Veth;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -58,60 +50,12 @@ public final class TopologyFile {
     static final Set<String> NS_KEYS = Set.of("knobs", "devices", "routes", "neighbours", "captures", "histograms", "apps");
     static final Set<String> LINK_KEYS = Set.of("name", "kind", "mac", "mtu", "up", "addresses", "tx_checksumming", "gso",
             "gro", "netem", "needed_headroom");
-    static final Map<String, Set<String>> KIND_KEYS = kindKeys();
-    static final Set<String> PEER_KEYS = Set.of("namespace", "name", "mac", "mtu", "up", "addresses", "tx_checksumming", "gso",
-            "gro", "netem", "needed_headroom", "master");
-    static final Set<String> NETEM_KEYS = Set.copyOf(NetemParams.PARAMS);
-    static final Set<String> TAP_KERNEL_KEYS = Set.of("namespace", "name", "mac", "mtu", "up", "addresses", "routes");
     static final Set<String> CAPTURE_KEYS = Set.of("device", "direction", "file", "max_frames");
-    /** Keys every TCP app entry may have. */
-    static final Set<String> TCP_APP_KEYS = Set.of("kind", "server", "to", "port", "duration", "congestion", "nodelay",
-            "send_buffer", "receive_buffer", "trace", "start");
-    /** Each TCP kind's own keys. */
-    static final Map<String, Set<String>> TCP_KIND_KEYS = tcpKindKeys();
-    static final Map<String, Set<String>> APP_KEYS = appKeys();
-    /** The app kinds, in the order errors list them. */
-    static final String[] APP_KINDS = {"ping", "udp-send", "udp-sink", "stream", "rr", "burst", "spawn", "mpi"};
-
     /** A namespace name; compiled once, since count: can make thousands. */
     private static final java.util.regex.Pattern NS_NAME = java.util.regex.Pattern.compile("[A-Za-z0-9_.-]{1,64}");
 
     /** Linux IFNAMSIZ - 1. */
     static final int IFNAME_MAX = 15;
-
-    private static Map<String, Set<String>> tcpKindKeys() {
-        Map<String, Set<String>> m = new LinkedHashMap<>();
-        m.put("stream", Set.of("bytes", "write_size", "interval"));
-        m.put("rr", Set.of("count", "request_size", "response_size"));
-        m.put("burst", Set.of("count", "burst_size", "compute", "ack_size", "write_size", "bursts"));
-        return m;
-    }
-
-    private static Map<String, Set<String>> appKeys() {
-        Map<String, Set<String>> m = new LinkedHashMap<>();
-        m.put("ping", Set.of("kind", "to", "interval", "size", "start"));
-        m.put("udp-send", Set.of("kind", "to", "port", "rate", "size", "keep_clones", "max_burst", "start"));
-        m.put("udp-sink", Set.of("kind", "port"));
-        m.put("spawn", Set.of("kind", "rate", "lifetime", "count", "start"));
-        m.put("mpi", MpiApp.KEYS);
-        for (var e : tcpKindKeys().entrySet()) {
-            Set<String> keys = new java.util.HashSet<>(TCP_APP_KEYS);
-            keys.addAll(e.getValue());
-            m.put(e.getKey(), Set.copyOf(keys));
-        }
-        return m;
-    }
-
-    private static Map<String, Set<String>> kindKeys() {
-        Map<String, Set<String>> m = new LinkedHashMap<>();
-        m.put("veth", Set.of("peer", "master"));
-        m.put("bridge", Set.of("ports", "ageing_time", "fdb_max_learned", "group_fwd_mask"));
-        m.put("tap", Set.of("vnet_hdr", "kernel"));
-        m.put("pcap", Set.of("interface", "promisc"));
-        m.put("loopback", Set.of());
-        m.put("replay", PcapReplay.KEYS);
-        return m;
-    }
 
     private final String file;
     private final Problems problems = new Problems();
@@ -399,7 +343,7 @@ public final class TopologyFile {
         for (YamlMap.Item it : m.list("neighbours")) {
             String s = m.scalar(it.node(), it.where(), "a neighbour like \"198.18.0.2 lladdr 02:00:00:00:00:02 dev eth0\"");
             if (s != null) {
-                Neigh n = parseNeigh(s, it.where());
+                Neigh n = NeighSyntax.parse(s, it.where(), problems);
                 if (n != null) {
                     d.neighbours.add(n);
                 }
@@ -429,84 +373,33 @@ public final class TopologyFile {
         }
         String kind = null;
         if (m.require("kind")) {
-            kind = m.choice("kind", KIND_KEYS.keySet().toArray(new String[0]));
+            kind = m.choice("kind", LinkKinds.names().toArray(new String[0]));
         }
         if (kind == null) {
             m.allow(allKeys());
             return null;
         }
         Set<String> allowed = new java.util.HashSet<>(LINK_KEYS);
-        allowed.addAll(KIND_KEYS.get(kind));
+        allowed.addAll(LinkKinds.byName(kind).keys());
         Map<String, String> elsewhere = new LinkedHashMap<>();
-        for (var e : KIND_KEYS.entrySet()) {
-            for (String key : e.getValue()) {
+        for (LinkKind<?> other : LinkKinds.all()) {
+            for (String key : other.keys()) {
                 if (!allowed.contains(key)) {
-                    elsewhere.put(key, "applies to kind " + e.getKey() + ", not " + kind);
+                    elsewhere.put(key, "applies to kind " + other.name() + ", not " + kind);
                 }
             }
         }
         m.allow(allowed, elsewhere);
-        Link link = readLink(m, kind.equals("loopback") ? "lo" : null);
+        Link link = LinkSettings.read(m, LinkKinds.byName(kind).fixedName());
         if (link == null) {
             return null;
         }
-        if ((kind.equals("tap") || kind.equals("pcap")) && m.has("gso")) {
-            // What such a device may be handed is what the kernel or the NIC on its other side takes.
-            problems.add(m.where("gso"), kind.equals("tap") ? "a TAP takes super-frames exactly when it has vnet_hdr: true"
-                    : "a pcap port sends frames of at most its MTU, as the NIC takes them");
-        }
-        return switch (kind) {
-            case "veth" -> readVeth(ns, m, link, peers);
-            case "replay" -> readReplay(ns, m, link, peers);
-            case "bridge" -> {
-                List<Ref> ports = new ArrayList<>();
-                for (YamlMap.Item p : m.list("ports")) {
-                    String s = m.scalar(p.node(), p.where(), "a device name");
-                    if (s != null) {
-                        ports.add(new Ref(s, p.where()));
-                    }
-                }
-                Double ageing = m.number("ageing_time", 0, 1_000_000);
-                Long max = m.integer("fdb_max_learned", 0, Integer.MAX_VALUE);
-                Long mask = m.integer("group_fwd_mask", 0, 0xffff);
-                if (mask != null && (mask & 7) != 0) {
-                    problems.add(m.where("group_fwd_mask"), "bits 0-2 (STP, PAUSE, LACP) cannot be forwarded");
-                    mask = null;
-                }
-                yield new BridgeDev(link, List.copyOf(ports), ageing, max == null ? null : max.intValue(),
-                        mask == null ? null : mask.intValue());
-            }
-            case "tap" -> {
-                Boolean vnet = m.bool("vnet_hdr");
-                KernelSide ks = readKernelSide(m, link);
-                yield ks == null ? null : new Tap(link, vnet != null && vnet, ks);
-            }
-            case "pcap" -> {
-                String iface = null;
-                if (m.require("interface")) {
-                    iface = m.string("interface");
-                    if (iface != null && !validIfname(iface)) {
-                        problems.add(m.where("interface"), "not an interface name: \"" + iface + "\"");
-                        iface = null;
-                    }
-                }
-                Boolean promisc = m.bool("promisc");
-                yield iface == null ? null : new Pcap(link, iface, promisc == null || promisc);
-            }
-            case "loopback" -> {
-                if (!link.name().equals("lo")) {
-                    problems.add(m.where("name"), "a loopback device is the namespace's 'lo'; got \"" + link.name() + "\"");
-                    yield null;
-                }
-                yield new Loopback(link);
-            }
-            default -> null;
-        };
+        return LinkKinds.byName(kind).read(new LinkKind.Entry(this, ns, m, link, peers));
     }
 
     private static Set<String> allKeys() {
         Set<String> s = new java.util.HashSet<>(LINK_KEYS);
-        KIND_KEYS.values().forEach(s::addAll);
+        LinkKinds.all().forEach(k -> s.addAll(k.keys()));
         return s;
     }
 
@@ -516,200 +409,30 @@ public final class TopologyFile {
                 && n.chars().noneMatch(c -> c == '/' || c == ':' || Character.isWhitespace(c) || c < 0x21 || c > 0x7e);
     }
 
-    /** The settings every kind shares; {@code fixedName} for kinds whose name is implied (lo). */
-    private Link readLink(YamlMap m, String fixedName) {
-        String name = fixedName;
-        if (fixedName == null || m.has("name")) {
-            if (!m.require("name")) {
-                return null;
-            }
-            name = m.string("name");
-            if (name == null) {
-                return null;
-            }
-            if (!validIfname(name)) {
-                problems.add(m.where("name"), "not a device name: \"" + name + "\" (1.." + IFNAME_MAX
-                        + " printable characters, no '/', ':' or spaces)");
-                return null;
-            }
-        }
-        Long mac = mac(m, "mac");
-        Long mtu = m.integer("mtu", 68, 65535);
-        Boolean up = m.bool("up");
-        List<Addr> addrs = addresses(m, "addresses");
-        Boolean csum = m.bool("tx_checksumming");
-        Boolean gso = m.bool("gso");
-        Boolean gro = m.bool("gro");
-        List<Knob> netem = readNetem(m, name);
-        Long headroom = m.integer("needed_headroom", 0, Device.MAX_NEEDED_HEADROOM);
-        return new Link(name, m.where(), mac, mtu == null ? null : mtu.intValue(), up == null || up, addrs, csum, netem,
-                gso, headroom == null ? null : headroom.intValue(), gro);
+    /** A veth end {@code dev} of namespace {@code ns} is to be a port of bridge {@code bridge} there ({@code master:}). */
+    void addMaster(String ns, String dev, String bridge, Where where) {
+        masters.add(new Master(ns, dev, bridge, where));
     }
 
-    /**
-     * {@code netem:} on a device: a mapping of link-emulation parameters ({@code rate: 100mbit}, {@code delay:
-     * 10ms}, ...) or one tc-like spec string ({@code "rate 100mbit delay 10ms loss 1%"}), kept as the
-     * {@code usnet.netem.<dev>.*} knobs it means. Values are checked here so every problem is reported at once.
-     */
-    private List<Knob> readNetem(YamlMap m, String dev) {
-        List<Knob> l = new ArrayList<>();
-        Node n = m.node("netem");
-        if (n == null || YamlMap.isNull(n)) {
-            return l;
-        }
-        if (n instanceof org.snakeyaml.engine.v2.nodes.ScalarNode) {
-            String spec = m.string("netem");
-            if (spec != null) {
-                try {
-                    NetemParams.parse(spec);
-                    l.add(new Knob("usnet.netem." + dev, spec.trim(), m.where("netem")));
-                } catch (IllegalArgumentException e) {
-                    problems.add(m.where("netem"), e.getMessage());
-                }
-            }
-            return l;
-        }
-        YamlMap nm = m.map("netem");
-        if (nm == null) {
-            return l;
-        }
-        nm.allow(NETEM_KEYS);
-        for (var e : nm.entries()) {
-            if (!NETEM_KEYS.contains(e.getKey())) {
-                continue;
-            }
-            YamlMap.Item v = e.getValue();
-            String s = nm.scalar(v.node(), v.where(), "a value like 100mbit, 10ms or 1%");
-            if (s == null) {
-                continue;
-            }
-            try {
-                NetemParams.NONE.with(e.getKey(), s);
-                l.add(new Knob("usnet.netem." + dev + "." + e.getKey(), s.trim(), v.where()));
-            } catch (IllegalArgumentException ex) {
-                problems.add(v.where(), ex.getMessage());
-            }
-        }
-        return l;
+    /** How many {@code master:} keys were read so far. */
+    int masterCount() {
+        return masters.size();
     }
 
-    private Long mac(YamlMap m, String key) {
-        String s = m.string(key);
-        if (s == null) {
-            return null;
-        }
-        try {
-            long v = MacAddr.parse(s);
-            if (!MacAddr.isValidUnicast(v)) {
-                problems.add(m.where(key), "expected a unicast MAC (not multicast, not all zeros), got \"" + s + "\"");
-                return null;
-            }
-            return v;
-        } catch (IllegalArgumentException e) {
-            problems.add(m.where(key), "expected a MAC address like 02:00:00:00:00:01, got \"" + s + "\"");
-            return null;
+    /** Forgets the {@code master:} read as the {@code index}th, when it is the one at {@code where}. */
+    void dropMaster(int index, Where where) {
+        if (masters.size() > index && masters.get(index).where().equals(where)) {
+            masters.remove(index);
         }
     }
 
-    private List<Addr> addresses(YamlMap m, String key) {
-        List<Addr> l = new ArrayList<>();
-        for (YamlMap.Item it : m.list(key)) {
-            String s = m.scalar(it.node(), it.where(), "an address with prefix length like 198.18.0.1/24");
-            if (s == null) {
-                continue;
-            }
-            Addr a = cidr(s.trim(), it.where());
-            if (a != null) {
-                l.add(a);
-            }
-        }
-        return List.copyOf(l);
+    Problems problems() {
+        return problems;
     }
 
-    private Addr cidr(String s, Where w) {
-        if (s.indexOf(':') >= 0) {
-            problems.add(w, "IPv6 is not supported yet (usnet speaks IPv4 only), got \"" + s + "\"");
-            return null;
-        }
-        int slash = s.indexOf('/');
-        try {
-            if (slash < 0) {
-                throw new IllegalArgumentException();
-            }
-            int ip = Ipv4Addr.parse(s.substring(0, slash));
-            String lenText = s.substring(slash + 1);
-            if (!lenText.matches("[0-9]{1,2}")) {
-                throw new IllegalArgumentException();
-            }
-            int len = Integer.parseInt(lenText);
-            if (len > 32) {
-                throw new IllegalArgumentException();
-            }
-            return new Addr(ip, len, s, w);
-        } catch (IllegalArgumentException e) {
-            problems.add(w, "expected an IPv4 address with prefix length like 198.18.0.1/24, got \"" + s + "\"");
-            return null;
-        }
-    }
-
-    private DeviceSpec readVeth(String ns, YamlMap m, Link link, Map<String, List<DeviceSpec>> peers) {
-        if (!m.require("peer")) {
-            return null;
-        }
-        YamlMap p = m.map("peer");
-        if (p == null) {
-            return null;
-        }
-        p.allow(PEER_KEYS);
-        String peerNs = ns;
-        if (p.has("namespace")) {
-            peerNs = p.string("namespace");
-            if (peerNs == null) {
-                return null;
-            }
-        }
-        Link peer = readLink(p, null);
-        if (peer == null) {
-            problems.dropped(peerNs, rawName(p.node("name")));
-            return null;
-        }
-        if (m.has("master")) {
-            String b = m.string("master");
-            if (b != null) {
-                masters.add(new Master(ns, link.name(), b.trim(), m.where("master")));
-            }
-        }
-        if (p.has("master")) {
-            String b = p.string("master");
-            if (b != null) {
-                masters.add(new Master(peerNs, peer.name(), b.trim(), p.where("master")));
-            }
-        }
-        Veth v = new Veth(link, peerNs, peer, false);
-        // The peer end appears in its namespace's device list, so references and duplicates treat it like
-        // any other device there.
-        peers.computeIfAbsent(peerNs, x -> new ArrayList<>()).add(new Veth(peer, ns, link, true));
-        return v;
-    }
-
-    /**
-     * {@code kind: replay}: a veth pair whose declared end sends a pcap file's frames ({@link PcapReplay}) and takes
-     * in whatever reaches it. It has no addresses: nothing in its namespace speaks through it.
-     */
-    private DeviceSpec readReplay(String ns, YamlMap m, Link link, Map<String, List<DeviceSpec>> peers) {
-        PcapReplay r = PcapReplay.read(m, PcapReplay.baseDir(file), problems);
-        if (!link.addresses().isEmpty()) {
-            problems.add(m.where("addresses"), "a replay device only sends its file's frames and takes in what"
-                    + " arrives; give the addresses to its peer");
-        }
-        int mastersBefore = masters.size();
-        DeviceSpec d = readVeth(ns, m, link, peers);
-        // A master: on the replay end itself is refused by the keys it allows; it joins no bridge either.
-        if (m.has("master") && masters.size() > mastersBefore && masters.get(mastersBefore).where().equals(m.where("master"))) {
-            masters.remove(mastersBefore);
-        }
-        // With its file unreadable (reported) the pair stays a plain one, so its peer is judged as it will be.
-        return d instanceof Veth v && r != null ? new Veth(v.link(), v.peerNamespace(), v.peer(), false, r) : d;
+    /** The file as the user named it. */
+    String file() {
+        return file;
     }
 
     /**
@@ -778,7 +501,7 @@ public final class TopologyFile {
     }
 
     /** The name an entry gives (a {@code name:} scalar, itself or in a mapping), unchecked; null when there is none. */
-    private static String rawName(Node n) {
+    static String rawName(Node n) {
         if (n instanceof org.snakeyaml.engine.v2.nodes.MappingNode m) {
             for (var t : m.getValue()) {
                 if (t.getKeyNode() instanceof org.snakeyaml.engine.v2.nodes.ScalarNode k && k.getValue().equals("name")) {
@@ -788,101 +511,6 @@ public final class TopologyFile {
             return null;
         }
         return n instanceof org.snakeyaml.engine.v2.nodes.ScalarNode s && !YamlMap.isNull(n) ? s.getValue().trim() : null;
-    }
-
-    private KernelSide readKernelSide(YamlMap m, Link link) {
-        if (!m.has("kernel")) {
-            return new KernelSide(null, link.name(), null, null, true, List.of(), List.of(), m.where());
-        }
-        YamlMap k = m.map("kernel");
-        if (k == null) {
-            return null;
-        }
-        k.allow(TAP_KERNEL_KEYS);
-        String ns = k.string("namespace");
-        if (ns != null && (!ns.matches("[A-Za-z0-9_.-]{1,64}") || ns.equals(".") || ns.equals(".."))) {
-            problems.add(k.where("namespace"), "invalid kernel namespace name \"" + ns + "\"");
-        }
-        String ifname = link.name();
-        if (k.has("name")) {
-            ifname = k.string("name");
-            if (ifname == null) {
-                return null;
-            }
-            if (!validIfname(ifname)) {
-                problems.add(k.where("name"), "not an interface name: \"" + ifname + "\" (1.." + IFNAME_MAX
-                        + " printable characters, no '/', ':' or spaces)");
-            }
-        }
-        Long mac = mac(k, "mac");
-        Long mtu = k.integer("mtu", 68, 65535);
-        Boolean up = k.bool("up");
-        List<Addr> addrs = addresses(k, "addresses");
-        List<Text> routes = new ArrayList<>();
-        for (YamlMap.Item it : k.list("routes")) {
-            String s = k.scalar(it.node(), it.where(), "a route in 'ip route' syntax, like \"default via 198.18.1.1\"");
-            if (s != null) {
-                routes.add(new Text(s.trim(), it.where()));
-            }
-        }
-        return new KernelSide(ns, ifname, mac, mtu == null ? null : mtu.intValue(), up == null || up, addrs,
-                List.copyOf(routes), k.where());
-    }
-
-    /** {@code IP lladdr MAC dev DEV [nud permanent]}, the {@code ip neigh replace} arguments. */
-    private Neigh parseNeigh(String s, Where w) {
-        String[] t = s.trim().split("\\s+");
-        int i = 0;
-        if (t[0].equals("to")) {
-            i++;
-        }
-        if (i >= t.length) {
-            problems.add(w, "expected \"IP lladdr MAC dev DEV\", got \"" + s + "\"");
-            return null;
-        }
-        int ip;
-        try {
-            ip = Ipv4Addr.parse(t[i++]);
-        } catch (IllegalArgumentException e) {
-            problems.add(w, "neighbour \"" + s + "\": " + e.getMessage());
-            return null;
-        }
-        Long mac = null;
-        String dev = null;
-        while (i < t.length) {
-            String key = t[i++];
-            if (i >= t.length) {
-                problems.add(w, "neighbour \"" + s + "\": '" + key + "' needs a value");
-                return null;
-            }
-            String v = t[i++];
-            switch (key) {
-                case "lladdr" -> {
-                    try {
-                        mac = MacAddr.parse(v);
-                    } catch (IllegalArgumentException e) {
-                        problems.add(w, "neighbour \"" + s + "\": " + e.getMessage());
-                        return null;
-                    }
-                }
-                case "dev" -> dev = v;
-                case "nud" -> {
-                    if (!v.equals("permanent")) {
-                        problems.add(w, "neighbour \"" + s + "\": only 'nud permanent' entries can be declared");
-                        return null;
-                    }
-                }
-                default -> {
-                    problems.add(w, "neighbour \"" + s + "\": unknown keyword '" + key + "' (expected lladdr, dev, nud)");
-                    return null;
-                }
-            }
-        }
-        if (mac == null || dev == null) {
-            problems.add(w, "neighbour \"" + s + "\": needs both 'lladdr MAC' and 'dev DEV'");
-            return null;
-        }
-        return new Neigh(ip, mac, dev, w);
     }
 
     private Capture readCapture(String ns, YamlMap.Item it) {
@@ -908,6 +536,7 @@ public final class TopologyFile {
                 m.where());
     }
 
+    /** An {@code apps:} entry, read by the kind its {@code kind:} names; null when something is wrong (reported). */
     private App readApp(YamlMap.Item it) {
         YamlMap m = YamlMap.of(problems, file, it.node(), it.where().path());
         if (m == null) {
@@ -915,267 +544,12 @@ public final class TopologyFile {
         }
         String kind = null;
         if (m.require("kind")) {
-            kind = m.choice("kind", APP_KINDS);
+            kind = m.choice("kind", AppKinds.names().toArray(new String[0]));
         }
         if (kind == null) {
             return null;
         }
-        if (TCP_KIND_KEYS.containsKey(kind)) {
-            return readTcpApp(m, kind);
-        }
-        if (kind.equals("mpi")) {
-            return MpiApp.read(m);
-        }
-        m.allow(APP_KEYS.get(kind));
-        Long start = APP_KEYS.get(kind).contains("start") ? start(m) : Long.valueOf(0);
-        if (start == null) {
-            return null;
-        }
-        switch (kind) {
-            case "ping" -> {
-                Integer to = ip(m, "to");
-                Double iv = m.number("interval", 0.001, 3600);
-                Long size = m.integer("size", 0, 65_507);
-                return to == null ? null : new Ping(to, iv == null ? 1.0 : iv, size == null ? 56 : size.intValue(), m.where(),
-                        start);
-            }
-            case "udp-send" -> {
-                Integer to = ip(m, "to");
-                Long port = m.require("port") ? m.integer("port", 1, 65535) : null;
-                Long rate = m.integer("rate", 1, 1_000_000);
-                Long size = m.integer("size", 0, 65_507);
-                UdpSend pacing = udpSendSharingAndPacing(m);
-                return to == null || port == null || pacing == null ? null
-                        : new UdpSend(to, port.intValue(), rate == null ? 10 : rate.intValue(), size == null ? 64 : size.intValue(),
-                                m.where(), pacing.keepClones(), pacing.maxBurstNanos(), start);
-            }
-            case "spawn" -> {
-                Long rate = m.integer("rate", 1, 1_000_000);
-                Long lifetime = m.has("lifetime") ? time(m, "lifetime", 0) : Long.valueOf(0);
-                Long count = m.integer("count", 0, Long.MAX_VALUE);
-                if (rate == null && m.has("rate") || lifetime == null || count == null && m.has("count")) {
-                    return null;
-                }
-                return new TopologySpec.Spawn(rate == null ? 100 : rate.intValue(), lifetime, count == null ? 0 : count,
-                        m.where(), start);
-            }
-            default -> {
-                Long port = m.require("port") ? m.integer("port", 1, 65535) : null;
-                return port == null ? null : new UdpSink(port.intValue(), m.where());
-            }
-        }
-    }
-
-    /**
-     * An app's {@code start:}: a time (a unit required, {@code 0} alone allowed) after the run's start; 0 when
-     * absent; null when bad (reported with the key's line).
-     */
-    private Long start(YamlMap m) {
-        return m.has("start") ? time(m, "start", 0) : Long.valueOf(0);
-    }
-
-    /**
-     * A udp-send's {@code keep_clones} (0..1048576, default 0) and {@code max_burst} (a time, default 0: no
-     * limit), as a UdpSend holding only those two; null when either is bad (reported).
-     */
-    private UdpSend udpSendSharingAndPacing(YamlMap m) {
-        Long keep = m.integer("keep_clones", 0, 1 << 20);
-        Long burst = m.has("max_burst") ? time(m, "max_burst", 1) : Long.valueOf(0);
-        if (keep == null && m.has("keep_clones") || burst == null) {
-            return null;
-        }
-        return new UdpSend(0, 0, 0, 0, m.where(), keep == null ? 0 : keep.intValue(), burst);
-    }
-
-    /**
-     * A TCP app ({@code stream}, {@code rr}, {@code burst}) in the client's namespace. Sizes and times take
-     * the units link emulation takes ({@code 64k}, {@code 1m}; {@code 500us}, {@code 2s}).
-     */
-    private App readTcpApp(YamlMap m, String kind) {
-        Map<String, String> elsewhere = new LinkedHashMap<>();
-        elsewhere.put("kernel", "is not a per-socket setting: set usnet.tcp.kernel (3.18, 3.19, 4.0, 4.3) in the knobs"
-                + " of the client's and the server's namespaces");
-        for (var e : TCP_KIND_KEYS.entrySet()) {
-            for (String key : e.getValue()) {
-                if (!APP_KEYS.get(kind).contains(key)) {
-                    elsewhere.merge(key, "applies to kind " + e.getKey(), (a, b) -> a + ", " + e.getKey());
-                }
-            }
-        }
-        elsewhere.replaceAll((key, note) -> key.equals("kernel") ? note : note + ", not " + kind
-                + (kind.equals("stream") && key.equals("count") ? " (a stream's amount is bytes:)" : ""));
-        m.allow(APP_KEYS.get(kind), elsewhere);
-        boolean ok = true;
-        String server = null;
-        if (m.require("server")) {
-            server = m.string("server");
-        }
-        ok &= server != null;
-        Integer to = null;
-        if (m.has("to")) {
-            to = ip(m, "to");
-            ok &= to != null;
-        }
-        Long port = m.integer("port", 1, 65535);
-        ok &= port != null || !m.has("port");
-        Long start = start(m);
-        ok &= start != null;
-        Long duration = null;
-        if (m.has("duration")) {
-            duration = time(m, "duration", 1);
-            ok &= duration != null;
-        }
-        String cc = null;
-        if (m.has("congestion")) {
-            cc = m.choice("congestion", dev.usnet.tcp.cc.CongestionControls.available().toArray(new String[0]));
-            ok &= cc != null;
-        }
-        Boolean noDelay = m.bool("nodelay");
-        ok &= noDelay != null || !m.has("nodelay");
-        Long sndbuf = size(m, "send_buffer", 1, Integer.MAX_VALUE);
-        Long rcvbuf = size(m, "receive_buffer", 1, Integer.MAX_VALUE);
-        ok &= (sndbuf != null || !m.has("send_buffer")) && (rcvbuf != null || !m.has("receive_buffer"));
-        // Only this kind's keys are read: the others were reported above.
-        Set<String> own = TCP_KIND_KEYS.get(kind);
-        Long count = null;
-        if (own.contains("bytes")) {
-            count = size(m, "bytes", 1, Long.MAX_VALUE);
-            ok &= count != null || !m.has("bytes");
-        }
-        if (own.contains("count")) {
-            count = m.integer("count", 1, Long.MAX_VALUE);
-            ok &= count != null || !m.has("count");
-        }
-        Long write = own.contains("write_size") ? size(m, "write_size", 1, Integer.MAX_VALUE) : null;
-        // stream only: one write every interval (an application-limited stream) instead of as fast as TCP takes.
-        Long interval = own.contains("interval") && m.has("interval") ? time(m, "interval", 1) : null;
-        ok &= interval != null || !own.contains("interval") || !m.has("interval");
-        ok &= write != null || !own.contains("write_size") || !m.has("write_size");
-        Long request = own.contains("request_size") ? size(m, "request_size", 1, Integer.MAX_VALUE) : null;
-        Long response = own.contains("response_size") ? size(m, "response_size", 1, Integer.MAX_VALUE) : null;
-        ok &= (request != null || !own.contains("request_size") || !m.has("request_size"))
-                && (response != null || !own.contains("response_size") || !m.has("response_size"));
-        Long burst = null;
-        Long compute = 0L;
-        Long ack = null;
-        if (kind.equals("burst")) {
-            if (m.require("burst_size")) {
-                burst = size(m, "burst_size", 1, Integer.MAX_VALUE);
-            }
-            compute = m.has("compute") ? time(m, "compute", 0) : Long.valueOf(0);
-            ack = size(m, "ack_size", 1, Integer.MAX_VALUE);
-            ok &= burst != null && compute != null && (ack != null || !m.has("ack_size"));
-        }
-        TopologySpec.AppLog trace = appLog(m, "trace");
-        ok &= trace != null || !m.has("trace");
-        TopologySpec.AppLog bursts = kind.equals("burst") ? appLog(m, "bursts") : null;
-        ok &= bursts != null || !kind.equals("burst") || !m.has("bursts");
-        if (!ok) {
-            return null;
-        }
-        TopologySpec.TcpCommon c = new TopologySpec.TcpCommon(server.trim(), to,
-                port == null ? dev.usnet.tcp.app.AppConfig.DEFAULT_PORT : port.intValue(), count == null ? 0 : count,
-                duration == null ? 0 : duration, cc, noDelay, sndbuf == null ? 0 : sndbuf.intValue(),
-                rcvbuf == null ? 0 : rcvbuf.intValue(), m.where(), m.where("server"), m.where("to"), m.where("port"),
-                trace == OFF ? null : trace, start);
-        return switch (kind) {
-            case "stream" -> new TopologySpec.TcpStream(c, write == null ? 64 * 1024 : write.intValue(),
-                    interval == null ? 0 : interval);
-            case "rr" -> new TopologySpec.TcpRr(c, request == null ? 1 : request.intValue(),
-                    response == null ? 1 : response.intValue());
-            default -> new TopologySpec.TcpBurst(c, burst.intValue(), compute, ack == null ? 1 : ack.intValue(),
-                    write == null ? 64 * 1024 : write.intValue(), bursts == OFF ? null : bursts);
-        };
-    }
-
-    /** {@code trace: false} (or {@code bursts: false}): read, and off. */
-    private static final TopologySpec.AppLog OFF = new TopologySpec.AppLog(null, null);
-
-    /**
-     * An app's log key ({@code trace:}, {@code bursts:}): {@code true} keeps it in memory, {@code false} is off
-     * ({@link #OFF}), anything else is a CSV file relative to the output directory. Null when absent or bad
-     * (reported).
-     */
-    private TopologySpec.AppLog appLog(YamlMap m, String key) {
-        String s = m.string(key);
-        if (s == null) {
-            return null;
-        }
-        String v = s.trim();
-        switch (v.toLowerCase(java.util.Locale.ROOT)) {
-            case "true", "yes", "on" -> {
-                return new TopologySpec.AppLog(null, m.where(key));
-            }
-            case "false", "no", "off" -> {
-                return OFF;
-            }
-            default -> { }
-        }
-        if (v.isEmpty() || v.startsWith("/") || v.endsWith("/") || java.util.Arrays.asList(v.split("/")).contains("..")) {
-            problems.add(m.where(key), "expected true, false or a file name relative to the output directory (like "
-                    + key + ".csv), got \"" + s + "\"");
-            return null;
-        }
-        return new TopologySpec.AppLog(v, m.where(key));
-    }
-
-    /** A size in bytes ({@code 1500}, {@code 64k}, {@code 1m}: link emulation's units) in {@code min..max}; null when absent or bad (reported). */
-    private Long size(YamlMap m, String key, long min, long max) {
-        String s = m.string(key);
-        if (s == null) {
-            return null;
-        }
-        try {
-            long v = NetemParams.parseSize(key, s);
-            if (v < min || v > max) {
-                problems.add(m.where(key), "expected a size of " + (v < min ? "at least " + min : "at most " + max)
-                        + " bytes, got " + s.trim());
-                return null;
-            }
-            return v;
-        } catch (IllegalArgumentException e) {
-            problems.add(m.where(key), e.getMessage());
-            return null;
-        }
-    }
-
-    /** A time in nanoseconds ({@code 500us}, {@code 1.5ms}, {@code 2s}: link emulation's units), at least {@code min}. */
-    private Long time(YamlMap m, String key, long min) {
-        String s = m.string(key);
-        if (s == null) {
-            return null;
-        }
-        try {
-            long v = NetemParams.parseTime(key, s);
-            if (v < min) {
-                problems.add(m.where(key), "expected a time above 0, got " + s.trim());
-                return null;
-            }
-            return v;
-        } catch (IllegalArgumentException e) {
-            problems.add(m.where(key), e.getMessage());
-            return null;
-        }
-    }
-
-    private Integer ip(YamlMap m, String key) {
-        if (!m.require(key)) {
-            return null;
-        }
-        String s = m.string(key);
-        if (s == null) {
-            return null;
-        }
-        if (s.indexOf(':') >= 0) {
-            problems.add(m.where(key), "IPv6 is not supported yet (usnet speaks IPv4 only), got \"" + s + "\"");
-            return null;
-        }
-        try {
-            return Ipv4Addr.parse(s);
-        } catch (IllegalArgumentException e) {
-            problems.add(m.where(key), "expected an IPv4 address like 198.18.0.2, got \"" + s + "\"");
-            return null;
-        }
+        return AppKinds.byName(kind).read(m);
     }
 
     /**
@@ -1185,7 +559,7 @@ public final class TopologyFile {
      */
     public static App readAppWords(List<String> words) {
         if (words.isEmpty()) {
-            throw new TopologyException(List.of("missing KIND (one of: " + String.join(", ", APP_KINDS) + ")"));
+            throw new TopologyException(List.of("missing KIND (one of: " + String.join(", ", AppKinds.names()) + ")"));
         }
         if (words.size() % 2 == 0) {
             throw new TopologyException(List.of("key '" + words.getLast() + "' has no value (KIND KEY VALUE ...)"));

@@ -253,8 +253,11 @@ public record TopologySpec(String file, String name, long seed, Output output, L
         }
     }
 
-    /** A device of one kind; {@link #link()} holds the common settings. */
-    public sealed interface DeviceSpec permits Veth, BridgeDev, Tap, Pcap, Loopback {
+    /**
+     * A {@code devices:} entry of one kind, read and built by its {@link LinkKind} (the kinds are listed in
+     * {@link LinkKinds}); {@link #link()} holds the common settings.
+     */
+    public interface DeviceSpec {
         Link link();
 
         String kind();
@@ -326,9 +329,20 @@ public record TopologySpec(String file, String name, long seed, Output output, L
     /** A pcap capture of one device, like {@code tcpdump -i DEV -Q DIR -w FILE}. */
     public record Capture(String device, PcapTap.Direction direction, String file, long maxFrames, Where where) {}
 
-    /** A small traffic source or sink running inside a namespace, or the client end of a TCP app. */
-    public sealed interface App permits Ping, UdpSend, UdpSink, TcpApp, Spawn, Mpi {
+    /**
+     * A small traffic source or sink running inside a namespace, or the client end of a TCP app: one entry of
+     * {@code apps:}, read by its {@link AppKind} (the kinds are listed in {@link AppKinds}).
+     */
+    public interface App {
         Where where();
+
+        /** The entry's {@code kind:}: the name of the {@link AppKind} that reads it. */
+        String kind();
+
+        /** The UDP port the app binds for the whole run (a sink's, an echo server's), 0 for none: one per namespace. */
+        default int udpPort() {
+            return 0;
+        }
 
         /**
          * When the app (a TCP app's client) starts, in nanoseconds after the run's start ({@code start:}); 0: at once.
@@ -355,7 +369,12 @@ public record TopologySpec(String file, String name, long seed, Output output, L
     public record Mpi(List<String> hosts, Where hostsWhere, int ranksPerHost, String placement, int port,
                       dev.usnet.tcp.app.MpiPattern pattern, int size, int iterations, long computeNanos,
                       boolean localTcp, String congestion, int sendBufferBytes, int receiveBufferBytes, Where where)
-            implements App {}
+            implements App {
+        @Override
+        public String kind() {
+            return "mpi";
+        }
+    }
 
     /**
      * {@code kind: spawn}: short-lived processes, {@code rate} per second, each living {@code lifetimeNanos} (0: it
@@ -363,6 +382,11 @@ public record TopologySpec(String file, String name, long seed, Output output, L
      * namespace's pid namespaces ({@code usnet.pidns.*}).
      */
     public record Spawn(int rate, long lifetimeNanos, long count, Where where, long startNanos) implements App {
+        @Override
+        public String kind() {
+            return "spawn";
+        }
+
         /** Starting with the run. */
         public Spawn(int rate, long lifetimeNanos, long count, Where where) {
             this(rate, lifetimeNanos, count, where, 0);
@@ -371,6 +395,11 @@ public record TopologySpec(String file, String name, long seed, Output output, L
 
     /** Echo requests to {@code to} every {@code intervalSeconds}, RTTs in a histogram. */
     public record Ping(int to, double intervalSeconds, int size, Where where, long startNanos) implements App {
+        @Override
+        public String kind() {
+            return "ping";
+        }
+
         /** Starting with the run. */
         public Ping(int to, double intervalSeconds, int size, Where where) {
             this(to, intervalSeconds, size, where, 0);
@@ -388,6 +417,10 @@ public record TopologySpec(String file, String name, long seed, Output output, L
      */
     public record UdpSend(int to, int port, int rate, int size, Where where, int keepClones, long maxBurstNanos,
                           long startNanos) implements App {
+        @Override
+        public String kind() {
+            return "udp-send";
+        }
         /** A sender that keeps no clones and catches up on everything it owes. */
         public UdpSend(int to, int port, int rate, int size, Where where) {
             this(to, port, rate, size, where, 0, 0, 0);
@@ -400,7 +433,17 @@ public record TopologySpec(String file, String name, long seed, Output output, L
     }
 
     /** A UDP socket on {@code port} that counts what arrives. */
-    public record UdpSink(int port, Where where) implements App {}
+    public record UdpSink(int port, Where where) implements App {
+        @Override
+        public String kind() {
+            return "udp-sink";
+        }
+
+        @Override
+        public int udpPort() {
+            return port;
+        }
+    }
 
     /**
      * A TCP test app ({@code dev.usnet.tcp.app}): declared in the client's namespace, with its server in

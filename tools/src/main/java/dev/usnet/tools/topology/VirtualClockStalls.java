@@ -13,7 +13,6 @@ import dev.usnet.tools.topology.TopologySpec.TcpStream;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
@@ -56,7 +55,7 @@ final class VirtualClockStalls {
         for (Ns ns : spec.namespaces()) {
             Map<String, Integer> perKind = new HashMap<>();
             for (App a : ns.apps()) {
-                String kind = kind(a);
+                String kind = a.kind();
                 int i = perKind.merge(kind, 1, Integer::sum) - 1;
                 if (!(a instanceof TcpApp t) || !spinsAtOneInstant(t)) {
                     continue;
@@ -73,18 +72,6 @@ final class VirtualClockStalls {
             }
         }
         return out;
-    }
-
-    /** The app's kind as its results name has it. */
-    private static String kind(App a) {
-        return switch (a) {
-            case TopologySpec.Ping p -> "ping";
-            case TopologySpec.UdpSend u -> "udp-send";
-            case TopologySpec.UdpSink u -> "udp-sink";
-            case TopologySpec.Spawn s -> "spawn";
-            case TopologySpec.Mpi m -> "mpi";
-            case TcpApp t -> t.kind();
-        };
     }
 
     /** Whether the app goes on exchanging data without waiting on a timer of its own. */

@@ -73,7 +73,7 @@ public final class VirtualRun {
      * the histograms behind the results' latency percentiles.
      */
     public record RunResult(Daemon.Summary summary, Results results, long virtualNanos, long wallNanos,
-                            long cpuNanos, long events, List<Apps.App> apps, RunHistograms histograms) {
+                            long cpuNanos, long events, List<App> apps, RunHistograms histograms) {
         /** Virtual seconds per wall second. */
         public double speed() {
             return wallNanos == 0 ? Double.POSITIVE_INFINITY : (double) virtualNanos / wallNanos;
@@ -322,14 +322,14 @@ public final class VirtualRun {
 
     /** Runs event by event until every TCP app is done or the clock reaches {@code end}. */
     private static void runUntilAppsDone(VirtualScheduler vs, Apps apps, long end) {
-        List<Apps.TcpApp> tcp = new ArrayList<>();
-        for (Apps.App a : apps.list()) {
-            if (!(a instanceof Apps.TcpApp t)) {
+        List<TcpApp> tcp = new ArrayList<>();
+        for (App a : apps.list()) {
+            if (!(a instanceof TcpApp t)) {
                 throw new UsageException(a.label() + ": a run that ends when its apps are done takes TCP apps only");
             }
             tcp.add(t);
         }
-        while (vs.nanoTime() < end && !tcp.stream().allMatch(Apps.TcpApp::isDone)) {
+        while (vs.nanoTime() < end && !tcp.stream().allMatch(TcpApp::isDone)) {
             long next = vs.nextEventTime();
             if (next < 0 || next > end) {
                 vs.runUntil(end);

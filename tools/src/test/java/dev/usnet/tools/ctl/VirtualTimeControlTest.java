@@ -1,5 +1,6 @@
 package dev.usnet.tools.ctl;
 
+import dev.usnet.tools.topology.Pinger;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -52,9 +53,9 @@ class VirtualTimeControlTest {
             assertEquals(driver, ranOn[0], "a request ran off the clock's thread");
             assertTrue(del.get().text().startsWith("deleted 198.18.1.0/24"), del.get().text());
             assertEquals(null, s.topology().stack("host").routes().get(Ipv4Addr.parse("198.18.1.0"), 24));
-            long before = s.apps().list().get(1) instanceof dev.usnet.tools.topology.Apps.Pinger p ? p.received() : -1;
+            long before = s.apps().list().get(1) instanceof Pinger p ? p.received() : -1;
             s.runFor(500_000_000L);
-            long after = ((dev.usnet.tools.topology.Apps.Pinger) s.apps().list().get(1)).received();
+            long after = ((Pinger) s.apps().list().get(1)).received();
             assertTrue(after <= before + 1, "pings to ctr3 answered after the route went: " + before + " -> " + after);
             inbox.close();
             CompletableFuture<Reply> late = CompletableFuture.supplyAsync(() -> cp.handle("host", List.of("link", "show")));

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A TCP app's {@code trace:} (its client's cwnd trace) and a burst app's {@code bursts:} (one row per burst), in
- * memory through {@link Apps.TcpApp#trace()} and {@link Apps.TcpApp#bursts()} and as CSV files; a device's
+ * memory through {@link TcpApp#trace()} and {@link TcpApp#bursts()} and as CSV files; a device's
  * {@code gso:}; and a virtual run that ends when its TCP apps are done.
  */
 class AppLogTopologyTest {
@@ -38,9 +38,9 @@ class AppLogTopologyTest {
               b: {}
             """;
 
-    private static Apps.TcpApp app(VirtualRun.RunResult r, String kind) {
-        for (Apps.App a : r.apps()) {
-            if (a instanceof Apps.TcpApp t && t.kind().equals(kind)) {
+    private static TcpApp app(VirtualRun.RunResult r, String kind) {
+        for (App a : r.apps()) {
+            if (a instanceof TcpApp t && t.kind().equals(kind)) {
                 return t;
             }
         }
@@ -55,7 +55,7 @@ class AppLogTopologyTest {
         // It ended when the apps were done, not after a minute (the stop and packets in flight add a little).
         assertTrue(r.virtualNanos() < 2_000_000_000L, "virtual " + r.virtualNanos());
 
-        Apps.TcpApp burst = app(r, "burst");
+        TcpApp burst = app(r, "burst");
         List<BurstApp.Burst> bursts = burst.bursts();
         assertEquals(5, bursts.size());
         for (int i = 0; i < 5; i++) {
@@ -78,11 +78,11 @@ class AppLogTopologyTest {
         assertTrue(r.summary().appLogs().contains(tmp.resolve("bursts.csv")), r.summary().appLogs().toString());
 
         // trace: true keeps it in memory only; no key, no trace.
-        Apps.TcpApp stream = app(r, "stream");
+        TcpApp stream = app(r, "stream");
         assertNotNull(stream.trace());
         assertTrue(stream.trace().rows() > 100, "1 MiB is over 700 segments: " + stream.trace().rows());
         assertNull(stream.bursts());
-        Apps.TcpApp rr = app(r, "rr");
+        TcpApp rr = app(r, "rr");
         assertNull(rr.trace());
         assertNull(rr.bursts());
         try (var files = Files.walk(tmp)) {

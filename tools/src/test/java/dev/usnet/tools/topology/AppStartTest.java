@@ -37,7 +37,7 @@ class AppStartTest {
                   - {kind: spawn, rate: 1000, start: 1.5ms}
             """;
 
-    private static <T extends Apps.App> T app(VirtualRun.RunResult r, int index, Class<T> kind) {
+    private static <T extends App> T app(VirtualRun.RunResult r, int index, Class<T> kind) {
         return kind.cast(r.apps().get(index));
     }
 
@@ -55,7 +55,7 @@ class AppStartTest {
 
         // The delayed client connects at 20 ms: its handshake is up one round trip (2 ms) later, and its 50 ms
         // duration runs from its own start.
-        Apps.TcpApp late = app(r, 0, Apps.TcpApp.class);
+        TcpApp late = app(r, 0, TcpApp.class);
         assertEquals(20_000_000L, late.startNanos());
         AppResult c = late.client().result();
         assertEquals(22_000_000L, c.startNanos(), c.format());
@@ -63,21 +63,21 @@ class AppStartTest {
         assertTrue(c.outcome().ok(), c.format());
         // Its neighbour without start: connects at once, up after the ARP exchange and the handshake (2 round trips);
         // the delayed one found the neighbour resolved.
-        AppResult first = app(r, 1, Apps.TcpApp.class).client().result();
+        AppResult first = app(r, 1, TcpApp.class).client().result();
         assertEquals(4_000_000L, first.startNanos(), first.format());
 
         // A start after the run's end never comes: the client never connected, and nothing else broke.
-        Apps.TcpApp never = app(r, 2, Apps.TcpApp.class);
+        TcpApp never = app(r, 2, TcpApp.class);
         assertEquals(0, never.startNanos());
         assertFalse(never.outcome().ok());
         assertTrue(never.outcome().reason().startsWith("never connected"), never.outcome().reason());
 
         // A ping every 10 ms from 100 ms to 300 ms: 21 echoes, not 31.
-        assertEquals(21, app(r, 3, Apps.Pinger.class).sent());
+        assertEquals(21, app(r, 3, Pinger.class).sent());
         // 1000 datagrams a second from 250 ms: 51 by 300 ms (one at its start, then one per ms), not 301.
-        assertEquals(51, app(r, 4, Apps.UdpSender.class).sent());
+        assertEquals(51, app(r, 4, UdpSender.class).sent());
         // 1000 forks a second from 1.5 ms: 299 by 300 ms.
-        assertEquals(299, app(r, 5, Apps.Spawner.class).spawned());
+        assertEquals(299, app(r, 5, Spawner.class).spawned());
     }
 
     @Test

@@ -26,16 +26,16 @@ class PingUnansweredAtEndTest {
               b: {}
             """;
 
-    private static Apps.Pinger run(String to, long durationNanos) {
+    private static Pinger run(String to, long durationNanos) {
         VirtualRun.RunResult r = VirtualRun.run(TopologyFile.parse("t.yaml", FILE.replace("TO", to)),
                 new VirtualRun.Options(durationNanos, null, null));
-        return (Apps.Pinger) r.apps().getFirst();
+        return (Pinger) r.apps().getFirst();
     }
 
     @Test
     void anEchoSentJustBeforeTheEndIsUnansweredAtTheEndNotLost() {
         // Echoes at 0, 1, ..., 5 s; the run stops at 5 s, when the last has just left.
-        Apps.Pinger p = run("198.18.0.2", 5_000_000_000L);
+        Pinger p = run("198.18.0.2", 5_000_000_000L);
         assertEquals(6, p.sent());
         assertEquals(5, p.received());
         assertEquals(1, p.unansweredAtEnd());
@@ -50,7 +50,7 @@ class PingUnansweredAtEndTest {
 
     @Test
     void echoesNobodyAnswersAreLost() {
-        Apps.Pinger p = run("198.18.0.9", 3_000_000_000L);
+        Pinger p = run("198.18.0.9", 3_000_000_000L);
         assertEquals(4, p.sent());
         assertEquals(0, p.unansweredAtEnd());
         assertTrue(p.summary().startsWith("a: ping 198.18.0.9: 4 sent, 0 received, 100% loss"), p.summary());

@@ -129,7 +129,7 @@ class TcpAppsTopologyTest {
     void badEntriesAreReportedWithLineAndKey() {
         String e = onlyError(TWO + "      - {kind: tcp, server: b}\n");
         assertEquals("t.yaml:16: namespaces.a.apps[0].kind: expected one of ping, udp-send, udp-sink, stream, rr, burst,"
-                + " spawn, mpi, got \"tcp\"", e);
+                + " spawn, mpi, udp-echo, got \"tcp\"", e);
         e = onlyError(TWO + "      - kind: rr\n        count: 10\n");
         assertEquals("t.yaml:16: namespaces.a.apps[0].server: missing (required)", e);
         e = onlyError(TWO + "      - kind: rr\n        server: c\n");
@@ -197,13 +197,13 @@ class TcpAppsTopologyTest {
     void streamRrAndBurstRunBetweenTwoNamespacesInRealTime(@TempDir Path tmp) throws Exception {
         TopologySpec spec = TopologyFile.parse("t.yaml", BOUNDED);
         Daemon d = Daemon.start(spec, new Daemon.Options(tmp, 2), Daemon.Providers.forThisBuild());
-        List<Apps.TcpApp> tcp = d.apps().list().stream().filter(a -> a instanceof Apps.TcpApp)
-                .map(a -> (Apps.TcpApp) a).toList();
+        List<TcpApp> tcp = d.apps().list().stream().filter(a -> a instanceof TcpApp)
+                .map(a -> (TcpApp) a).toList();
         Daemon.Summary s;
         try {
             assertEquals(3, tcp.size());
             long deadline = System.nanoTime() + 20_000_000_000L;
-            while (!tcp.stream().allMatch(Apps.TcpApp::isDone) && System.nanoTime() < deadline) {
+            while (!tcp.stream().allMatch(TcpApp::isDone) && System.nanoTime() < deadline) {
                 Thread.sleep(10);
             }
         } finally {

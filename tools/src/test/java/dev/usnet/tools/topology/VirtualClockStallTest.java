@@ -93,8 +93,8 @@ class VirtualClockStallTest {
         VirtualRun.RunResult r = VirtualRun.run(spec, new VirtualRun.Options(1_500_000_000L, null, null)
                 .withStallLimits(10_000, dev.usnet.core.time.VirtualScheduler.DEFAULT_TASK_LIMIT));
         assertEquals(300, r.apps().size());
-        for (Apps.App a : r.apps()) {
-            Apps.Pinger p = (Apps.Pinger) a;
+        for (App a : r.apps()) {
+            Pinger p = (Pinger) a;
             assertEquals(2, p.sent(), a.label());
             assertEquals(2, p.received(), a.label());
         }

@@ -1,7 +1,6 @@
-package dev.usnet.tools.results;
+package dev.usnet.tools.topology;
 
 import dev.usnet.tcp.app.MpiResult;
-import dev.usnet.tools.topology.MpiApp;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,10 +24,10 @@ final class MpiFields {
         m.put("ranks", r == null ? 0 : r.ranks());
         m.put("iterations", app.spec().iterations());
         m.put("connections", r == null ? 0 : r.connections());
-        m.put("completion_s", Results.fixed(r == null || !r.completed() ? 0 : r.completionNanos() / 1e9));
-        m.put("completion_us", Results.fixed(r == null || !r.completed() ? 0 : r.completionNanos() / 1e3));
-        m.put("mb_s", Results.fixed(r == null ? 0 : r.mbPerSecond()));
-        m.put("tcp_mb_s", Results.fixed(r == null || r.completionNanos() <= 0 ? 0
+        m.put("completion_s", ResultValues.fixed(r == null || !r.completed() ? 0 : r.completionNanos() / 1e9));
+        m.put("completion_us", ResultValues.fixed(r == null || !r.completed() ? 0 : r.completionNanos() / 1e3));
+        m.put("mb_s", ResultValues.fixed(r == null ? 0 : r.mbPerSecond()));
+        m.put("tcp_mb_s", ResultValues.fixed(r == null || r.completionNanos() <= 0 ? 0
                 : (r.bytesSent() - r.shmBytes()) / (r.completionNanos() / 1e9) / 1e6));
         m.put("shm_bytes", r == null ? 0 : r.shmBytes());
         TreeMap<Long, Long> recovery = new TreeMap<>();

@@ -1,0 +1,61 @@
+package dev.usnet.tools.topology;
+
+import dev.usnet.core.bridge.Bridge;
+import dev.usnet.core.stack.NetStack;
+import dev.usnet.tools.topology.TopologySpec.BridgeDev;
+import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
+import dev.usnet.tools.topology.TopologySpec.Ref;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/** {@code kind: bridge}: a learning bridge with its ports, devices of the same namespace. */
+final class BridgeKind implements LinkKind<BridgeDev> {
+    @Override
+    public String name() {
+        return "bridge";
+    }
+
+    @Override
+    public Set<String> keys() {
+        return Set.of("ports", "ageing_time", "fdb_max_learned", "group_fwd_mask");
+    }
+
+    @Override
+    public boolean reads(DeviceSpec d) {
+        return d instanceof BridgeDev;
+    }
+
+    @Override
+    public BridgeDev read(Entry e) {
+        YamlMap m = e.m();
+        List<Ref> ports = new ArrayList<>();
+        for (YamlMap.Item p : m.list("ports")) {
+            String s = m.scalar(p.node(), p.where(), "a device name");
+            if (s != null) {
+                ports.add(new Ref(s, p.where()));
+            }
+        }
+        Double ageing = m.number("ageing_time", 0, 1_000_000);
+        Long max = m.integer("fdb_max_learned", 0, Integer.MAX_VALUE);
+        Long mask = m.integer("group_fwd_mask", 0, 0xffff);
+        if (mask != null && (mask & 7) != 0) {
+            m.problems().add(m.where("group_fwd_mask"), "bits 0-2 (STP, PAUSE, LACP) cannot be forwarded");
+            mask = null;
+        }
+        return new BridgeDev(e.link(), List.copyOf(ports), ageing, max == null ? null : max.intValue(),
+                mask == null ? null : mask.intValue());
+    }
+
+    /** The bridge alone: its ports join once every device of the namespace exists. */
+    /** Its ports are devices of its namespace. */
+    @Override
+    public void check(Checks c, TopologySpec.Ns ns, BridgeDev b) {
+        TopologyChecks.checkPorts(ns, b, c.byName(), c.problems());
+    }
+
+    @Override
+    public void create(TopologyBuilder b, String ns, NetStack s, BridgeDev d, long mac) {
+        b.made(d.link(), TopologyBuilder.register(s, new Bridge(d.link().name(), mac)));
+    }
+}

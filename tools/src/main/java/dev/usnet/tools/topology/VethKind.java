@@ -1,0 +1,120 @@
+package dev.usnet.tools.topology;
+
+import dev.usnet.core.knob.NearestNames;
+import dev.usnet.core.stack.NetStack;
+import dev.usnet.ns.NetNamespace;
+import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
+import dev.usnet.tools.topology.TopologySpec.Link;
+import dev.usnet.tools.topology.TopologySpec.Veth;
+import java.util.ArrayList;
+import java.util.Set;
+
+/**
+ * {@code kind: veth}: a pair, declared once with its other end under {@code peer:} ({@code ip link add NAME type veth
+ * peer name PEER netns PEERNS}); either end may be a port of a bridge of its namespace ({@code master:}).
+ */
+final class VethKind implements LinkKind<Veth> {
+    /** The keys of the {@code peer:} mapping. */
+    static final Set<String> PEER_KEYS = Set.of("namespace", "name", "mac", "mtu", "up", "addresses", "tx_checksumming",
+            "gso", "gro", "netem", "needed_headroom", "master");
+
+    @Override
+    public String name() {
+        return "veth";
+    }
+
+    @Override
+    public Set<String> keys() {
+        return Set.of("peer", "master");
+    }
+
+    @Override
+    public boolean reads(DeviceSpec d) {
+        return d instanceof Veth;
+    }
+
+    @Override
+    public Veth read(Entry e) {
+        return readPair(e);
+    }
+
+    /** The pair of entry {@code e}; its peer end joins the peer namespace's devices. Also read by {@code replay}. */
+    static Veth readPair(Entry e) {
+        YamlMap m = e.m();
+        Link link = e.link();
+        String ns = e.ns();
+        if (!m.require("peer")) {
+            return null;
+        }
+        YamlMap p = m.map("peer");
+        if (p == null) {
+            return null;
+        }
+        p.allow(PEER_KEYS);
+        String peerNs = ns;
+        if (p.has("namespace")) {
+            peerNs = p.string("namespace");
+            if (peerNs == null) {
+                return null;
+            }
+        }
+        Link peer = LinkSettings.read(p, null);
+        if (peer == null) {
+            e.file().problems().dropped(peerNs, TopologyFile.rawName(p.node("name")));
+            return null;
+        }
+        if (m.has("master")) {
+            String b = m.string("master");
+            if (b != null) {
+                e.file().addMaster(ns, link.name(), b.trim(), m.where("master"));
+            }
+        }
+        if (p.has("master")) {
+            String b = p.string("master");
+            if (b != null) {
+                e.file().addMaster(peerNs, peer.name(), b.trim(), p.where("master"));
+            }
+        }
+        Veth v = new Veth(link, peerNs, peer, false);
+        // The peer end appears in its namespace's device list, so references and duplicates treat it like
+        // any other device there.
+        e.peers().computeIfAbsent(peerNs, x -> new ArrayList<>()).add(new Veth(peer, ns, link, true));
+        return v;
+    }
+
+    /** Both ends, from the declared end's entry; the peer end's own entry makes nothing. */
+    /** The peer's namespace is one of the file's (checked once, at the declared end). */
+    @Override
+    public void check(Checks c, TopologySpec.Ns ns, Veth v) {
+        checkPeerNamespace(c, v);
+    }
+
+    static void checkPeerNamespace(Checks c, Veth v) {
+        if (v.peerSide()) {
+            return;
+        }
+        if (!c.nsNames().contains(v.peerNamespace())) {
+            c.problems().add(v.peer().where().child("namespace"), "no usnet namespace " + v.peerNamespace()
+                    + " (declared: " + c.declared().computeIfAbsent(v.peerNamespace(),
+                            x -> NearestNames.listing(x, c.nsOrder())) + ")");
+        }
+    }
+
+    @Override
+    public void create(TopologyBuilder b, String ns, NetStack s, Veth v, long mac) {
+        createPair(b, ns, v);
+    }
+
+    static void createPair(TopologyBuilder b, String ns, Veth v) {
+        if (v.peerSide()) {
+            return;
+        }
+        NetNamespace peerNs = b.namespace(v.peerNamespace());
+        if (peerNs == null || b.hasErrorAt(v.peer().where().child("name"))) {
+            return;
+        }
+        var ends = b.registry().createVeth(b.namespace(ns), v.link().name(), peerNs, v.peer().name());
+        b.made(v.link(), ends[0]);
+        b.made(v.peer(), ends[1]);
+    }
+}
