@@ -1,7 +1,7 @@
 package dev.usnet.tools.ctl;
 
 import dev.usnet.core.stack.NetStack;
-import dev.usnet.tools.UsageException;
+import dev.usnet.tools.cli.UsageException;
 import dev.usnet.tools.metrics.MetricsServer;
 import dev.usnet.tools.topology.Apps;
 import dev.usnet.tools.topology.Topology;

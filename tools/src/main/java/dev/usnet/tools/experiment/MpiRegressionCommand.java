@@ -1,6 +1,6 @@
 package dev.usnet.tools.experiment;
 
-import dev.usnet.tools.UsageException;
+import dev.usnet.tools.cli.UsageException;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;

@@ -1,7 +1,7 @@
 package dev.usnet.tools.packetdrill;
 
-import dev.usnet.tools.IoErrors;
-import dev.usnet.tools.UsageException;
+import dev.usnet.tools.cli.IoErrors;
+import dev.usnet.tools.cli.UsageException;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;

@@ -14,7 +14,7 @@ import dev.usnet.tcp.app.BurstApp;
 import dev.usnet.tcp.app.Outcome;
 import dev.usnet.tcp.app.RrApp;
 import dev.usnet.tcp.app.StreamApp;
-import dev.usnet.tools.UsageException;
+import dev.usnet.tools.cli.UsageException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.io.IOException;

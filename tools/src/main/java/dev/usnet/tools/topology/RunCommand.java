@@ -2,8 +2,8 @@ package dev.usnet.tools.topology;
 
 import dev.usnet.tap.BusyPollSelectStrategy;
 import dev.usnet.tap.TapWarmUp;
-import dev.usnet.tools.UsageException;
 import dev.usnet.tools.Usnet;
+import dev.usnet.tools.cli.UsageException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
