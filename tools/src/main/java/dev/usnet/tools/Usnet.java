@@ -1,5 +1,7 @@
 package dev.usnet.tools;
 
+import dev.usnet.tools.cli.CliProcess;
+import dev.usnet.tools.cli.UsageException;
 import dev.usnet.tools.demo.DemoCommand;
 import dev.usnet.tools.replay.ReplayCommand;
 import dev.usnet.tools.topology.CleanupCommand;
@@ -18,8 +20,11 @@ import picocli.CommandLine.Command;
                 dev.usnet.tools.packetdrill.PacketdrillCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Usnet implements Runnable {
-    /** Exit code for bad input: an invalid file, key or option. */
-    public static final int EXIT_USAGE = 2;
+    /**
+     * Exit code for bad input: an invalid file, key or option ({@link CliProcess#EXIT_USAGE}, named here too for the
+     * callers of {@link #execute}).
+     */
+    public static final int EXIT_USAGE = CliProcess.EXIT_USAGE;
 
     @Override
     public void run() {
@@ -55,18 +60,13 @@ public final class Usnet implements Runnable {
         return cl.execute(args);
     }
 
-    private static volatile boolean standalone;
-
-    /**
-     * True in a process started as the usnet command ({@link #main}), false when the CLI runs inside another program
-     * (tests, embedding): only then may a command change the whole process, such as giving up root.
-     */
+    /** {@link CliProcess#standalone()}: true in a process started by {@link #main}. */
     public static boolean standalone() {
-        return standalone;
+        return CliProcess.standalone();
     }
 
     public static void main(String[] args) throws InterruptedException {
-        standalone = true;
+        CliProcess.markStandalone();
         // Netty names its channels after a MAC of this machine, looked up among the kernel's interfaces, and warns
         // when it finds none ("Failed to find a usable hardware address"): in a namespace with only lo, where usnet
         // is often started, that is every run. The name is for Netty's logs only; random bytes, which Netty would

@@ -1,6 +1,6 @@
 package dev.usnet.tools.compare;
 
-import dev.usnet.tools.UsageException;
+import dev.usnet.tools.cli.UsageException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;

@@ -1,8 +1,8 @@
 package dev.usnet.tools.compare;
 
-import dev.usnet.tools.IoErrors;
-import dev.usnet.tools.UsageException;
-import dev.usnet.tools.Usnet;
+import dev.usnet.tools.cli.CliProcess;
+import dev.usnet.tools.cli.IoErrors;
+import dev.usnet.tools.cli.UsageException;
 import dev.usnet.tools.topology.RunCommand;
 import dev.usnet.tools.topology.TopologyException;
 import dev.usnet.tools.topology.TopologyFile;
@@ -146,16 +146,16 @@ public final class CompareCommand implements Callable<Integer> {
         } catch (java.nio.file.NoSuchFileException ex) {
             e.println("usnet: " + file + ": no such file");
             e.println("usnet: compare: 1 problem; nothing was run");
-            return Usnet.EXIT_USAGE;
+            return CliProcess.EXIT_USAGE;
         } catch (IOException ex) {
             e.println("usnet: " + file + ": cannot read: " + ex.getMessage());
             e.println("usnet: compare: 1 problem; nothing was run");
-            return Usnet.EXIT_USAGE;
+            return CliProcess.EXIT_USAGE;
         }
         MatrixOptions options = new MatrixOptions(file.toString(), text, vary, param, set, seeds, seed, duration, clock, warmUp);
         Planned planned = plan(options, e, true);
         if (planned == null) {
-            return Usnet.EXIT_USAGE;
+            return CliProcess.EXIT_USAGE;
         }
         List<CompareRunner.Planned> plan = planned.runs();
         prepareOut(out, force);
@@ -200,7 +200,7 @@ public final class CompareCommand implements Callable<Integer> {
             e.println("usnet: compare: the run of #" + (ex.planned.variant().group() + 1) + " (" + ex.planned.variant().label()
                     + ", seed " + ex.planned.seed() + ") failed: " + ex.getMessage());
             return ex.getCause() instanceof UsageException || ex.getCause() instanceof TopologyException
-                    ? Usnet.EXIT_USAGE : 1;
+                    ? CliProcess.EXIT_USAGE : 1;
         } finally {
             if (realRun != null) {
                 realRun.close();

@@ -1,8 +1,8 @@
 package dev.usnet.tools.compare;
 
-import dev.usnet.tools.IoErrors;
-import dev.usnet.tools.UsageException;
-import dev.usnet.tools.Usnet;
+import dev.usnet.tools.cli.CliProcess;
+import dev.usnet.tools.cli.IoErrors;
+import dev.usnet.tools.cli.UsageException;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -65,7 +65,7 @@ final class CompareMerge {
         CompareCommand.Planned planned = CompareCommand.plan(options, e, false);
         if (planned == null) {
             e.println("usnet: compare: --merge: the parts' topology " + options.file() + " no longer checks with this usnet");
-            return Usnet.EXIT_USAGE;
+            return CliProcess.EXIT_USAGE;
         }
         List<CompareRunner.Planned> plan = planned.runs();
         List<ComparePart.Row> rows = new ArrayList<>();
@@ -118,7 +118,7 @@ final class CompareMerge {
         errors.forEach(x -> e.println("usnet: " + x));
         e.println("usnet: compare: " + errors.size() + " problem" + (errors.size() == 1 ? "" : "s") + "; nothing was written");
         e.flush();
-        return Usnet.EXIT_USAGE;
+        return CliProcess.EXIT_USAGE;
     }
 
     /** What keeps {@code parts} from being one whole comparison: each problem a sentence naming the parts. */

@@ -6,7 +6,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import dev.usnet.tools.UsageException;
+import dev.usnet.tools.cli.UsageException;
 import dev.usnet.tools.results.Results;
 import dev.usnet.tools.results.RunHistograms;
 import java.io.IOException;

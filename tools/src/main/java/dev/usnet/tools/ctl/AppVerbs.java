@@ -1,7 +1,7 @@
 package dev.usnet.tools.ctl;
 
 import dev.usnet.tools.topology.App;
-import dev.usnet.tools.UsageException;
+import dev.usnet.tools.cli.UsageException;
 import dev.usnet.tools.topology.Apps;
 import dev.usnet.tools.topology.TopologyException;
 import dev.usnet.tools.topology.TopologyFile;

@@ -3,7 +3,7 @@ package dev.usnet.tools.ctl;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
-import dev.usnet.tools.UsageException;
+import dev.usnet.tools.cli.UsageException;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.DirectoryStream;

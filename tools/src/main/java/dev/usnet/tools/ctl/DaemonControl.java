@@ -3,7 +3,7 @@ package dev.usnet.tools.ctl;
 import dev.usnet.tools.topology.App;
 import dev.usnet.tools.topology.TcpApp;
 import dev.usnet.core.stack.NetStack;
-import dev.usnet.tools.UsageException;
+import dev.usnet.tools.cli.UsageException;
 import dev.usnet.tools.metrics.MetricsServer;
 import dev.usnet.tools.topology.Apps;
 import dev.usnet.tools.topology.Topology;

@@ -4,7 +4,7 @@ import dev.usnet.core.route.Route;
 import dev.usnet.core.route.RouteType;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.wire.Ipv4Addr;
-import dev.usnet.tools.IpRouteSyntax;
+import dev.usnet.tools.iproute.IpRouteSyntax;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -3,7 +3,7 @@ package dev.usnet.tools.ctl;
 import dev.usnet.core.device.Device;
 import dev.usnet.core.pcap.PcapTap;
 import dev.usnet.core.pcap.PcapWriter;
-import dev.usnet.tools.IoErrors;
+import dev.usnet.tools.cli.IoErrors;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,7 +1,7 @@
 package dev.usnet.tools.demo;
 
-import dev.usnet.tools.IoErrors;
-import dev.usnet.tools.UsageException;
+import dev.usnet.tools.cli.IoErrors;
+import dev.usnet.tools.cli.UsageException;
 import dev.usnet.tools.topology.TopologyException;
 import java.io.PrintWriter;
 import java.nio.file.Path;

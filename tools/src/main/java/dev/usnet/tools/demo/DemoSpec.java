@@ -1,6 +1,6 @@
 package dev.usnet.tools.demo;
 
-import dev.usnet.tools.UsageException;
+import dev.usnet.tools.cli.UsageException;
 import dev.usnet.tools.topology.TopologyFile;
 import dev.usnet.tools.topology.TopologySpec;
 import dev.usnet.tools.topology.TopologySpec.App;

@@ -1,7 +1,7 @@
 package dev.usnet.tools.experiment;
 
 import dev.usnet.tcp.cc.KernelPreset;
-import dev.usnet.tools.UsageException;
+import dev.usnet.tools.cli.UsageException;
 import dev.usnet.tools.tcp.TcpCommand;
 import java.io.PrintWriter;
 import java.nio.file.Path;

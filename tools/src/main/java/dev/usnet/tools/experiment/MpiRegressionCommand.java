@@ -1,6 +1,7 @@
 package dev.usnet.tools.experiment;
 
-import dev.usnet.tools.UsageException;
+import dev.usnet.tools.cli.UsageException;
+import dev.usnet.tools.report.ExperimentReport;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;

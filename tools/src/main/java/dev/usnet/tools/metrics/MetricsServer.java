@@ -1,6 +1,6 @@
 package dev.usnet.tools.metrics;
 
-import dev.usnet.tools.UsageException;
+import dev.usnet.tools.cli.UsageException;
 import dev.usnet.tools.topology.Apps;
 import dev.usnet.tools.topology.Topology;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;

@@ -1,6 +1,6 @@
 package dev.usnet.tools.oracle;
 
-import dev.usnet.tools.UsageException;
+import dev.usnet.tools.cli.UsageException;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

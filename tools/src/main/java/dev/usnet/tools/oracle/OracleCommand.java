@@ -2,8 +2,8 @@ package dev.usnet.tools.oracle;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.usnet.core.pcap.PcapRecord;
-import dev.usnet.tools.UsageException;
-import dev.usnet.tools.Usnet;
+import dev.usnet.tools.cli.CliProcess;
+import dev.usnet.tools.cli.UsageException;
 import dev.usnet.tools.replay.FixtureComparator;
 import dev.usnet.tools.replay.FrameDifference;
 import dev.usnet.tools.replay.Replayer;
@@ -44,7 +44,7 @@ public final class OracleCommand implements Runnable {
 
     /** The script's failures as CLI exit codes: bad input stays 2, a refused kernel step is 3. */
     private static int exitFor(int scriptExit) {
-        return scriptExit == LinuxOracle.BAD_INPUT ? Usnet.EXIT_USAGE : scriptExit;
+        return scriptExit == LinuxOracle.BAD_INPUT ? CliProcess.EXIT_USAGE : scriptExit;
     }
 
     /** {@code usnet oracle record SCENARIO.py OUTDIR}. */

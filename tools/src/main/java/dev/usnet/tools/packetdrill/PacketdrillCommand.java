@@ -1,7 +1,7 @@
 package dev.usnet.tools.packetdrill;
 
-import dev.usnet.tools.IoErrors;
-import dev.usnet.tools.UsageException;
+import dev.usnet.tools.cli.IoErrors;
+import dev.usnet.tools.cli.UsageException;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.ServiceLoader;
 import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 import picocli.CommandLine.Command;
@@ -30,10 +31,8 @@ import picocli.CommandLine.Spec;
             "Exit status: 0 when every script passes, 1 when one fails, 2 for a usage error or a script that "
                 + "cannot be read. See docs/packetdrill.md."})
 public final class PacketdrillCommand implements Callable<Integer> {
-    /** The targets by name, loaded by class name so the runner builds without them. */
-    static final Map<String, String> TARGETS = Map.of(
-            "usnet", "dev.usnet.tools.packetdrill.usnet.UsnetTarget",
-            "kernel", "dev.usnet.tools.packetdrill.kernel.KernelTarget");
+    /** The registered target kinds by name, in registration order. */
+    static final Map<String, TargetKind> TARGETS = registeredTargets();
 
     @Spec
     CommandSpec spec;
@@ -82,7 +81,7 @@ public final class PacketdrillCommand implements Callable<Integer> {
             throw new UsageException("--jobs must be 1..64, got " + jobs);
         }
         if (targetFactory == null && !TARGETS.containsKey(target)) {
-            throw new UsageException("unknown target '" + target + "': use one of usnet, kernel");
+            throw unknownTarget(target);
         }
         checkJunitPath();
 
@@ -246,27 +245,33 @@ public final class PacketdrillCommand implements Callable<Integer> {
     }
 
     static Supplier<Target> loadTarget(String name) {
-        String cls = TARGETS.get(name);
-        if (cls == null) {
-            throw new UsageException("unknown target '" + name + "': use one of usnet, kernel");
-        }
-        Class<?> c;
-        try {
-            c = Class.forName(cls);
-        } catch (ClassNotFoundException e) {
-            throw new UsageException("target '" + name + "' is not part of this build (no class " + cls + ")");
-        }
-        if (!Target.class.isAssignableFrom(c)) {
-            throw new UsageException("class " + cls + " is not a packetdrill Target");
+        TargetKind kind = TARGETS.get(name);
+        if (kind == null) {
+            throw unknownTarget(name);
         }
         return () -> {
             try {
-                return (Target) c.getConstructor().newInstance();
-            } catch (ReflectiveOperationException e) {
-                Throwable cause = e.getCause() != null ? e.getCause() : e;
-                throw new TargetException("cannot create the " + name + " target: " + cause.getMessage(), cause);
+                return kind.create();
+            } catch (RuntimeException e) {
+                throw new TargetException("cannot create the " + name + " target: " + e.getMessage(), e);
             }
         };
+    }
+
+    private static UsageException unknownTarget(String name) {
+        return new UsageException("unknown target '" + name + "': use one of " + String.join(", ", TARGETS.keySet()));
+    }
+
+    private static Map<String, TargetKind> registeredTargets() {
+        Map<String, TargetKind> kinds = new LinkedHashMap<>();
+        for (TargetKind k : ServiceLoader.load(TargetKind.class, PacketdrillCommand.class.getClassLoader())) {
+            TargetKind before = kinds.putIfAbsent(k.name(), k);
+            if (before != null) {
+                throw new IllegalStateException("packetdrill target '" + k.name() + "' is registered twice: "
+                        + before.getClass().getName() + " and " + k.getClass().getName());
+            }
+        }
+        return kinds;
     }
 
     private void checkJunitPath() {

@@ -1,7 +1,7 @@
 package dev.usnet.tools.replay;
 
 import dev.usnet.core.pcap.PcapRecord;
-import dev.usnet.tools.UsageException;
+import dev.usnet.tools.cli.UsageException;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;

@@ -3,7 +3,7 @@ package dev.usnet.tools.replay;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.usnet.core.wire.MacAddr;
-import dev.usnet.tools.UsageException;
+import dev.usnet.tools.cli.UsageException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,7 +46,7 @@ public record Scenario(String name, String device, Bridge bridge, Router router,
             throw new UsageException(file + where + ": not valid JSON: "
                     + e.getOriginalMessage().lines().findFirst().orElse("").replaceAll("\\s+$", ""));
         } catch (IOException e) {
-            throw new UsageException(dev.usnet.tools.IoErrors.describe(file, e));
+            throw new UsageException(dev.usnet.tools.cli.IoErrors.describe(file, e));
         }
         return new Parser(file.toString()).parse(root);
     }

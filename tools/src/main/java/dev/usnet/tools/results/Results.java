@@ -2,7 +2,6 @@ package dev.usnet.tools.results;
 
 import dev.usnet.tools.topology.App;
 import dev.usnet.tools.topology.AppCounters;
-import dev.usnet.tools.topology.ResultValues;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -12,7 +11,6 @@ import dev.usnet.core.stats.DeviceStats;
 import dev.usnet.core.stats.LatencyPaths;
 import dev.usnet.tcp.app.Outcome;
 import dev.usnet.tcp.app.Percentiles;
-import dev.usnet.tools.topology.Apps;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;

@@ -1,5 +1,6 @@
 package dev.usnet.tools.tcp;
 
+import dev.usnet.core.knob.Knobs;
 import dev.usnet.tcp.cc.AdditiveIncrease;
 import dev.usnet.tcp.cc.CaState;
 import dev.usnet.tcp.cc.CcSock;
@@ -8,8 +9,7 @@ import dev.usnet.tcp.cc.Cubic;
 import dev.usnet.tcp.cc.CwndState;
 import dev.usnet.tcp.cc.KernelPreset;
 import dev.usnet.tcp.cc.RenoCongAvoid;
-import dev.usnet.core.knob.Knobs;
-import dev.usnet.tools.UsageException;
+import dev.usnet.tools.cli.UsageException;
 import java.io.PrintWriter;
 import java.math.BigDecimal;
 import java.util.List;

@@ -6,7 +6,7 @@ import dev.usnet.ns.NetNamespace;
 import dev.usnet.ns.pid.PidAllocException;
 import dev.usnet.ns.pid.Task;
 import dev.usnet.tcp.app.Outcome;
-import dev.usnet.tools.UsageException;
+import dev.usnet.tools.cli.UsageException;
 import java.util.List;
 import org.HdrHistogram.Histogram;
 

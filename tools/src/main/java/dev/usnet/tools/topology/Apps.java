@@ -1,6 +1,6 @@
 package dev.usnet.tools.topology;
 
-import dev.usnet.tools.UsageException;
+import dev.usnet.tools.cli.UsageException;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -3,7 +3,7 @@ package dev.usnet.tools.topology;
 import dev.usnet.core.netem.NetemParams;
 import dev.usnet.core.pcap.PcapReader;
 import dev.usnet.core.pcap.PcapRecord;
-import dev.usnet.tools.IoErrors;
+import dev.usnet.tools.cli.IoErrors;
 import dev.usnet.tools.topology.TopologySpec.Addr;
 import dev.usnet.tools.topology.TopologySpec.Capture;
 import dev.usnet.tools.topology.TopologySpec.Ns;

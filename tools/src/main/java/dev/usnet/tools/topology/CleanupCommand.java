@@ -1,7 +1,7 @@
 package dev.usnet.tools.topology;
 
-import dev.usnet.tools.UsageException;
-import dev.usnet.tools.Usnet;
+import dev.usnet.tools.cli.CliProcess;
+import dev.usnet.tools.cli.UsageException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;
@@ -43,14 +43,14 @@ public final class CleanupCommand implements Callable<Integer> {
             for (String s : ex.errors()) {
                 e.println("usnet: " + s);
             }
-            return Usnet.EXIT_USAGE;
+            return CliProcess.EXIT_USAGE;
         }
         // Reading a namespace's mark enters it (setns), deleting it unmounts: both need the capabilities.
         if (t.kernelNamespaces().stream().anyMatch(k -> kernel.namespaceExists(k.name()))
                 && !(privileges.has(Privileges.CAP_NET_ADMIN) && privileges.has(Privileges.CAP_SYS_ADMIN))) {
             e.println("usnet: looking into and deleting kernel namespaces needs CAP_NET_ADMIN and CAP_SYS_ADMIN,"
                     + " which this process does not have (CapEff in /proc/self/status): run as root (sudo)");
-            return Usnet.EXIT_USAGE;
+            return CliProcess.EXIT_USAGE;
         }
         List<Leftovers.Found> found = Leftovers.find(t, kernel);
         int usnetLeft = 0;

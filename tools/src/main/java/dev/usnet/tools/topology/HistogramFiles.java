@@ -2,7 +2,7 @@ package dev.usnet.tools.topology;
 
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.LatencyPaths;
-import dev.usnet.tools.UsageException;
+import dev.usnet.tools.cli.UsageException;
 import dev.usnet.tools.topology.TopologySpec.Ns;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -93,7 +93,7 @@ final class HistogramFiles {
             }
             Files.move(tmp, f, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         } catch (IOException e) {
-            throw new UsageException("cannot write " + dev.usnet.tools.IoErrors.describe(f, e), e);
+            throw new UsageException("cannot write " + dev.usnet.tools.cli.IoErrors.describe(f, e), e);
         }
         return f;
     }

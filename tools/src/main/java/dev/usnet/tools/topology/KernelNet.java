@@ -2,7 +2,7 @@ package dev.usnet.tools.topology;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.usnet.tools.UsageException;
+import dev.usnet.tools.cli.UsageException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -1,5 +1,6 @@
 package dev.usnet.tools.topology;
 
+import dev.usnet.tools.results.ResultValues;
 import dev.usnet.tcp.app.MpiResult;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,7 +1,7 @@
 package dev.usnet.tools.topology;
 
 import dev.usnet.core.stack.NetStack;
-import dev.usnet.tools.UsageException;
+import dev.usnet.tools.cli.UsageException;
 import dev.usnet.tools.topology.TopologySpec.Mpi;
 import java.util.Set;
 

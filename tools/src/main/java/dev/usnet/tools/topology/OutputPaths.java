@@ -1,6 +1,6 @@
 package dev.usnet.tools.topology;
 
-import dev.usnet.tools.UsageException;
+import dev.usnet.tools.cli.UsageException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;

@@ -2,7 +2,7 @@ package dev.usnet.tools.topology;
 
 import dev.usnet.core.device.Device;
 import dev.usnet.core.stack.NetStack;
-import dev.usnet.tools.UsageException;
+import dev.usnet.tools.cli.UsageException;
 
 /**
  * Opens live NICs for {@code kind: pcap} (capture and inject through libpcap). The real implementation lives

@@ -2,7 +2,7 @@ package dev.usnet.tools.topology;
 
 import dev.usnet.core.pcap.PcapReader;
 import dev.usnet.core.pcap.PcapRecord;
-import dev.usnet.tools.IoErrors;
+import dev.usnet.tools.cli.IoErrors;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

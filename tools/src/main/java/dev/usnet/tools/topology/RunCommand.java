@@ -2,8 +2,8 @@ package dev.usnet.tools.topology;
 
 import dev.usnet.tap.BusyPollSelectStrategy;
 import dev.usnet.tap.TapWarmUp;
-import dev.usnet.tools.UsageException;
-import dev.usnet.tools.Usnet;
+import dev.usnet.tools.cli.CliProcess;
+import dev.usnet.tools.cli.UsageException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -158,7 +158,7 @@ public final class RunCommand implements Callable<Integer> {
                 e.println("usnet: " + s);
             }
             e.println("usnet: " + file + ": " + ex.errors().size() + " problem" + (ex.errors().size() == 1 ? "" : "s"));
-            return Usnet.EXIT_USAGE;
+            return CliProcess.EXIT_USAGE;
         }
         if (check) {
             o.printf("%s: ok (%s, %s, %s%s)%n", file, count(t.namespaces().size(), "namespace"), count(t.deviceCount(), "device"),
@@ -266,7 +266,7 @@ public final class RunCommand implements Callable<Integer> {
                 for (String s : ex.errors()) {
                     e.println("usnet: " + s);
                 }
-                exit.set(Usnet.EXIT_USAGE);
+                exit.set(CliProcess.EXIT_USAGE);
                 return exit.get();
             } catch (UsageException ex) {
                 // A refused start lists every problem, one a line.
@@ -276,7 +276,7 @@ public final class RunCommand implements Callable<Integer> {
                 for (Throwable x : ex.getSuppressed()) {
                     e.println("usnet: while undoing: " + x.getMessage());
                 }
-                exit.set(Usnet.EXIT_USAGE);
+                exit.set(CliProcess.EXIT_USAGE);
                 return exit.get();
             }
             Daemon daemon = d;
@@ -299,13 +299,13 @@ public final class RunCommand implements Callable<Integer> {
                         // RunResults.write says why at the stop.
                     }
                 }
-                String dropped = d.dropPrivileges(writable, Usnet.standalone());
+                String dropped = d.dropPrivileges(writable, CliProcess.standalone());
                 if (dropped != null) {
                     o.println("usnet: " + dropped);
                 }
             } catch (UsageException ex) {
                 e.println("usnet: " + ex.getMessage());
-                exit.set(Usnet.EXIT_USAGE);
+                exit.set(CliProcess.EXIT_USAGE);
                 return exit.get();
             }
             try {
@@ -314,7 +314,7 @@ public final class RunCommand implements Callable<Integer> {
                 controlRef[0].tickEverySecond();
             } catch (UsageException ex) {
                 e.println("usnet: " + ex.getMessage());
-                exit.set(Usnet.EXIT_USAGE);
+                exit.set(CliProcess.EXIT_USAGE);
                 return exit.get();
             }
             usr1 = Signals.onUsr1(() -> {
@@ -375,7 +375,7 @@ public final class RunCommand implements Callable<Integer> {
         }
         o.flush();
         e.flush();
-        return written ? code : Usnet.EXIT_USAGE;
+        return written ? code : CliProcess.EXIT_USAGE;
     }
 
     /**

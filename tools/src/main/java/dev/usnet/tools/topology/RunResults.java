@@ -23,7 +23,7 @@ final class RunResults {
             o.println("usnet: wrote results to " + file);
             return true;
         } catch (IOException ex) {
-            e.println("usnet: cannot write results " + dev.usnet.tools.IoErrors.describe(file, ex));
+            e.println("usnet: cannot write results " + dev.usnet.tools.cli.IoErrors.describe(file, ex));
             return false;
         }
     }

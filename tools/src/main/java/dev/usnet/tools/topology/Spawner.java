@@ -1,5 +1,6 @@
 package dev.usnet.tools.topology;
 
+import dev.usnet.tools.results.ResultValues;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.time.Timeout;
 import dev.usnet.ns.pid.PidAllocException;

@@ -4,7 +4,7 @@ import dev.usnet.core.device.Device;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.tap.PcapDevice;
 import dev.usnet.tap.TunException;
-import dev.usnet.tools.UsageException;
+import dev.usnet.tools.cli.UsageException;
 
 /** Live NICs through tap-bridge's pcap4j device, opened in the namespace usnet runs in. */
 final class TapBridgePcaps implements PcapProvider {

@@ -6,7 +6,7 @@ import dev.usnet.core.time.RealTimeScheduler;
 import dev.usnet.tap.TapDevice;
 import dev.usnet.tap.Tun;
 import dev.usnet.tap.TunException;
-import dev.usnet.tools.UsageException;
+import dev.usnet.tools.cli.UsageException;
 import io.netty.channel.IoEventLoop;
 import io.netty.channel.epoll.Epoll;
 import java.nio.file.Files;

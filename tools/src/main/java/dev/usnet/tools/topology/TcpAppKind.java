@@ -1,7 +1,7 @@
 package dev.usnet.tools.topology;
 
 import dev.usnet.core.stack.NetStack;
-import dev.usnet.tools.UsageException;
+import dev.usnet.tools.cli.UsageException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

@@ -11,7 +11,7 @@ import dev.usnet.core.time.VirtualScheduler;
 import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.ns.NamespaceRegistry;
 import dev.usnet.ns.NetNamespace;
-import dev.usnet.tools.IpRouteSyntax;
+import dev.usnet.tools.iproute.IpRouteSyntax;
 import dev.usnet.tools.topology.TopologySpec.Addr;
 import dev.usnet.tools.topology.TopologySpec.BridgeDev;
 import dev.usnet.tools.topology.TopologySpec.DeviceSpec;

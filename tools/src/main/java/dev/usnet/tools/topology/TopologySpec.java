@@ -175,7 +175,7 @@ public record TopologySpec(String file, String name, long seed, Output output, L
 
     private static void throwUsage(Problems p) {
         if (!p.isEmpty()) {
-            throw new dev.usnet.tools.UsageException(String.join("\n", p.errors()));
+            throw new dev.usnet.tools.cli.UsageException(String.join("\n", p.errors()));
         }
     }
 

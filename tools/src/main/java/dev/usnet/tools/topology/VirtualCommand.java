@@ -1,7 +1,7 @@
 package dev.usnet.tools.topology;
 
-import dev.usnet.tools.UsageException;
 import dev.usnet.tools.Usnet;
+import dev.usnet.tools.cli.UsageException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Locale;

@@ -3,7 +3,7 @@ package dev.usnet.tools.topology;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.time.VirtualScheduler;
 import dev.usnet.ns.NetNamespace;
-import dev.usnet.tools.UsageException;
+import dev.usnet.tools.cli.UsageException;
 import dev.usnet.tools.results.Results;
 import dev.usnet.tools.results.RunHistograms;
 import dev.usnet.tools.topology.TopologySpec.DeviceSpec;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.usnet.tools.UsageException;
+import dev.usnet.tools.cli.UsageException;
 import dev.usnet.tools.results.Results;
 import dev.usnet.tools.results.RunHistograms;
 import dev.usnet.tools.topology.TopologyFile;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import dev.usnet.tools.UsageException;
+import dev.usnet.tools.cli.UsageException;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

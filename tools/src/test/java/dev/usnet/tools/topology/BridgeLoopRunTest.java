@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.usnet.core.time.VirtualScheduler;
-import dev.usnet.tools.UsageException;
+import dev.usnet.tools.cli.UsageException;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -8,7 +8,7 @@ import dev.usnet.core.device.Device;
 import dev.usnet.core.ipv4.UdpSocket;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.wire.Ipv4Addr;
-import dev.usnet.tools.UsageException;
+import dev.usnet.tools.cli.UsageException;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.io.PrintWriter;

@@ -1,11 +1,11 @@
 package dev.usnet.tools.experiment.nsid;
 
-import static dev.usnet.tools.experiment.ExperimentReport.loadavg;
+import static dev.usnet.tools.report.ExperimentReport.loadavg;
 
-import dev.usnet.tools.experiment.ExperimentReport;
 import dev.usnet.tap.HostCommand;
 import dev.usnet.tcp.app.Percentiles;
 import dev.usnet.tools.report.Columns;
+import dev.usnet.tools.report.ExperimentReport;
 import dev.usnet.tools.topology.Privileges;
 import java.io.IOException;
 import java.io.PrintWriter;

@@ -1,10 +1,10 @@
 package dev.usnet.tools.experiment.pidns;
 
-import static dev.usnet.tools.experiment.ExperimentReport.loadavg;
+import static dev.usnet.tools.report.ExperimentReport.loadavg;
 
-import dev.usnet.tools.experiment.ExperimentReport;
 import dev.usnet.ns.pid.PidModel;
 import dev.usnet.tools.report.Columns;
+import dev.usnet.tools.report.ExperimentReport;
 import dev.usnet.tools.topology.Privileges;
 import java.io.IOException;
 import java.io.PrintWriter;

@@ -1,4 +1,4 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.results;
 
 import dev.usnet.ns.pid.Task;
 import dev.usnet.ns.pid.Upid;

@@ -1,4 +1,4 @@
-package dev.usnet.tools;
+package dev.usnet.tools.cli;
 
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;

@@ -1,8 +1,9 @@
-package dev.usnet.tools;
+package dev.usnet.tools.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.usnet.tools.Usnet;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;

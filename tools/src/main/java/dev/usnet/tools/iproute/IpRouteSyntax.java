@@ -1,4 +1,4 @@
-package dev.usnet.tools;
+package dev.usnet.tools.iproute;
 
 import dev.usnet.core.device.Device;
 import dev.usnet.core.route.Route;

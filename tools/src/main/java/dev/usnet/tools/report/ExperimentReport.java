@@ -1,4 +1,4 @@
-package dev.usnet.tools.experiment;
+package dev.usnet.tools.report;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
