@@ -2,6 +2,8 @@ package dev.usnet.tools.topology;
 
 import dev.usnet.tools.cli.CliProcess;
 import dev.usnet.tools.cli.UsageException;
+import dev.usnet.tools.kernel.KernelNet;
+import dev.usnet.tools.kernel.Privileges;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;

@@ -1,5 +1,7 @@
 package dev.usnet.tools.topology;
 
+import dev.usnet.tools.kernel.KernelNet;
+import dev.usnet.tools.kernel.UsnetMark;
 import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
 import dev.usnet.tools.topology.TopologySpec.KernelNs;
 import dev.usnet.tools.topology.TopologySpec.Ns;

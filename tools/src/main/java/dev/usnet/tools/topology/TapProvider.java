@@ -5,6 +5,7 @@ import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.core.wire.MacAddr;
 import dev.usnet.tools.cli.UsageException;
+import dev.usnet.tools.kernel.KernelNet;
 import dev.usnet.tools.topology.TopologySpec.Addr;
 import dev.usnet.tools.topology.TopologySpec.KernelSide;
 import dev.usnet.tools.topology.TopologySpec.Text;

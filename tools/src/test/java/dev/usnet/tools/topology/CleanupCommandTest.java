@@ -3,6 +3,9 @@ package dev.usnet.tools.topology;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.usnet.tools.kernel.KernelNet;
+import dev.usnet.tools.kernel.Privileges;
+import dev.usnet.tools.kernel.UsnetMark;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;

@@ -1,4 +1,4 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.kernel;
 
 import dev.usnet.core.device.Device;
 import dev.usnet.core.stack.NetStack;

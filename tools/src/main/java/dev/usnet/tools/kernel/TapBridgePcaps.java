@@ -1,4 +1,4 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.kernel;
 
 import dev.usnet.core.device.Device;
 import dev.usnet.core.stack.NetStack;
@@ -7,7 +7,7 @@ import dev.usnet.tap.TunException;
 import dev.usnet.tools.cli.UsageException;
 
 /** Live NICs through tap-bridge's pcap4j device, opened in the namespace usnet runs in. */
-final class TapBridgePcaps implements PcapProvider {
+public final class TapBridgePcaps implements PcapProvider {
     @Override
     public void requireAvailable() {
         try {

@@ -1,4 +1,4 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.kernel;
 
 import java.time.Duration;
 import java.time.Instant;

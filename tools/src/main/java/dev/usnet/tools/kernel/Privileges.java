@@ -1,4 +1,4 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.kernel;
 
 import java.io.IOException;
 import java.nio.file.Files;
