@@ -4,7 +4,7 @@ import dev.usnet.tools.cli.CliProcess;
 import dev.usnet.tools.cli.IoErrors;
 import dev.usnet.tools.cli.UsageException;
 import dev.usnet.tools.topology.RunCommand;
-import dev.usnet.tools.topology.TopologyException;
+import dev.usnet.tools.topology.file.TopologyException;
 import dev.usnet.tools.topology.TopologyFile;
 import dev.usnet.tools.topology.VirtualRun;
 import java.io.IOException;

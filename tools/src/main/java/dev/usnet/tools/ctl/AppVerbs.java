@@ -3,7 +3,7 @@ package dev.usnet.tools.ctl;
 import dev.usnet.tools.topology.App;
 import dev.usnet.tools.cli.UsageException;
 import dev.usnet.tools.topology.Apps;
-import dev.usnet.tools.topology.TopologyException;
+import dev.usnet.tools.topology.file.TopologyException;
 import dev.usnet.tools.topology.TopologyFile;
 import dev.usnet.tools.topology.TopologySpec;
 import java.util.ArrayList;

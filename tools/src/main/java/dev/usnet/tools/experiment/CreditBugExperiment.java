@@ -9,7 +9,7 @@ import dev.usnet.tcp.app.BurstApp;
 import dev.usnet.tcp.cc.CaState;
 import dev.usnet.tcp.cc.KernelPreset;
 import dev.usnet.tools.topology.Apps;
-import dev.usnet.tools.topology.TopologyException;
+import dev.usnet.tools.topology.file.TopologyException;
 import dev.usnet.tools.topology.TopologyFile;
 import dev.usnet.tools.topology.TopologySpec;
 import dev.usnet.tools.topology.TopologySpec.DeviceSpec;

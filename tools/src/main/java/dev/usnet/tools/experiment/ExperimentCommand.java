@@ -114,7 +114,7 @@ public final class ExperimentCommand implements Runnable {
             try {
                 p = file == null ? CreditBugExperiment.Params.defaults()
                         : CreditBugExperiment.Params.of(dev.usnet.tools.topology.TopologyFile.load(file));
-            } catch (IllegalArgumentException | dev.usnet.tools.topology.TopologyException e) {
+            } catch (IllegalArgumentException | dev.usnet.tools.topology.file.TopologyException e) {
                 throw new UsageException(e.getMessage());
             }
             p = p.withKernels(ks).withKnobs(knobs);

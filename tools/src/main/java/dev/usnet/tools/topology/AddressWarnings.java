@@ -4,6 +4,7 @@ import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.tools.topology.TopologySpec.Addr;
 import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
 import dev.usnet.tools.topology.TopologySpec.Ns;
+import dev.usnet.tools.topology.file.Problems;
 import java.util.HashMap;
 import java.util.Map;
 

@@ -4,6 +4,7 @@ import dev.usnet.tools.cli.CliProcess;
 import dev.usnet.tools.cli.UsageException;
 import dev.usnet.tools.kernel.KernelNet;
 import dev.usnet.tools.kernel.Privileges;
+import dev.usnet.tools.topology.file.TopologyException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.List;

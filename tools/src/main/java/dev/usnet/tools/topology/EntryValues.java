@@ -2,6 +2,7 @@ package dev.usnet.tools.topology;
 
 import dev.usnet.core.netem.NetemParams;
 import dev.usnet.core.wire.Ipv4Addr;
+import dev.usnet.tools.topology.file.YamlMap;
 
 /**
  * The values app entries share: a {@code start:} offset, times and sizes in link emulation's units, IPv4 addresses

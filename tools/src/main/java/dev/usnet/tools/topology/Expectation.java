@@ -3,6 +3,8 @@ package dev.usnet.tools.topology;
 import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.stats.Mib;
 import dev.usnet.tools.results.Results;
+import dev.usnet.tools.topology.file.Problems;
+import dev.usnet.tools.topology.file.Where;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -6,6 +6,7 @@ import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
 import dev.usnet.tools.topology.TopologySpec.KernelNs;
 import dev.usnet.tools.topology.TopologySpec.Ns;
 import dev.usnet.tools.topology.TopologySpec.Tap;
+import dev.usnet.tools.topology.file.Where;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

@@ -1,5 +1,7 @@
 package dev.usnet.tools.topology;
 
+import dev.usnet.tools.topology.file.Problems;
+import dev.usnet.tools.topology.file.YamlMap;
 import java.util.Map;
 import dev.usnet.core.netem.NetemParams;
 import dev.usnet.core.stack.NetStack;

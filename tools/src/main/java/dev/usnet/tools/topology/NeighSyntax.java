@@ -3,6 +3,8 @@ package dev.usnet.tools.topology;
 import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.core.wire.MacAddr;
 import dev.usnet.tools.topology.TopologySpec.Neigh;
+import dev.usnet.tools.topology.file.Problems;
+import dev.usnet.tools.topology.file.Where;
 
 /** A static neighbour as {@code ip neigh replace} takes it, from a namespace's {@code neighbours:}. */
 final class NeighSyntax {

@@ -9,6 +9,7 @@ import dev.usnet.core.time.Timeout;
 import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
 import dev.usnet.tools.topology.TopologySpec.Ns;
 import dev.usnet.tools.topology.TopologySpec.Veth;
+import dev.usnet.tools.topology.file.PcapReplay;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -3,6 +3,8 @@ package dev.usnet.tools.topology;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
 import dev.usnet.tools.topology.TopologySpec.Veth;
+import dev.usnet.tools.topology.file.PcapReplay;
+import dev.usnet.tools.topology.file.YamlMap;
 import java.util.Set;
 
 /**

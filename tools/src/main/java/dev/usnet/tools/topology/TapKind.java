@@ -7,6 +7,7 @@ import dev.usnet.tools.topology.TopologySpec.KernelSide;
 import dev.usnet.tools.topology.TopologySpec.Link;
 import dev.usnet.tools.topology.TopologySpec.Tap;
 import dev.usnet.tools.topology.TopologySpec.Text;
+import dev.usnet.tools.topology.file.YamlMap;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;

@@ -24,6 +24,8 @@ import dev.usnet.tools.topology.TopologySpec.Pcap;
 import dev.usnet.tools.topology.TopologySpec.Ref;
 import dev.usnet.tools.topology.TopologySpec.Tap;
 import dev.usnet.tools.topology.TopologySpec.Text;
+import dev.usnet.tools.topology.file.Problems;
+import dev.usnet.tools.topology.file.Where;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;

@@ -21,6 +21,8 @@ import dev.usnet.tools.topology.TopologySpec.TcpApp;
 import dev.usnet.tools.topology.TopologySpec.TcpCommon;
 import dev.usnet.tools.topology.TopologySpec.UdpSink;
 import dev.usnet.tools.topology.TopologySpec.Veth;
+import dev.usnet.tools.topology.file.Problems;
+import dev.usnet.tools.topology.file.Where;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;

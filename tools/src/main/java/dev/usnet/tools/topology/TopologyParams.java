@@ -1,6 +1,9 @@
 package dev.usnet.tools.topology;
 
 import dev.usnet.tools.topology.TopologySpec.Param;
+import dev.usnet.tools.topology.file.Problems;
+import dev.usnet.tools.topology.file.Where;
+import dev.usnet.tools.topology.file.YamlMap;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;

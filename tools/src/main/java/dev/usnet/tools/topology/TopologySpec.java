@@ -2,6 +2,9 @@ package dev.usnet.tools.topology;
 
 import dev.usnet.core.knob.NearestNames;
 import dev.usnet.core.pcap.PcapTap;
+import dev.usnet.tools.topology.file.PcapReplay;
+import dev.usnet.tools.topology.file.Problems;
+import dev.usnet.tools.topology.file.Where;
 import java.util.List;
 
 /**

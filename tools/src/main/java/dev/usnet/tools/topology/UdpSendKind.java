@@ -1,6 +1,7 @@
 package dev.usnet.tools.topology;
 
 import dev.usnet.tools.topology.TopologySpec.UdpSend;
+import dev.usnet.tools.topology.file.YamlMap;
 import java.util.Set;
 
 /** {@code kind: udp-send}: datagrams at a steady rate ({@link UdpSender}). */

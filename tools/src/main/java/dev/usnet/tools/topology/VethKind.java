@@ -6,6 +6,7 @@ import dev.usnet.ns.NetNamespace;
 import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
 import dev.usnet.tools.topology.TopologySpec.Link;
 import dev.usnet.tools.topology.TopologySpec.Veth;
+import dev.usnet.tools.topology.file.YamlMap;
 import java.util.ArrayList;
 import java.util.Set;
 

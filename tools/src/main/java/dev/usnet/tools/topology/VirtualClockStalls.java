@@ -10,6 +10,7 @@ import dev.usnet.tools.topology.TopologySpec.Ns;
 import dev.usnet.tools.topology.TopologySpec.TcpApp;
 import dev.usnet.tools.topology.TopologySpec.TcpBurst;
 import dev.usnet.tools.topology.TopologySpec.TcpStream;
+import dev.usnet.tools.topology.file.Where;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;

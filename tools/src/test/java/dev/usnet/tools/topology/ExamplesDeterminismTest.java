@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.usnet.tools.topology.RunCommandTest.Result;
 import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
 import dev.usnet.tools.topology.TopologySpec.Ns;
+import dev.usnet.tools.topology.file.TopologyException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -16,6 +16,7 @@ import dev.usnet.tools.topology.TopologySpec.Ping;
 import dev.usnet.tools.topology.TopologySpec.Ref;
 import dev.usnet.tools.topology.TopologySpec.UdpSend;
 import dev.usnet.tools.topology.TopologySpec.Veth;
+import dev.usnet.tools.topology.file.TopologyException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.topology.file;
 
 import dev.usnet.core.pcap.PcapReader;
 import dev.usnet.core.pcap.PcapRecord;
@@ -24,7 +24,7 @@ import java.util.Set;
  */
 public record PcapReplay(String file, Path path, Frames frames, int loop, double rate, Where where) {
     /** The keys of a replay device besides every device's ({@code name}, {@code mac}, {@code mtu}, ...). */
-    static final Set<String> KEYS = Set.of("peer", "file", "loop", "rate");
+    public static final Set<String> KEYS = Set.of("peer", "file", "loop", "rate");
 
     /**
      * A capture's frames, held by identity: two replays of one file are the same spec without the records' bytes
@@ -33,7 +33,7 @@ public record PcapReplay(String file, Path path, Frames frames, int loop, double
     public static final class Frames {
         private final List<PcapRecord> records;
 
-        Frames(List<PcapRecord> records) {
+        public Frames(List<PcapRecord> records) {
             this.records = List.copyOf(records);
         }
 
@@ -42,7 +42,7 @@ public record PcapReplay(String file, Path path, Frames frames, int loop, double
         }
 
         /** When each frame leaves, in nanoseconds after the first, at time scale {@code rate}; never going back. */
-        long[] offsets(double rate) {
+        public long[] offsets(double rate) {
             long[] at = new long[records.size()];
             if (records.isEmpty()) {
                 return at;
@@ -69,7 +69,7 @@ public record PcapReplay(String file, Path path, Frames frames, int loop, double
      * Reads a replay device's own keys ({@code file}, {@code loop}, {@code rate}) and its pcap file, relative to
      * {@code baseDir}; null (reported at the key's line) when something is wrong.
      */
-    static PcapReplay read(YamlMap m, Path baseDir, Problems problems) {
+    public static PcapReplay read(YamlMap m, Path baseDir, Problems problems) {
         Long loop = m.integer("loop", 0, Integer.MAX_VALUE);
         Double rate = m.number("rate", 0.001, 1000);
         if (!m.require("file")) {
@@ -107,7 +107,7 @@ public record PcapReplay(String file, Path path, Frames frames, int loop, double
     }
 
     /** The directory a topology file's relative input paths are taken from: the file's own. */
-    static Path baseDir(String topologyFile) {
+    public static Path baseDir(String topologyFile) {
         Path p = Path.of(topologyFile).toAbsolutePath().getParent();
         return p == null ? Path.of("").toAbsolutePath() : p;
     }

@@ -1,4 +1,4 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.topology.file;
 
 /** A place in a topology file: the file as the user named it, a 1-based line, and the key path there. */
 public record Where(String file, int line, String path) {

@@ -1,4 +1,4 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.topology.file;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -14,7 +14,7 @@ import java.util.Set;
  * makes one entry per copy from the same line, and one bad template under {@code count: 100000} is one mistake,
  * not a hundred thousand lines of output.
  */
-final class Problems {
+public final class Problems {
     private record Entry(Where where, String text, boolean warning, boolean virtualClock) {
         Entry(Where where, String text, boolean warning) {
             this(where, text, warning, false);
@@ -39,12 +39,12 @@ final class Problems {
     private final Set<String> incomplete = new LinkedHashSet<>();
     private final Set<String> dropped = new LinkedHashSet<>();
 
-    void add(Where w, String message) {
+    public void add(Where w, String message) {
         put(new Entry(w, w.error(message), false));
     }
 
     /** A problem that does not stop the build: printed as {@code file:line: key.path: warning: message}. */
-    void warn(Where w, String message) {
+    public void warn(Where w, String message) {
         put(new Entry(w, w.error("warning: " + message), true));
     }
 
@@ -52,12 +52,12 @@ final class Problems {
      * A warning that matters only in virtual time ({@code --clock virtual}): listed apart, so a real-time run does
      * not print it.
      */
-    void warnVirtualClock(Where w, String message) {
+    public void warnVirtualClock(Where w, String message) {
         put(new Entry(w, w.error("warning: " + message), true, true));
     }
 
     /** An error already formatted as {@code file:line: message} (the YAML parser's own). */
-    void addRaw(String formatted, int line) {
+    public void addRaw(String formatted, int line) {
         put(new Entry(new Where("", line, ""), formatted, false));
     }
 
@@ -92,11 +92,11 @@ final class Problems {
         }
     }
 
-    boolean isEmpty() {
+    public boolean isEmpty() {
         return errorCount() == 0;
     }
 
-    int errorCount() {
+    public int errorCount() {
         return errors;
     }
 
@@ -104,7 +104,7 @@ final class Problems {
      * Whether an error was already reported at {@code w} or inside it (at a key below its path on the same
      * line or a later one): what depends on that entry is then not judged again.
      */
-    boolean hasErrorAt(Where w) {
+    public boolean hasErrorAt(Where w) {
         return errorPaths.contains(w.file() + "\0" + w.path());
     }
 
@@ -112,7 +112,7 @@ final class Problems {
      * Namespace {@code ns} has a device entry that could not be read at all: what depends on all its devices
      * and addresses being there (its routes, its apps' reachability) is not judged.
      */
-    void incomplete(String ns) {
+    public void incomplete(String ns) {
         incomplete.add(ns);
     }
 
@@ -121,34 +121,34 @@ final class Problems {
      * null when even that is unknown. References to such a device are not reported as missing: the entry's own
      * problem is the one to fix.
      */
-    void dropped(String ns, String device) {
+    public void dropped(String ns, String device) {
         incomplete.add(ns);
         dropped.add(ns + "/" + (device == null ? "" : device));
     }
 
     /** Whether a reference to {@code device} in {@code ns} may be to an entry that could not be read. */
-    boolean mayBeDropped(String ns, String device) {
+    public boolean mayBeDropped(String ns, String device) {
         return dropped.contains(ns + "/" + device) || dropped.contains(ns + "/");
     }
 
-    boolean isIncomplete(String ns) {
+    public boolean isIncomplete(String ns) {
         return incomplete.contains(ns);
     }
 
     /** The errors in the order of the file's lines; command-line arguments (line 0) after the file's. */
-    List<String> errors() {
+    public List<String> errors() {
         return sorted(false);
     }
 
     /** The warnings but those about virtual time only. */
-    List<String> warnings() {
+    public List<String> warnings() {
         return list.stream().filter(e -> e.warning && !e.virtualClock)
                 .sorted(Comparator.comparingInt(e -> e.where.line() == 0 ? Integer.MAX_VALUE : e.where.line()))
                 .map(this::text).toList();
     }
 
     /** The warnings about virtual time only ({@link #warnVirtualClock}). */
-    List<String> virtualClockWarnings() {
+    public List<String> virtualClockWarnings() {
         return list.stream().filter(e -> e.virtualClock)
                 .sorted(Comparator.comparingInt(e -> e.where.line() == 0 ? Integer.MAX_VALUE : e.where.line()))
                 .map(this::text).toList();
@@ -171,7 +171,7 @@ final class Problems {
     }
 
     /** Throws a {@link TopologyException} carrying every error (and the warnings), if there is an error. */
-    void throwIfAny() {
+    public void throwIfAny() {
         if (!isEmpty()) {
             throw new TopologyException(errors(), warnings());
         }

@@ -1,4 +1,4 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.topology.file;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -19,9 +19,9 @@ import org.snakeyaml.engine.v2.nodes.Tag;
  * A YAML mapping read with positions: typed getters that report a problem naming the file, line and key
  * path and return null instead of throwing, so one pass finds every problem in a file.
  */
-final class YamlMap {
+public final class YamlMap {
     /** A node of a sequence or mapping value together with where it is. */
-    record Item(Node node, Where where) {}
+    public record Item(Node node, Where where) {}
 
     private final Problems problems;
     private final String file;
@@ -34,15 +34,15 @@ final class YamlMap {
         this.where = where;
     }
 
-    static int line(Node n) {
+    public static int line(Node n) {
         return n.getStartMark().map(m -> m.getLine() + 1).orElse(0);
     }
 
-    static Where at(String file, Node n, String path) {
+    public static Where at(String file, Node n, String path) {
         return new Where(file, line(n), path);
     }
 
-    static boolean isNull(Node n) {
+    public static boolean isNull(Node n) {
         return n instanceof ScalarNode s && (Tag.NULL.equals(s.getTag()) || s.isPlain() && s.getValue().isEmpty());
     }
 
@@ -50,7 +50,7 @@ final class YamlMap {
      * The mapping at {@code node}, or null (reported) when it is something else. An empty value reads as an
      * empty mapping, so {@code knobs:} with nothing under it is allowed.
      */
-    static YamlMap of(Problems problems, String file, Node node, String path) {
+    public static YamlMap of(Problems problems, String file, Node node, String path) {
         Where w = at(file, node, path);
         YamlMap m = new YamlMap(problems, file, w);
         if (isNull(node)) {
@@ -77,7 +77,7 @@ final class YamlMap {
         return m;
     }
 
-    static String describe(Node n) {
+    public static String describe(Node n) {
         if (n instanceof MappingNode) {
             return "a mapping";
         }
@@ -90,35 +90,35 @@ final class YamlMap {
         return "\"" + ((ScalarNode) n).getValue() + "\"";
     }
 
-    Where where() {
+    public Where where() {
         return where;
     }
 
-    String path(String key) {
+    public String path(String key) {
         return where.path().isEmpty() ? key : where.path() + "." + key;
     }
 
     /** Where the value of {@code key} is (the mapping itself when the key is absent). */
-    Where where(String key) {
+    public Where where(String key) {
         NodeTuple t = entries.get(key);
         return t == null ? new Where(file, where.line(), path(key)) : at(file, t.getValueNode(), path(key));
     }
 
-    Set<String> keys() {
+    public Set<String> keys() {
         return entries.keySet();
     }
 
-    boolean has(String key) {
+    public boolean has(String key) {
         return entries.containsKey(key);
     }
 
-    Node node(String key) {
+    public Node node(String key) {
         NodeTuple t = entries.get(key);
         return t == null ? null : t.getValueNode();
     }
 
     /** Reports every key not in {@code allowed}, suggesting the nearest allowed one. */
-    void allow(Set<String> allowed) {
+    public void allow(Set<String> allowed) {
         allow(allowed, Map.of());
     }
 
@@ -126,7 +126,7 @@ final class YamlMap {
      * As {@link #allow(Set)}; {@code elsewhere} names keys that are valid in another context (say, for a
      * bridge but not a veth) with a note saying where.
      */
-    void allow(Set<String> allowed, Map<String, String> elsewhere) {
+    public void allow(Set<String> allowed, Map<String, String> elsewhere) {
         for (var e : entries.entrySet()) {
             String k = e.getKey();
             if (allowed.contains(k)) {
@@ -144,12 +144,12 @@ final class YamlMap {
         }
     }
 
-    static String nearest(String k, Set<String> candidates) {
+    public static String nearest(String k, Set<String> candidates) {
         return dev.usnet.core.knob.NearestNames.nearest(k, new TreeSet<>(candidates));
     }
 
     /** Reports a missing required key; returns false when it is missing. */
-    boolean require(String key) {
+    public boolean require(String key) {
         if (!entries.containsKey(key)) {
             problems.add(new Where(file, where.line(), path(key)), "missing (required)");
             return false;
@@ -158,7 +158,7 @@ final class YamlMap {
     }
 
     /** The scalar text of {@code key}, null when absent or not a scalar (reported). */
-    String string(String key) {
+    public String string(String key) {
         Node n = node(key);
         if (n == null) {
             return null;
@@ -166,7 +166,7 @@ final class YamlMap {
         return scalar(n, where(key), "a string");
     }
 
-    String scalar(Node n, Where w, String expected) {
+    public String scalar(Node n, Where w, String expected) {
         if (n instanceof ScalarNode s && !isNull(n)) {
             return s.getValue();
         }
@@ -175,7 +175,7 @@ final class YamlMap {
     }
 
     /** An integer in {@code min..max}; null when absent or invalid (reported). */
-    Long integer(String key, long min, long max) {
+    public Long integer(String key, long min, long max) {
         Node n = node(key);
         if (n == null) {
             return null;
@@ -183,7 +183,7 @@ final class YamlMap {
         return integer(n, where(key), min, max);
     }
 
-    Long integer(Node n, Where w, long min, long max) {
+    public Long integer(Node n, Where w, long min, long max) {
         String expected = "an integer " + min + ".." + max;
         String s = scalar(n, w, expected);
         if (s == null) {
@@ -203,7 +203,7 @@ final class YamlMap {
     }
 
     /** A number (seconds, rates) in {@code min..max}; null when absent or invalid (reported). */
-    Double number(String key, double min, double max) {
+    public Double number(String key, double min, double max) {
         Node n = node(key);
         if (n == null) {
             return null;
@@ -231,7 +231,7 @@ final class YamlMap {
     }
 
     /** true/false (also yes/no, on/off); null when absent or invalid (reported). */
-    Boolean bool(String key) {
+    public Boolean bool(String key) {
         Node n = node(key);
         if (n == null) {
             return null;
@@ -251,7 +251,7 @@ final class YamlMap {
     }
 
     /** One of {@code choices}; null when absent or invalid (reported). */
-    String choice(String key, String... choices) {
+    public String choice(String key, String... choices) {
         String s = string(key);
         if (s == null) {
             return null;
@@ -267,7 +267,7 @@ final class YamlMap {
      * The items of a list under {@code key}, each with its path {@code key[i]}. Absent or empty gives an
      * empty list; a single scalar where a list is expected is reported.
      */
-    List<Item> list(String key) {
+    public List<Item> list(String key) {
         Node n = node(key);
         List<Item> l = new ArrayList<>();
         if (n == null || isNull(n)) {
@@ -285,13 +285,13 @@ final class YamlMap {
     }
 
     /** The mapping under {@code key}, or null when absent or not a mapping (reported). */
-    YamlMap map(String key) {
+    public YamlMap map(String key) {
         Node n = node(key);
         return n == null ? null : of(problems, file, n, path(key));
     }
 
     /** The entries of a mapping as key, value node and where the value is (for free-form maps like knobs). */
-    List<Map.Entry<String, Item>> entries() {
+    public List<Map.Entry<String, Item>> entries() {
         List<Map.Entry<String, Item>> l = new ArrayList<>();
         for (var e : entries.entrySet()) {
             Node v = e.getValue().getValueNode();
@@ -300,11 +300,11 @@ final class YamlMap {
         return l;
     }
 
-    Problems problems() {
+    public Problems problems() {
         return problems;
     }
 
-    String file() {
+    public String file() {
         return file;
     }
 }
