@@ -409,7 +409,7 @@ public final class CompareCommand implements Callable<Integer> {
         }
         int expectFailed = 0;
         for (CompareRunner.Run r : done) {
-            for (dev.usnet.tools.topology.Expectation x : r.planned().spec().expectations()) {
+            for (dev.usnet.tools.topology.file.Expectation x : r.planned().spec().expectations()) {
                 java.math.BigDecimal v = x.actual(r.result().results());
                 if (!x.holds(v)) {
                     expectFailed++;

@@ -6,7 +6,7 @@ import dev.usnet.tools.results.Results;
 import dev.usnet.tools.results.RunHistograms;
 import dev.usnet.tcp.TcpTrace;
 import dev.usnet.tools.topology.Apps;
-import dev.usnet.tools.topology.TopologySpec;
+import dev.usnet.tools.topology.file.TopologySpec;
 import dev.usnet.tools.topology.VirtualRun;
 import io.netty.util.concurrent.FastThreadLocalThread;
 import java.io.PrintWriter;

@@ -5,7 +5,7 @@ import dev.usnet.tools.cli.UsageException;
 import dev.usnet.tools.topology.Apps;
 import dev.usnet.tools.topology.file.TopologyException;
 import dev.usnet.tools.topology.TopologyFile;
-import dev.usnet.tools.topology.TopologySpec;
+import dev.usnet.tools.topology.file.TopologySpec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -12,7 +12,7 @@ import dev.usnet.tcp.TcpSock;
 import dev.usnet.tools.topology.Apps;
 import dev.usnet.tools.topology.Daemon;
 import dev.usnet.tools.topology.Topology;
-import dev.usnet.tools.topology.TopologySpec;
+import dev.usnet.tools.topology.file.TopologySpec;
 import dev.usnet.tools.topology.VirtualSession;
 import dev.usnet.ns.NetNamespace;
 import java.io.IOException;

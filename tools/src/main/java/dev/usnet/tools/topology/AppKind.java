@@ -1,5 +1,6 @@
 package dev.usnet.tools.topology;
 
+import dev.usnet.tools.topology.file.TopologySpec;
 import dev.usnet.tools.topology.file.YamlMap;
 import java.util.Set;
 

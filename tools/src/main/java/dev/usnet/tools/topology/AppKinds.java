@@ -1,5 +1,6 @@
 package dev.usnet.tools.topology;
 
+import dev.usnet.tools.topology.file.TopologySpec;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

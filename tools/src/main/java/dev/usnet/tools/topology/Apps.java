@@ -1,6 +1,7 @@
 package dev.usnet.tools.topology;
 
 import dev.usnet.tools.cli.UsageException;
+import dev.usnet.tools.topology.file.TopologySpec;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,6 +1,9 @@
 package dev.usnet.tools.topology;
 
 import dev.usnet.tools.results.Results;
+import dev.usnet.tools.topology.file.CaptureCheck;
+import dev.usnet.tools.topology.file.Expectation;
+import dev.usnet.tools.topology.file.TopologySpec;
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.util.ArrayList;

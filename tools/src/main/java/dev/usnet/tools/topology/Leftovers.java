@@ -2,10 +2,11 @@ package dev.usnet.tools.topology;
 
 import dev.usnet.tools.kernel.KernelNet;
 import dev.usnet.tools.kernel.UsnetMark;
-import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
-import dev.usnet.tools.topology.TopologySpec.KernelNs;
-import dev.usnet.tools.topology.TopologySpec.Ns;
-import dev.usnet.tools.topology.TopologySpec.Tap;
+import dev.usnet.tools.topology.file.TopologySpec.DeviceSpec;
+import dev.usnet.tools.topology.file.TopologySpec.KernelNs;
+import dev.usnet.tools.topology.file.TopologySpec.Ns;
+import dev.usnet.tools.topology.file.TopologySpec.Tap;
+import dev.usnet.tools.topology.file.TopologySpec;
 import dev.usnet.tools.topology.file.Where;
 import java.util.ArrayList;
 import java.util.List;

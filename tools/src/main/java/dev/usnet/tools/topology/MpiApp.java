@@ -1,6 +1,7 @@
 package dev.usnet.tools.topology;
 
 import dev.usnet.tools.topology.file.Problems;
+import dev.usnet.tools.topology.file.TopologySpec;
 import dev.usnet.tools.topology.file.YamlMap;
 import java.util.Map;
 import dev.usnet.core.netem.NetemParams;
@@ -10,7 +11,7 @@ import dev.usnet.tcp.app.MpiJob;
 import dev.usnet.tcp.app.MpiPattern;
 import dev.usnet.tcp.app.MpiResult;
 import dev.usnet.tcp.app.Outcome;
-import dev.usnet.tools.topology.TopologySpec.Mpi;
+import dev.usnet.tools.topology.file.TopologySpec.Mpi;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;

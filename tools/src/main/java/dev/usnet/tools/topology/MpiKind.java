@@ -2,7 +2,7 @@ package dev.usnet.tools.topology;
 
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.tools.cli.UsageException;
-import dev.usnet.tools.topology.TopologySpec.Mpi;
+import dev.usnet.tools.topology.file.TopologySpec.Mpi;
 import dev.usnet.tools.topology.file.YamlMap;
 import java.util.Set;
 

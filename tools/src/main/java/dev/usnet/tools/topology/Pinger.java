@@ -1,5 +1,6 @@
 package dev.usnet.tools.topology;
 
+import dev.usnet.tools.topology.file.TopologySpec;
 import java.util.Map;
 import dev.usnet.tcp.app.Percentiles;
 import dev.usnet.core.stack.NetStack;

@@ -5,6 +5,7 @@ import dev.usnet.tap.TapWarmUp;
 import dev.usnet.tools.cli.CliProcess;
 import dev.usnet.tools.cli.UsageException;
 import dev.usnet.tools.topology.file.TopologyException;
+import dev.usnet.tools.topology.file.TopologySpec;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,6 +1,7 @@
 package dev.usnet.tools.topology;
 
 import dev.usnet.tools.results.Results;
+import dev.usnet.tools.topology.file.Expectation;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.math.BigDecimal;

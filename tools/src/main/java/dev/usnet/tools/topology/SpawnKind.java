@@ -1,6 +1,7 @@
 package dev.usnet.tools.topology;
 
-import dev.usnet.tools.topology.TopologySpec.Spawn;
+import dev.usnet.tools.topology.file.EntryValues;
+import dev.usnet.tools.topology.file.TopologySpec.Spawn;
 import dev.usnet.tools.topology.file.YamlMap;
 import java.util.Set;
 

@@ -6,6 +6,7 @@ import dev.usnet.core.time.Timeout;
 import dev.usnet.ns.pid.PidAllocException;
 import dev.usnet.ns.pid.Task;
 import dev.usnet.tcp.app.Outcome;
+import dev.usnet.tools.topology.file.TopologySpec;
 import java.util.List;
 
 /**

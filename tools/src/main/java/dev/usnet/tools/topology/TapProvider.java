@@ -6,9 +6,9 @@ import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.core.wire.MacAddr;
 import dev.usnet.tools.cli.UsageException;
 import dev.usnet.tools.kernel.KernelNet;
-import dev.usnet.tools.topology.TopologySpec.Addr;
-import dev.usnet.tools.topology.TopologySpec.KernelSide;
-import dev.usnet.tools.topology.TopologySpec.Text;
+import dev.usnet.tools.topology.file.TopologySpec.Addr;
+import dev.usnet.tools.topology.file.TopologySpec.KernelSide;
+import dev.usnet.tools.topology.file.TopologySpec.Text;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -12,6 +12,7 @@ import dev.usnet.tcp.app.BurstApp;
 import dev.usnet.tcp.app.Outcome;
 import dev.usnet.tcp.app.RrApp;
 import dev.usnet.tcp.app.StreamApp;
+import dev.usnet.tools.topology.file.TopologySpec;
 import java.io.IOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;

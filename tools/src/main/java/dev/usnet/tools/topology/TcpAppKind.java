@@ -2,6 +2,8 @@ package dev.usnet.tools.topology;
 
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.tools.cli.UsageException;
+import dev.usnet.tools.topology.file.EntryValues;
+import dev.usnet.tools.topology.file.TopologySpec;
 import dev.usnet.tools.topology.file.YamlMap;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -6,6 +6,7 @@ import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.time.RealTimeScheduler;
 import dev.usnet.ns.NamespaceRegistry;
 import dev.usnet.ns.NetNamespace;
+import dev.usnet.tools.topology.file.TopologySpec;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;

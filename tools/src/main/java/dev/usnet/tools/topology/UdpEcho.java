@@ -3,6 +3,7 @@ package dev.usnet.tools.topology;
 import dev.usnet.core.ipv4.UdpSocket;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.tcp.app.Outcome;
+import dev.usnet.tools.topology.file.TopologySpec;
 import dev.usnet.tools.topology.file.Where;
 import dev.usnet.tools.topology.file.YamlMap;
 import java.util.Set;

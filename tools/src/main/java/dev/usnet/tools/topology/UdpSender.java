@@ -5,6 +5,7 @@ import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.time.Timeout;
 import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.tcp.app.Outcome;
+import dev.usnet.tools.topology.file.TopologySpec;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 

@@ -3,6 +3,7 @@ package dev.usnet.tools.topology;
 import dev.usnet.core.ipv4.UdpSocket;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.tcp.app.Outcome;
+import dev.usnet.tools.topology.file.TopologySpec;
 
 /** {@code kind: udp-sink}: counts the datagrams arriving on a port. */
 public final class UdpSink extends App {

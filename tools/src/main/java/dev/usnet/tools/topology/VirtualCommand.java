@@ -3,6 +3,7 @@ package dev.usnet.tools.topology;
 import dev.usnet.tools.Usnet;
 import dev.usnet.tools.cli.UsageException;
 import dev.usnet.tools.topology.file.TopologyException;
+import dev.usnet.tools.topology.file.TopologySpec;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.Locale;

@@ -7,7 +7,7 @@ import dev.usnet.tools.topology.Apps;
 import dev.usnet.tools.topology.Daemon;
 import dev.usnet.tools.topology.Topology;
 import dev.usnet.tools.topology.TopologyFile;
-import dev.usnet.tools.topology.TopologySpec;
+import dev.usnet.tools.topology.file.TopologySpec;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Arrays;

@@ -10,7 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.tools.results.Results;
 import dev.usnet.tools.topology.TopologyFile;
-import dev.usnet.tools.topology.TopologySpec;
+import dev.usnet.tools.topology.file.TopologySpec;
 import dev.usnet.tools.topology.VirtualRun;
 import dev.usnet.tools.topology.VirtualSession;
 import java.nio.file.Files;

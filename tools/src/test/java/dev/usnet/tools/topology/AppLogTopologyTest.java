@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.usnet.core.time.VirtualScheduler;
 import dev.usnet.tcp.TcpTrace;
 import dev.usnet.tcp.app.BurstApp;
+import dev.usnet.tools.topology.file.TopologySpec;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;

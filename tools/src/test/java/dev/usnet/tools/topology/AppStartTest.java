@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.usnet.tcp.app.AppResult;
+import dev.usnet.tools.topology.file.TopologySpec;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.usnet.tools.cli.UsageException;
 import dev.usnet.tools.topology.RunCommandTest.Result;
+import dev.usnet.tools.topology.file.TopologySpec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.topology.file;
 
 import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.core.wire.MacAddr;
@@ -66,7 +66,7 @@ public final class CaptureFilter {
     }
 
     /** The headers of one frame, found once: offsets of the network and transport headers, -1 when absent. */
-    static final class Frame {
+    public static final class Frame {
         final byte[] b;
         final int type;
         final int l3;
@@ -139,15 +139,15 @@ public final class CaptureFilter {
         }
     }
 
-    static int u16(byte[] b, int i) {
+    public static int u16(byte[] b, int i) {
         return ((b[i] & 0xff) << 8) | (b[i + 1] & 0xff);
     }
 
-    static int u32(byte[] b, int i) {
+    public static int u32(byte[] b, int i) {
         return ((b[i] & 0xff) << 24) | ((b[i + 1] & 0xff) << 16) | ((b[i + 2] & 0xff) << 8) | (b[i + 3] & 0xff);
     }
 
-    static long u48(byte[] b, int i) {
+    public static long u48(byte[] b, int i) {
         long v = 0;
         for (int k = 0; k < 6; k++) {
             v = (v << 8) | (b[i + k] & 0xff);

@@ -1,4 +1,4 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.topology.file;
 
 import dev.usnet.core.netem.NetemParams;
 import dev.usnet.core.wire.Ipv4Addr;
@@ -8,9 +8,9 @@ import dev.usnet.tools.topology.file.YamlMap;
  * The values app entries share: a {@code start:} offset, times and sizes in link emulation's units, IPv4 addresses
  * and log files. Each returns null when the value is absent or bad; a bad one is reported with its key's line.
  */
-final class EntryValues {
+public final class EntryValues {
     /** {@code trace: false} (or {@code bursts: false}): read, and off. */
-    static final TopologySpec.AppLog OFF = new TopologySpec.AppLog(null, null);
+    public static final TopologySpec.AppLog OFF = new TopologySpec.AppLog(null, null);
 
     private EntryValues() {}
 
@@ -18,7 +18,7 @@ final class EntryValues {
      * An app's {@code start:}: a time (a unit required, {@code 0} alone allowed) after the run's start; 0 when
      * absent; null when bad (reported with the key's line).
      */
-    static Long start(YamlMap m) {
+    public static Long start(YamlMap m) {
         return m.has("start") ? time(m, "start", 0) : Long.valueOf(0);
     }
 
@@ -27,7 +27,7 @@ final class EntryValues {
      * ({@link #OFF}), anything else is a CSV file relative to the output directory. Null when absent or bad
      * (reported).
      */
-    static TopologySpec.AppLog appLog(YamlMap m, String key) {
+    public static TopologySpec.AppLog appLog(YamlMap m, String key) {
         String s = m.string(key);
         if (s == null) {
             return null;
@@ -51,7 +51,7 @@ final class EntryValues {
     }
 
     /** A size in bytes ({@code 1500}, {@code 64k}, {@code 1m}: link emulation's units) in {@code min..max}; null when absent or bad (reported). */
-    static Long size(YamlMap m, String key, long min, long max) {
+    public static Long size(YamlMap m, String key, long min, long max) {
         String s = m.string(key);
         if (s == null) {
             return null;
@@ -71,7 +71,7 @@ final class EntryValues {
     }
 
     /** A time in nanoseconds ({@code 500us}, {@code 1.5ms}, {@code 2s}: link emulation's units), at least {@code min}. */
-    static Long time(YamlMap m, String key, long min) {
+    public static Long time(YamlMap m, String key, long min) {
         String s = m.string(key);
         if (s == null) {
             return null;
@@ -90,7 +90,7 @@ final class EntryValues {
     }
 
     /** A required IPv4 address; null when absent or bad (reported). */
-    static Integer ip(YamlMap m, String key) {
+    public static Integer ip(YamlMap m, String key) {
         if (!m.require(key)) {
             return null;
         }

@@ -1,10 +1,10 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.topology.file;
 
-import dev.usnet.tools.topology.TopologySpec.BridgeDev;
-import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
-import dev.usnet.tools.topology.TopologySpec.Loopback;
-import dev.usnet.tools.topology.TopologySpec.Ns;
-import dev.usnet.tools.topology.TopologySpec.Ref;
+import dev.usnet.tools.topology.file.TopologySpec.BridgeDev;
+import dev.usnet.tools.topology.file.TopologySpec.DeviceSpec;
+import dev.usnet.tools.topology.file.TopologySpec.Loopback;
+import dev.usnet.tools.topology.file.TopologySpec.Ns;
+import dev.usnet.tools.topology.file.TopologySpec.Ref;
 import java.util.List;
 
 /**
@@ -16,13 +16,13 @@ import java.util.List;
  * ports it leaves through the bridge). Any other pair can never carry a packet, so an expectation about it is a
  * mistake that would only show as "absent from the run" after the run.
  */
-final class ForwardingPaths {
+public final class ForwardingPaths {
     private ForwardingPaths() {}
 
     static final String FLOOD = "flood";
 
     /** The selector's namespace (null when not given), ingress and egress; null when it is not IN->OUT. */
-    record Name(String ns, String in, String out) {
+    public record Name(String ns, String in, String out) {
         static Name parse(String selector) {
             int slash = selector.indexOf('/');
             String ns = slash < 0 ? null : selector.substring(0, slash);
@@ -35,13 +35,13 @@ final class ForwardingPaths {
     }
 
     /** Whether the results' path {@code name} of namespace {@code ns} is the one {@code selector} names. */
-    static boolean matches(String selector, String ns, String name) {
+    public static boolean matches(String selector, String ns, String name) {
         Name n = Name.parse(selector);
         return n != null && (n.in() + "->" + n.out()).equals(name) && (n.ns() == null || n.ns().equals(ns));
     }
 
     /** What is wrong with the path {@code selector} in {@code spec}, or null when such a path can occur. */
-    static String check(TopologySpec spec, String selector) {
+    public static String check(TopologySpec spec, String selector) {
         Name n = Name.parse(selector);
         if (n == null) {
             return "path '" + selector + "': expected NS/IN->OUT, as reports name paths (e.g. host/hb1->br0, host/hb1->flood)";
@@ -68,7 +68,7 @@ final class ForwardingPaths {
     }
 
     /** Why namespace {@code ns} can never take a frame from {@code in} to {@code out}, or null when it can. */
-    static String impossible(Ns ns, String in, String out) {
+    public static String impossible(Ns ns, String in, String out) {
         DeviceSpec din = ns.device(in);
         if (din == null) {
             return ns.name() + " has no device " + in;

@@ -1,8 +1,7 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.topology.file;
 
 import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.stats.Mib;
-import dev.usnet.tools.results.Results;
 import dev.usnet.tools.topology.file.Problems;
 import dev.usnet.tools.topology.file.Where;
 import java.math.BigDecimal;
@@ -14,7 +13,7 @@ import java.util.Set;
 
 /**
  * One {@code expect:} line of a topology file, {@code app|ns|path|device SELECTOR FIELD OP VALUE}, checked
- * against a run's {@link Results}: e.g. {@code app ctr1.ping-0 ops >= 100}, {@code ns host drops.NEIGH_QUEUE_FULL == 0},
+ * against a run's results.json: e.g. {@code app ctr1.ping-0 ops >= 100}, {@code ns host drops.NEIGH_QUEUE_FULL == 0},
  * {@code path host/hb1->br0 p99_us < 50}, {@code device host/br0 tx_dropped == 0}; or, written as a mapping, a check on a
  * capture ({@link CaptureCheck}, kind {@code capture}, field {@code count} or {@code matches}), whose value the run
  * computes from the capture file and keeps in the results' {@code expectations}.
@@ -26,18 +25,18 @@ public record Expectation(String kind, String selector, String field, String op,
         this(kind, selector, field, op, value, text, where, null);
     }
 
-    static final Set<String> APP_FIELDS = Set.of("bytes", "mbit_s", "ops", "p50_us", "p99_us", "p999_us", "max_us",
+    public static final Set<String> APP_FIELDS = Set.of("bytes", "mbit_s", "ops", "p50_us", "p99_us", "p999_us", "max_us",
             "retrans", "rtos", "ok",
             // mpi apps (an app without the field is "absent from the run")
             "completion_s", "completion_us", "mb_s", "tcp_mb_s", "connections", "shm_bytes");
     static final Set<String> NS_FIELDS = Set.of("cow_copies", "cow_bytes", "cow_shared", "cow_headroom_copies");
     static final Set<String> PATH_FIELDS = Set.of("packets", "bytes", "p50_us", "p99_us", "p999_us", "max_us");
-    static final Set<String> DEVICE_FIELDS = Set.of("rx_packets", "rx_bytes", "rx_dropped", "tx_packets", "tx_bytes",
+    public static final Set<String> DEVICE_FIELDS = Set.of("rx_packets", "rx_bytes", "rx_dropped", "tx_packets", "tx_bytes",
             "tx_dropped");
     static final List<String> OPS = List.of("==", "!=", "<=", ">=", "<", ">");
 
     /** Parses {@code text}, reporting what is wrong at {@code w}; null when it is wrong. */
-    static Expectation parse(String text, Where w, Problems p) {
+    public static Expectation parse(String text, Where w, Problems p) {
         String[] t = text.trim().split("\\s+");
         if (t.length != 5) {
             p.add(w, "expected 'app|ns|path|device SELECTOR FIELD OP VALUE', got \"" + text + "\"");
@@ -101,7 +100,7 @@ public record Expectation(String kind, String selector, String field, String op,
     }
 
     /** Reports a selector naming an app, namespace, device or path device that {@code spec} does not have. */
-    static void checkSelectors(List<Expectation> l, TopologySpec spec, Problems p) {
+    public static void checkSelectors(List<Expectation> l, TopologySpec spec, Problems p) {
         List<String> apps = appNames(spec);
         for (Expectation x : l) {
             switch (x.kind) {
@@ -136,8 +135,8 @@ public record Expectation(String kind, String selector, String field, String op,
         }
     }
 
-    /** The names results.json gives the apps: {@code <ns>.<kind>-<i>}, as {@link Results} counts them. */
-    static List<String> appNames(TopologySpec spec) {
+    /** The names results.json gives the apps: {@code <ns>.<kind>-<i>}, as results.json counts them. */
+    public static List<String> appNames(TopologySpec spec) {
         List<String> l = new ArrayList<>();
         for (var ns : spec.namespaces()) {
             Map<String, Integer> i = new HashMap<>();
@@ -150,7 +149,7 @@ public record Expectation(String kind, String selector, String field, String op,
     }
 
     /** The value the results have for this expectation, or null when the run has no such app, path or device. */
-    public BigDecimal actual(Results r) {
+    public BigDecimal actual(ResultRows r) {
         if (capture != null) {
             Map<String, Object> v = verdict(r);
             return v == null || v.get("value") == null ? null : new BigDecimal(v.get("value").toString());
@@ -180,7 +179,7 @@ public record Expectation(String kind, String selector, String field, String op,
     }
 
     /** This expectation's entry in the results' {@code expectations} (by line and text), or null. */
-    private Map<String, Object> verdict(Results r) {
+    private Map<String, Object> verdict(ResultRows r) {
         for (Map<String, Object> v : r.expectations()) {
             if (v.get("line") instanceof Number n && n.intValue() == where.line() && text.equals(v.get("expect"))) {
                 return v;
@@ -193,7 +192,7 @@ public record Expectation(String kind, String selector, String field, String op,
      * What a failed expectation says after its text: the value the run had ({@code  (was 6.598)}, {@code  (was absent
      * from the run)}), or for a capture check {@code : } and what differed or why it could not be judged.
      */
-    public String failure(Results r) {
+    public String failure(ResultRows r) {
         Map<String, Object> v = capture == null ? null : verdict(r);
         if (v != null && v.get("detail") != null) {
             return ": " + v.get("detail");

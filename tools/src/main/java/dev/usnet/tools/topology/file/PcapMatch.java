@@ -1,4 +1,4 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.topology.file;
 
 import dev.usnet.core.pcap.PcapRecord;
 import dev.usnet.core.wire.FrameDescriber;
@@ -23,10 +23,10 @@ import java.util.Set;
  * @param timeToleranceNanos compare each frame's time since the first frame within this; negative: times are not
  *     compared
  */
-record PcapMatch(Set<Integer> own, boolean maskTtl, long timeToleranceNanos) {
+public record PcapMatch(Set<Integer> own, boolean maskTtl, long timeToleranceNanos) {
 
     /** Null when {@code actual} matches {@code expected}; else what differs first, in lines. */
-    String difference(List<PcapRecord> expected, List<PcapRecord> actual) {
+    public String difference(List<PcapRecord> expected, List<PcapRecord> actual) {
         int n = Math.min(expected.size(), actual.size());
         for (int i = 0; i < n; i++) {
             byte[] e = normalise(expected.get(i).data());
@@ -80,7 +80,7 @@ record PcapMatch(Set<Integer> own, boolean maskTtl, long timeToleranceNanos) {
         return c;
     }
 
-    static int firstDifferentByte(byte[] e, byte[] a) {
+    public static int firstDifferentByte(byte[] e, byte[] a) {
         int n = Math.min(e.length, a.length);
         for (int i = 0; i < n; i++) {
             if (e[i] != a[i]) {
@@ -100,7 +100,7 @@ record PcapMatch(Set<Integer> own, boolean maskTtl, long timeToleranceNanos) {
     private record Field(String name, int start, int end) {}
 
     /** The field byte {@code at} of {@code f} belongs to, by its Wireshark name. */
-    static String fieldAt(byte[] f, int at) {
+    public static String fieldAt(byte[] f, int at) {
         return field(f, at).name;
     }
 
@@ -207,7 +207,7 @@ record PcapMatch(Set<Integer> own, boolean maskTtl, long timeToleranceNanos) {
     }
 
     /** The value of the field byte {@code at} belongs to: an address as such, a number in decimal and hex, bytes in hex. */
-    static String valueAt(byte[] f, int at) {
+    public static String valueAt(byte[] f, int at) {
         Field fd = field(f, at);
         int len = Math.min(fd.end, f.length) - fd.start;
         if (len == 6 && fd.name.contains("mac") || fd.name.equals("eth.dst") || fd.name.equals("eth.src")) {

@@ -1,17 +1,17 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.topology.file;
 
 import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.core.wire.MacAddr;
-import dev.usnet.tools.topology.TopologySpec.Neigh;
+import dev.usnet.tools.topology.file.TopologySpec.Neigh;
 import dev.usnet.tools.topology.file.Problems;
 import dev.usnet.tools.topology.file.Where;
 
 /** A static neighbour as {@code ip neigh replace} takes it, from a namespace's {@code neighbours:}. */
-final class NeighSyntax {
+public final class NeighSyntax {
     private NeighSyntax() {}
 
     /** {@code IP lladdr MAC dev DEV [nud permanent]}, the {@code ip neigh replace} arguments. */
-    static Neigh parse(String s, Where w, Problems problems) {
+    public static Neigh parse(String s, Where w, Problems problems) {
         String[] t = s.trim().split("\\s+");
         int i = 0;
         if (t[0].equals("to")) {

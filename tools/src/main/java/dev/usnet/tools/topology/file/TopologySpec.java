@@ -1,4 +1,4 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.topology.file;
 
 import dev.usnet.core.knob.NearestNames;
 import dev.usnet.core.pcap.PcapTap;
@@ -58,7 +58,7 @@ public record TopologySpec(String file, String name, long seed, Output output, L
     }
 
     /** As {@link #withCaptures(List)}, collecting what is wrong with the arguments into {@code p}. */
-    TopologySpec withCaptures(List<String> args, Problems p) {
+    public TopologySpec withCaptures(List<String> args, Problems p) {
         if (args.isEmpty()) {
             return this;
         }
@@ -126,7 +126,7 @@ public record TopologySpec(String file, String name, long seed, Output output, L
     }
 
     /** As {@link #withKnobs(List)}, collecting what is wrong with the arguments into {@code p}. */
-    TopologySpec withKnobs(List<String> args, Problems p) {
+    public TopologySpec withKnobs(List<String> args, Problems p) {
         if (args.isEmpty()) {
             return this;
         }
@@ -156,7 +156,7 @@ public record TopologySpec(String file, String name, long seed, Output output, L
                 continue;
             }
             if (ns != null) {
-                String dev = TopologyChecks.knobDevice(key);
+                String dev = KnobDevices.of(key);
                 if (dev != null && !dev.equals("all") && !dev.equals("default") && !dev.equals("lo")
                         && namespace(ns).device(dev) == null) {
                     p.add(w, "no device '" + dev + "' in namespace " + ns);

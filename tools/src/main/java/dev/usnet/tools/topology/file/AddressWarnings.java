@@ -1,9 +1,9 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.topology.file;
 
 import dev.usnet.core.wire.Ipv4Addr;
-import dev.usnet.tools.topology.TopologySpec.Addr;
-import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
-import dev.usnet.tools.topology.TopologySpec.Ns;
+import dev.usnet.tools.topology.file.TopologySpec.Addr;
+import dev.usnet.tools.topology.file.TopologySpec.DeviceSpec;
+import dev.usnet.tools.topology.file.TopologySpec.Ns;
 import dev.usnet.tools.topology.file.Problems;
 import java.util.HashMap;
 import java.util.Map;
@@ -20,10 +20,10 @@ import java.util.Map;
  *     the subnet, and a network address names the subnet, not a host.
  * </ul>
  */
-final class AddressWarnings {
+public final class AddressWarnings {
     private AddressWarnings() {}
 
-    static void check(TopologySpec spec, Problems p) {
+    public static void check(TopologySpec spec, Problems p) {
         for (Ns ns : spec.namespaces()) {
             // address -> where it was first seen, by device, in this namespace
             record First(String device, Addr addr) {}

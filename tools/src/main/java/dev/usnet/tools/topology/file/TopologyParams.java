@@ -1,6 +1,6 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.topology.file;
 
-import dev.usnet.tools.topology.TopologySpec.Param;
+import dev.usnet.tools.topology.file.TopologySpec.Param;
 import dev.usnet.tools.topology.file.Problems;
 import dev.usnet.tools.topology.file.Where;
 import dev.usnet.tools.topology.file.YamlMap;
@@ -25,7 +25,7 @@ import org.snakeyaml.engine.v2.nodes.SequenceNode;
  * node tree before the file is read, and the new nodes keep the marks of the text they came from, so every later
  * check still names the line the user wrote.
  */
-final class TopologyParams {
+public final class TopologyParams {
     static final Set<String> PARAM_KEYS = Set.of("default", "doc");
     /** The index of a repeated entry; not a parameter name, so it cannot be declared. */
     static final String INDEX = "i";
@@ -49,14 +49,14 @@ final class TopologyParams {
     }
 
     /** The top mapping with its parameters applied and {@code params:} removed, and the parameters as they took effect. */
-    record Expanded(MappingNode top, List<Param> params) {}
+    public record Expanded(MappingNode top, List<Param> params) {}
 
     /**
      * Reads {@code params:} from {@code top}, applies {@code overrides} (from {@code --param NAME=VALUE}), and
      * returns the rest of the file with every {@code ${...}} replaced and every {@code count:} expanded. Returns
      * null when anything could not be resolved (all of it reported): reading on would only repeat those errors.
      */
-    static Expanded expand(Problems problems, String file, MappingNode top, Map<String, String> overrides) {
+    public static Expanded expand(Problems problems, String file, MappingNode top, Map<String, String> overrides) {
         TopologyParams p = new TopologyParams(problems, file);
         int before = problems.errorCount();
         List<NodeTuple> rest = new ArrayList<>();
@@ -244,7 +244,7 @@ final class TopologyParams {
     }
 
     /** Whether some {@code ${...}} of {@code raw} uses the index {@code i}. */
-    static boolean usesIndex(String raw) {
+    public static boolean usesIndex(String raw) {
         int i = raw.indexOf("${");
         while (i >= 0) {
             int end = raw.indexOf('}', i + 2);
@@ -378,7 +378,7 @@ final class TopologyParams {
      * Where {@code inner}'s {@code :FMT} starts: the last ':' outside string literals that does not close a
      * conditional's {@code ? :}; -1 when there is none.
      */
-    static int formatColon(String inner) {
+    public static int formatColon(String inner) {
         int open = 0;
         int found = -1;
         boolean quoted = false;
@@ -683,7 +683,7 @@ final class TopologyParams {
     }
 
     /** The effective values in declaration order. */
-    static Map<String, String> values(List<Param> params) {
+    public static Map<String, String> values(List<Param> params) {
         Map<String, String> m = new LinkedHashMap<>();
         params.forEach(p -> m.put(p.name(), p.value()));
         return m;

@@ -1,12 +1,12 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.topology.file;
 
 import dev.usnet.core.netem.NetemParams;
 import dev.usnet.core.pcap.PcapReader;
 import dev.usnet.core.pcap.PcapRecord;
 import dev.usnet.tools.cli.IoErrors;
-import dev.usnet.tools.topology.TopologySpec.Addr;
-import dev.usnet.tools.topology.TopologySpec.Capture;
-import dev.usnet.tools.topology.TopologySpec.Ns;
+import dev.usnet.tools.topology.file.TopologySpec.Addr;
+import dev.usnet.tools.topology.file.TopologySpec.Capture;
+import dev.usnet.tools.topology.file.TopologySpec.Ns;
 import dev.usnet.tools.topology.file.PcapReplay;
 import dev.usnet.tools.topology.file.Problems;
 import dev.usnet.tools.topology.file.Where;
@@ -47,10 +47,10 @@ public record CaptureCheck(String capture, CaptureFilter filter, PcapReplay.Fram
     static final Set<String> MATCH_KEYS = Set.of("file", "mask", "timestamps");
 
     /** The outcome of one check on a run: the value ({@code count}: frames; {@code matches}: 1 or 0) and what differed. */
-    record Outcome(BigDecimal value, String detail) {}
+    public record Outcome(BigDecimal value, String detail) {}
 
     /** Reads a mapping item of {@code expect:} into an expectation of kind {@code capture}; null when wrong (reported). */
-    static Expectation read(YamlMap m, Path baseDir, Problems problems) {
+    public static Expectation read(YamlMap m, Path baseDir, Problems problems) {
         m.allow(KEYS);
         boolean count = m.has("count");
         boolean matches = m.has("matches");
@@ -167,7 +167,7 @@ public record CaptureCheck(String capture, CaptureFilter filter, PcapReplay.Fram
      * The capture a check names: one whose {@code file:} is {@code capture}, else the one capture of the device
      * {@code NS/DEV}. Null after reporting at {@code w} when there is no such capture, or more than one.
      */
-    static Capture find(TopologySpec spec, String capture, Where w, Problems p) {
+    public static Capture find(TopologySpec spec, String capture, Where w, Problems p) {
         List<String> all = new ArrayList<>();
         List<Capture> onDevice = new ArrayList<>();
         int slash = capture.indexOf('/');
@@ -196,7 +196,7 @@ public record CaptureCheck(String capture, CaptureFilter filter, PcapReplay.Fram
     }
 
     /** Every address the topology gives its namespaces' devices: the sources of the packets usnet itself makes. */
-    static Set<Integer> ownAddresses(TopologySpec spec) {
+    public static Set<Integer> ownAddresses(TopologySpec spec) {
         Set<Integer> own = new HashSet<>();
         for (Ns ns : spec.namespaces()) {
             for (Addr a : spec.addresses(ns.name())) {
@@ -207,7 +207,7 @@ public record CaptureCheck(String capture, CaptureFilter filter, PcapReplay.Fram
     }
 
     /** Judges this check on the closed capture file {@code file} of a run of {@code spec}. */
-    Outcome judge(TopologySpec spec, Path file) {
+    public Outcome judge(TopologySpec spec, Path file) {
         List<PcapRecord> got;
         try {
             // A capture stopped by a full disk keeps what was written before, up to a torn last record.
