@@ -3,6 +3,7 @@ package dev.usnet.tools.topology;
 import dev.usnet.tools.cli.CliProcess;
 import dev.usnet.tools.cli.UsageException;
 import dev.usnet.tools.kernel.KernelNet;
+import dev.usnet.tools.kernel.Leftovers;
 import dev.usnet.tools.kernel.Privileges;
 import dev.usnet.tools.topology.file.TopologyException;
 import dev.usnet.tools.topology.file.TopologySpec;

@@ -10,7 +10,7 @@ import dev.usnet.tap.HostCommand;
 import dev.usnet.tools.topology.Daemon;
 import dev.usnet.tools.kernel.KernelNet;
 import dev.usnet.tools.kernel.PcapProvider;
-import dev.usnet.tools.topology.TapProvider;
+import dev.usnet.tools.kernel.TapProvider;
 import dev.usnet.tools.topology.TopologyFile;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -12,6 +12,7 @@ import dev.usnet.tools.cli.UsageException;
 import dev.usnet.tools.kernel.KernelNet;
 import dev.usnet.tools.kernel.PcapProvider;
 import dev.usnet.tools.kernel.Privileges;
+import dev.usnet.tools.kernel.TapProvider;
 import dev.usnet.tools.kernel.UsnetMark;
 import dev.usnet.tools.topology.file.TopologySpec;
 import io.netty.buffer.ByteBuf;

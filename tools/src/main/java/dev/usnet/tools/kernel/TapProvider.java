@@ -1,11 +1,10 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.kernel;
 
 import dev.usnet.core.device.Device;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.core.wire.MacAddr;
 import dev.usnet.tools.cli.UsageException;
-import dev.usnet.tools.kernel.KernelNet;
 import dev.usnet.tools.topology.file.TopologySpec.Addr;
 import dev.usnet.tools.topology.file.TopologySpec.KernelSide;
 import dev.usnet.tools.topology.file.TopologySpec.Text;

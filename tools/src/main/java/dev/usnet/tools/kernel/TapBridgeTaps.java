@@ -1,4 +1,4 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.kernel;
 
 import dev.usnet.core.device.Device;
 import dev.usnet.core.stack.NetStack;
@@ -18,7 +18,7 @@ import java.nio.file.Path;
  * born inside the namespace would keep it alive through its fd). The device runs on its usnet namespace's
  * event loop, so frames cross no thread.
  */
-final class TapBridgeTaps implements TapProvider {
+public final class TapBridgeTaps implements TapProvider {
     @Override
     public void requireAvailable() {
         if (!Epoll.isAvailable()) {

@@ -1,7 +1,5 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.kernel;
 
-import dev.usnet.tools.kernel.KernelNet;
-import dev.usnet.tools.kernel.UsnetMark;
 import dev.usnet.tools.topology.file.TopologySpec.DeviceSpec;
 import dev.usnet.tools.topology.file.TopologySpec.KernelNs;
 import dev.usnet.tools.topology.file.TopologySpec.Ns;
@@ -23,25 +21,25 @@ import java.util.Optional;
  * be leftovers usnet removes: its TAPs are never persistent, so the kernel deletes them with the process's fds
  * (kill -9 included); a link that exists under a TAP's name is held open or made persistent by someone else.
  */
-final class Leftovers {
-    enum Owner { USNET_GONE, USNET_RUNNING, NOT_USNET }
+public final class Leftovers {
+    public enum Owner { USNET_GONE, USNET_RUNNING, NOT_USNET }
 
     /**
      * One existing object: a kernel namespace ({@code link} null) or the link {@code link} in kernel namespace
      * {@code namespace} (null: usnet's own).
      */
-    record Found(Where where, String namespace, String link, Owner owner, Optional<UsnetMark> mark) {
-        boolean isNamespace() {
+    public record Found(Where where, String namespace, String link, Owner owner, Optional<UsnetMark> mark) {
+        public boolean isNamespace() {
             return link == null;
         }
 
         /** What {@code usnet cleanup} deletes: a kernel namespace of a usnet run that is gone. */
-        boolean removable() {
+        public boolean removable() {
             return isNamespace() && owner == Owner.USNET_GONE;
         }
 
         /** Why a run cannot start with it there, and what to do. */
-        String message() {
+        public String message() {
             String pid = mark.map(m -> "pid " + m.pid() + ", started " + m.started()).orElse("");
             if (isNamespace()) {
                 return switch (owner) {
@@ -69,7 +67,7 @@ final class Leftovers {
     private Leftovers() {}
 
     /** Every kernel namespace of {@code spec} that exists, then every existing link a TAP of it would collide with. */
-    static List<Found> find(TopologySpec spec, KernelNet kernel) {
+    public static List<Found> find(TopologySpec spec, KernelNet kernel) {
         List<Found> found = new ArrayList<>();
         List<String> created = spec.kernelNamespaces().stream().map(KernelNs::name).toList();
         for (KernelNs k : spec.kernelNamespaces()) {
