@@ -1,8 +1,8 @@
 package dev.usnet.tools.ctl;
 
-import dev.usnet.tools.topology.App;
+import dev.usnet.tools.app.App;
 import dev.usnet.tools.cli.UsageException;
-import dev.usnet.tools.topology.Apps;
+import dev.usnet.tools.app.Apps;
 import dev.usnet.tools.topology.file.TopologyException;
 import dev.usnet.tools.topology.TopologyFile;
 import dev.usnet.tools.topology.file.TopologySpec;

@@ -1,17 +1,17 @@
 package dev.usnet.tools.demo;
 
-import dev.usnet.tools.topology.App;
-import dev.usnet.tools.topology.Pinger;
-import dev.usnet.tools.topology.TcpApp;
-import dev.usnet.tools.topology.UdpSender;
-import dev.usnet.tools.topology.UdpSink;
+import dev.usnet.tools.app.App;
+import dev.usnet.tools.app.Pinger;
+import dev.usnet.tools.app.TcpApp;
+import dev.usnet.tools.app.UdpSender;
+import dev.usnet.tools.app.UdpSink;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.LatencyPaths;
 import dev.usnet.tcp.TcpInfo;
 import dev.usnet.tcp.TcpSock;
-import dev.usnet.tools.topology.Apps;
+import dev.usnet.tools.app.Apps;
 import dev.usnet.tools.topology.Daemon;
-import dev.usnet.tools.topology.Topology;
+import dev.usnet.tools.topology.build.Topology;
 import dev.usnet.tools.topology.file.TopologySpec;
 import dev.usnet.tools.topology.VirtualSession;
 import dev.usnet.ns.NetNamespace;

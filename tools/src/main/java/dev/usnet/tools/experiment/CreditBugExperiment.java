@@ -1,14 +1,14 @@
 package dev.usnet.tools.experiment;
 
-import dev.usnet.tools.topology.App;
-import dev.usnet.tools.topology.TcpApp;
+import dev.usnet.tools.app.App;
+import dev.usnet.tools.app.TcpApp;
 import dev.usnet.core.netem.NetemParams;
 import dev.usnet.tcp.TcpTrace;
 import dev.usnet.tcp.app.AppResult;
 import dev.usnet.tcp.app.BurstApp;
 import dev.usnet.tcp.cc.CaState;
 import dev.usnet.tcp.cc.KernelPreset;
-import dev.usnet.tools.topology.Apps;
+import dev.usnet.tools.app.Apps;
 import dev.usnet.tools.topology.file.TopologyException;
 import dev.usnet.tools.topology.TopologyFile;
 import dev.usnet.tools.topology.file.TopologySpec;

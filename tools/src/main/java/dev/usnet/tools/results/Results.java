@@ -1,7 +1,8 @@
 package dev.usnet.tools.results;
 
-import dev.usnet.tools.topology.App;
-import dev.usnet.tools.topology.AppCounters;
+import dev.usnet.tools.app.App;
+import dev.usnet.tools.app.AppCounters;
+import dev.usnet.tools.app.ResultValues;
 import dev.usnet.tools.topology.file.ResultRows;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;

@@ -5,6 +5,7 @@ import dev.usnet.core.pcap.PcapTap;
 import dev.usnet.core.pcap.PcapWriter;
 import dev.usnet.tools.cli.IoErrors;
 import dev.usnet.tools.cli.UsageException;
+import dev.usnet.tools.topology.build.Topology;
 import dev.usnet.tools.topology.file.TopologySpec.Capture;
 import dev.usnet.tools.topology.file.TopologySpec.Ns;
 import dev.usnet.tools.topology.file.TopologySpec;

@@ -2,6 +2,8 @@ package dev.usnet.tools.topology;
 
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.LatencyPaths;
+import dev.usnet.tools.app.App;
+import dev.usnet.tools.app.Apps;
 import dev.usnet.tools.cli.UsageException;
 import dev.usnet.tools.topology.file.TopologySpec.Ns;
 import dev.usnet.tools.topology.file.TopologySpec;

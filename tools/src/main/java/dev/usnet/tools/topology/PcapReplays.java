@@ -6,6 +6,7 @@ import dev.usnet.core.device.Device;
 import dev.usnet.core.pcap.PcapRecord;
 import dev.usnet.core.time.Scheduler;
 import dev.usnet.core.time.Timeout;
+import dev.usnet.tools.topology.build.Topology;
 import dev.usnet.tools.topology.file.TopologySpec.DeviceSpec;
 import dev.usnet.tools.topology.file.TopologySpec.Ns;
 import dev.usnet.tools.topology.file.TopologySpec.Veth;

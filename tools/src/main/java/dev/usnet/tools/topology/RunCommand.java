@@ -2,8 +2,10 @@ package dev.usnet.tools.topology;
 
 import dev.usnet.tap.BusyPollSelectStrategy;
 import dev.usnet.tap.TapWarmUp;
+import dev.usnet.tools.app.Apps;
 import dev.usnet.tools.cli.CliProcess;
 import dev.usnet.tools.cli.UsageException;
+import dev.usnet.tools.topology.build.Topology;
 import dev.usnet.tools.topology.file.TopologyException;
 import dev.usnet.tools.topology.file.TopologySpec;
 import java.io.PrintWriter;

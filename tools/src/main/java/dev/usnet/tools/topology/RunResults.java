@@ -1,5 +1,9 @@
 package dev.usnet.tools.topology;
 
+import dev.usnet.tools.app.App;
+import dev.usnet.tools.app.Apps;
+import dev.usnet.tools.app.Spawner;
+import dev.usnet.tools.app.TcpApp;
 import dev.usnet.tools.results.Results;
 import dev.usnet.tools.topology.file.Expectation;
 import java.io.IOException;

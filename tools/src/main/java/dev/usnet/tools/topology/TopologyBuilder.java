@@ -13,6 +13,7 @@ import dev.usnet.ns.NamespaceRegistry;
 import dev.usnet.ns.NetNamespace;
 import dev.usnet.tools.iproute.IpRouteSyntax;
 import dev.usnet.tools.kernel.TapProvider;
+import dev.usnet.tools.topology.build.Topology;
 import dev.usnet.tools.topology.file.TopologySpec.Addr;
 import dev.usnet.tools.topology.file.TopologySpec.BridgeDev;
 import dev.usnet.tools.topology.file.TopologySpec.DeviceSpec;

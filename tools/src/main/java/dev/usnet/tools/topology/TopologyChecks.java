@@ -2,6 +2,7 @@ package dev.usnet.tools.topology;
 
 import dev.usnet.core.knob.NearestNames;
 import dev.usnet.core.wire.Ipv4Addr;
+import dev.usnet.tools.app.MpiApp;
 import dev.usnet.tools.topology.file.AddressWarnings;
 import dev.usnet.tools.topology.file.KnobDevices;
 import dev.usnet.tools.topology.file.TopologySpec.Addr;

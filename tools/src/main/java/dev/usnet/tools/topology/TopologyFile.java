@@ -5,6 +5,7 @@ import dev.usnet.core.netem.NetemParams;
 import dev.usnet.core.pcap.PcapTap;
 import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.core.wire.MacAddr;
+import dev.usnet.tools.app.AppKinds;
 import dev.usnet.tools.topology.file.CaptureCheck;
 import dev.usnet.tools.topology.file.Expectation;
 import dev.usnet.tools.topology.file.NeighSyntax;

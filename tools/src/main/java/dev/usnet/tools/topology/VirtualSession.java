@@ -3,6 +3,8 @@ package dev.usnet.tools.topology;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.time.VirtualScheduler;
 import dev.usnet.ns.NetNamespace;
+import dev.usnet.tools.app.Apps;
+import dev.usnet.tools.topology.build.Topology;
 import dev.usnet.tools.topology.file.TopologySpec;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package dev.usnet.tools.ctl;
 
-import dev.usnet.tools.topology.Pinger;
+import dev.usnet.tools.app.Pinger;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

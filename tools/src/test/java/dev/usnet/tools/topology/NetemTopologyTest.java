@@ -11,6 +11,7 @@ import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.time.VirtualScheduler;
 import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.tools.cli.UsageException;
+import dev.usnet.tools.topology.build.Topology;
 import dev.usnet.tools.topology.file.TopologyException;
 import dev.usnet.tools.topology.file.TopologySpec;
 import io.netty.buffer.Unpooled;

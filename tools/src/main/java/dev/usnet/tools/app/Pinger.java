@@ -1,4 +1,4 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.app;
 
 import dev.usnet.tools.topology.file.TopologySpec;
 import java.util.Map;
@@ -39,7 +39,7 @@ public final class Pinger extends App {
     private long windowReceived;
     private final Histogram windowRtt = new Histogram(3);
 
-    Pinger(String ns, NetStack stack, TopologySpec.Ping p, int id) {
+    public Pinger(String ns, NetStack stack, TopologySpec.Ping p, int id) {
         super(ns, stack);
         this.to = p.to();
         this.intervalNanos = Math.max(1_000_000L, Math.round(p.intervalSeconds() * 1e9));
@@ -67,7 +67,7 @@ public final class Pinger extends App {
     }
 
     @Override
-    void start() {
+    public void start() {
         running = true;
         payload = Unpooled.buffer(size).writeZero(size);
         stack.icmp().openPing(id, (from, s, data, off, len) -> {
@@ -116,7 +116,7 @@ public final class Pinger extends App {
      * round trip to go by, and every unanswered echo is lost.
      */
     @Override
-    void stop() {
+    public void stop() {
         running = false;
         if (timer != null) {
             timer.cancel();
@@ -177,7 +177,7 @@ public final class Pinger extends App {
     }
 
     @Override
-    String histogramName() {
+    public String histogramName() {
         return ns + ".ping-" + Ipv4Addr.format(to);
     }
 

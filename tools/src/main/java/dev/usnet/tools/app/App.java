@@ -1,4 +1,4 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.app;
 
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.time.Timeout;
@@ -26,7 +26,7 @@ public abstract class App {
     /** The app was stopped before its delayed start came: it never starts. Namespace thread. */
     private boolean startCancelled;
 
-    App(String ns, NetStack stack) {
+    public App(String ns, NetStack stack) {
         this.ns = ns;
         this.stack = stack;
     }
@@ -47,14 +47,14 @@ public abstract class App {
     public abstract String kind();
 
     /** Starts the app's process in its namespace's pid namespaces; refused with the app's label when no pid is left. */
-    void startProcess() {
+    public void startProcess() {
         if (netns == null || process != null) {
             return;
         }
         process = startProcessIn(netns, kind(), label());
     }
 
-    static Task startProcessIn(NetNamespace netns, String comm, String label) {
+    public static Task startProcessIn(NetNamespace netns, String comm, String label) {
         try {
             return netns.processes().spawn(comm);
         } catch (PidAllocException e) {
@@ -63,7 +63,7 @@ public abstract class App {
     }
 
     /** The app's process exits (its namespace's init reaps it). */
-    void endProcess() {
+    public void endProcess() {
         Task p = process;
         if (p != null) {
             p.exit(0);
@@ -71,13 +71,13 @@ public abstract class App {
     }
 
     /** Starts on the namespace thread. */
-    abstract void start();
+    public abstract void start();
 
     /**
      * On the namespace thread: runs {@code start} now, or, with a {@code start:} offset, schedules it that long
      * from now on the namespace's scheduler (the run's start: apps start before the clock runs), in either clock.
      */
-    final void startAfterOffset(Runnable start) {
+    public final void startAfterOffset(Runnable start) {
         if (startOffsetNanos <= 0) {
             start.run();
             return;
@@ -94,7 +94,7 @@ public abstract class App {
      * On the namespace thread: a start still pending is called off (the run ends before it came). Returns
      * whether one was: the app never started and has nothing to stop.
      */
-    final boolean cancelPendingStart() {
+    public final boolean cancelPendingStart() {
         if (startTimer == null) {
             return false;
         }
@@ -105,7 +105,7 @@ public abstract class App {
     }
 
     /** Stops on the namespace thread; releases what it holds. */
-    abstract void stop();
+    public abstract void stop();
 
     /** Whether it still runs: started and not stopped yet. */
     public boolean isRunning() {
@@ -190,7 +190,7 @@ public abstract class App {
     }
 
     /** Base name of the .hgrm file. */
-    String histogramName() {
+    public String histogramName() {
         return null;
     }
 }

@@ -1,7 +1,8 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.app;
 
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.tools.cli.UsageException;
+import dev.usnet.tools.topology.build.Topology;
 import dev.usnet.tools.topology.file.EntryValues;
 import dev.usnet.tools.topology.file.TopologySpec;
 import dev.usnet.tools.topology.file.YamlMap;
@@ -15,16 +16,16 @@ import java.util.Set;
  * server in the namespace {@code server:} names. The three share their keys and their reader and differ in their
  * own keys. Sizes and times take the units link emulation takes ({@code 64k}, {@code 1m}; {@code 500us}, {@code 2s}).
  */
-final class TcpAppKind<S extends TopologySpec.TcpApp> implements AppKind<S> {
+public final class TcpAppKind<S extends TopologySpec.TcpApp> implements AppKind<S> {
     /** Keys every TCP app entry may have. */
-    static final Set<String> COMMON_KEYS = Set.of("kind", "server", "to", "port", "duration", "congestion", "nodelay",
+    public static final Set<String> COMMON_KEYS = Set.of("kind", "server", "to", "port", "duration", "congestion", "nodelay",
             "send_buffer", "receive_buffer", "trace", "start");
 
-    static final TcpAppKind<TopologySpec.TcpStream> STREAM = new TcpAppKind<>("stream", TopologySpec.TcpStream.class,
+    public static final TcpAppKind<TopologySpec.TcpStream> STREAM = new TcpAppKind<>("stream", TopologySpec.TcpStream.class,
             Set.of("bytes", "write_size", "interval"));
-    static final TcpAppKind<TopologySpec.TcpRr> RR = new TcpAppKind<>("rr", TopologySpec.TcpRr.class,
+    public static final TcpAppKind<TopologySpec.TcpRr> RR = new TcpAppKind<>("rr", TopologySpec.TcpRr.class,
             Set.of("count", "request_size", "response_size"));
-    static final TcpAppKind<TopologySpec.TcpBurst> BURST = new TcpAppKind<>("burst", TopologySpec.TcpBurst.class,
+    public static final TcpAppKind<TopologySpec.TcpBurst> BURST = new TcpAppKind<>("burst", TopologySpec.TcpBurst.class,
             Set.of("count", "burst_size", "compute", "ack_size", "write_size", "bursts"));
 
     /** The three, for what one kind's entry says of a key that belongs to another. */

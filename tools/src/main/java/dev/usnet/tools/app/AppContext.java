@@ -1,4 +1,6 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.app;
+
+import dev.usnet.tools.topology.build.Topology;
 
 /**
  * What making an app needs besides its entry: the topology it runs in, whether it comes from the file (before the
@@ -9,23 +11,23 @@ public final class AppContext {
     private final boolean live;
     private int nextEchoId;
 
-    AppContext(Topology topology, boolean live, int firstEchoId) {
+    public AppContext(Topology topology, boolean live, int firstEchoId) {
         this.topology = topology;
         this.live = live;
         this.nextEchoId = firstEchoId;
     }
 
-    Topology topology() {
+    public Topology topology() {
         return topology;
     }
 
     /** Started while the daemon runs ({@code usnet ctl app start}), not from the topology file. */
-    boolean live() {
+    public boolean live() {
         return live;
     }
 
     /** An ICMP echo identifier no other app made with this context uses. */
-    int takeEchoId() {
+    public int takeEchoId() {
         return nextEchoId++;
     }
 }

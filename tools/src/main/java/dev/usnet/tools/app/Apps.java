@@ -1,6 +1,7 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.app;
 
 import dev.usnet.tools.cli.UsageException;
+import dev.usnet.tools.topology.build.Topology;
 import dev.usnet.tools.topology.file.TopologySpec;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -25,7 +26,7 @@ public final class Apps {
     }
 
     /** Creates the apps of every namespace (not started), each by its kind. */
-    static Apps of(Topology t) {
+    public static Apps of(Topology t) {
         Apps a = new Apps(t);
         for (TopologySpec.Ns ns : t.spec().namespaces()) {
             // Each namespace's pings take ICMP echo identifiers from 0x5500 on, in file order.
@@ -48,7 +49,7 @@ public final class Apps {
      * Starts sinks and TCP servers first, then senders and TCP clients, each on its namespace's thread. A TCP
      * end that cannot open (a port in use, no route) is refused with the line of its entry.
      */
-    void start() {
+    public void start() {
         // Every app's process first, in file order (so its pids follow the file), on this thread: a pid space that
         // refuses one is a usage error naming the app, before anything runs.
         for (App a : apps) {
@@ -190,7 +191,7 @@ public final class Apps {
      * Writes the TCP apps' {@code trace:} and {@code bursts:} files into {@code dir} once the apps have stopped;
      * returns the files written. One that cannot be written is added to {@code errors} with the entry's line.
      */
-    List<Path> writeLogs(Path dir, List<String> errors) {
+    public List<Path> writeLogs(Path dir, List<String> errors) {
         List<Path> files = new ArrayList<>();
         for (App a : apps) {
             if (a.order() == AppKind.Order.CLIENT_SERVER) {
@@ -210,7 +211,7 @@ public final class Apps {
      * are reset (ECONNABORTED), the others stopped. What they leave in flight stays queued until the namespaces
      * are deleted.
      */
-    void abort() {
+    public void abort() {
         for (App a : apps) {
             if (a.order() == AppKind.Order.CLIENT_SERVER) {
                 TcpApp t = (TcpApp) a;
@@ -239,7 +240,7 @@ public final class Apps {
      * Stops TCP apps, then senders, then, after {@link #SINK_SETTLE_MILLIS} so that datagrams in flight are
      * counted rather than refused with UDP_NO_SOCKET, sinks.
      */
-    void stop() {
+    public void stop() {
         stopTcp();
         for (App a : apps) {
             if (a.order() == AppKind.Order.SENDER && a.startOffsetNanos > 0) {

@@ -1,4 +1,4 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.app;
 
 import dev.usnet.tools.topology.file.EntryValues;
 import dev.usnet.tools.topology.file.TopologySpec.Ping;
@@ -6,7 +6,7 @@ import dev.usnet.tools.topology.file.YamlMap;
 import java.util.Set;
 
 /** {@code kind: ping}: echo requests to one address ({@link Pinger}). */
-final class PingKind implements AppKind<Ping> {
+public final class PingKind implements AppKind<Ping> {
     private static final Set<String> KEYS = Set.of("kind", "to", "interval", "size", "start");
 
     @Override

@@ -1,4 +1,4 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.app;
 
 import dev.usnet.tools.topology.file.EntryValues;
 import dev.usnet.tools.topology.file.TopologySpec.UdpSend;
@@ -6,7 +6,7 @@ import dev.usnet.tools.topology.file.YamlMap;
 import java.util.Set;
 
 /** {@code kind: udp-send}: datagrams at a steady rate ({@link UdpSender}). */
-final class UdpSendKind implements AppKind<UdpSend> {
+public final class UdpSendKind implements AppKind<UdpSend> {
     private static final Set<String> KEYS = Set.of("kind", "to", "port", "rate", "size", "keep_clones", "max_burst", "start");
 
     @Override

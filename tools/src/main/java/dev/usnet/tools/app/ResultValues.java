@@ -1,4 +1,4 @@
-package dev.usnet.tools.results;
+package dev.usnet.tools.app;
 
 import dev.usnet.ns.pid.Task;
 import dev.usnet.ns.pid.Upid;

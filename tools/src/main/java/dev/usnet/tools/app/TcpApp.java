@@ -1,6 +1,5 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.app;
 
-import dev.usnet.tools.results.ResultValues;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.ns.NetNamespace;
@@ -43,7 +42,7 @@ public final class TcpApp extends App {
     NetNamespace serverNetns;
     private volatile Task serverProcess;
 
-    TcpApp(String ns, NetStack stack, TopologySpec.TcpApp spec, String serverNs, NetStack serverStack, int to) {
+    public TcpApp(String ns, NetStack stack, TopologySpec.TcpApp spec, String serverNs, NetStack serverStack, int to) {
         super(ns, stack);
         this.spec = spec;
         this.serverNs = serverNs;
@@ -146,7 +145,7 @@ public final class TcpApp extends App {
 
     /** The client's process, then the server's in the server's namespace. */
     @Override
-    void startProcess() {
+    public void startProcess() {
         super.startProcess();
         if (serverNetns != null && serverProcess == null) {
             serverProcess = startProcessIn(serverNetns, spec.kind() + "-server", label() + " (server)");
@@ -154,12 +153,12 @@ public final class TcpApp extends App {
     }
 
     /** Listens (on the server namespace's thread). */
-    void startServer() {
+    public void startServer() {
         server.start();
     }
 
     @Override
-    void endProcess() {
+    public void endProcess() {
         super.endProcess();
         Task p = serverProcess;
         if (p != null) {
@@ -169,14 +168,14 @@ public final class TcpApp extends App {
 
     /** Connects (on this namespace's thread). */
     @Override
-    void start() {
+    public void start() {
         running = true;
         startNanos = stack.now();
         client.start();
     }
 
     /** Writes the {@code trace:} and {@code bursts:} files this entry names into {@code dir}; returns them. */
-    List<Path> writeLogs(Path dir) throws IOException {
+    public List<Path> writeLogs(Path dir) throws IOException {
         List<Path> files = new ArrayList<>();
         TopologySpec.AppLog t = spec.common().trace();
         if (trace != null && t.file() != null) {
@@ -205,7 +204,7 @@ public final class TcpApp extends App {
 
     /** Nothing to do on the loop: {@link Apps#stop} ends TCP apps through their own stop and abort. */
     @Override
-    void stop() {
+    public void stop() {
         running = false;
     }
 
@@ -217,7 +216,7 @@ public final class TcpApp extends App {
     }
 
     @Override
-    String histogramName() {
+    public String histogramName() {
         return ns + "." + spec.kind() + "-" + Ipv4Addr.format(to) + "-" + spec.common().port();
     }
 

@@ -1,4 +1,4 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.app;
 
 import dev.usnet.core.ipv4.UdpSocket;
 import dev.usnet.core.stack.NetStack;
@@ -13,11 +13,11 @@ import java.util.Set;
  * the address and port it came from with the same payload, so a {@code udp-send} has traffic flowing both ways and
  * the return path is exercised as much as the forward one. Starts with the sinks, before the senders.
  */
-final class UdpEcho implements AppKind<UdpEcho.Entry> {
+public final class UdpEcho implements AppKind<UdpEcho.Entry> {
     private static final Set<String> KEYS = Set.of("kind", "port");
 
     /** An entry: the port it answers on. */
-    record Entry(int port, Where where) implements TopologySpec.App {
+    public record Entry(int port, Where where) implements TopologySpec.App {
         @Override
         public String kind() {
             return "udp-echo";
@@ -62,7 +62,7 @@ final class UdpEcho implements AppKind<UdpEcho.Entry> {
     }
 
     /** The running service: a socket on the port whose receiver sends each datagram back. */
-    static final class Server extends App {
+    public static final class Server extends App {
         private final int port;
         private UdpSocket sock;
         private volatile long received;
@@ -82,17 +82,17 @@ final class UdpEcho implements AppKind<UdpEcho.Entry> {
         }
 
         /** Datagrams that arrived. */
-        long received() {
+        public long received() {
             return received;
         }
 
         /** Datagrams sent back. */
-        long echoed() {
+        public long echoed() {
             return echoed;
         }
 
         @Override
-        void start() {
+        public void start() {
             running = true;
             sock = stack.udp().bind(0, port);
             sock.setReceiver(this::echo);
@@ -111,7 +111,7 @@ final class UdpEcho implements AppKind<UdpEcho.Entry> {
         }
 
         @Override
-        void stop() {
+        public void stop() {
             running = false;
             if (sock != null) {
                 sock.close();

@@ -1,11 +1,11 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.app;
 
 import dev.usnet.tools.topology.file.TopologySpec;
 import dev.usnet.tools.topology.file.YamlMap;
 import java.util.Set;
 
 /** {@code kind: udp-sink}: counts the datagrams arriving on a port ({@link UdpSink}). */
-final class UdpSinkKind implements AppKind<TopologySpec.UdpSink> {
+public final class UdpSinkKind implements AppKind<TopologySpec.UdpSink> {
     private static final Set<String> KEYS = Set.of("kind", "port");
 
     @Override

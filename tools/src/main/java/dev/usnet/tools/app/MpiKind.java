@@ -1,4 +1,4 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.app;
 
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.tools.cli.UsageException;
@@ -7,7 +7,7 @@ import dev.usnet.tools.topology.file.YamlMap;
 import java.util.Set;
 
 /** {@code kind: mpi}: an MPI job launched from its namespace ({@link MpiApp} reads, checks and runs it). */
-final class MpiKind implements AppKind<Mpi> {
+public final class MpiKind implements AppKind<Mpi> {
     @Override
     public String name() {
         return "mpi";

@@ -1,4 +1,4 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.topology.build;
 
 import dev.usnet.core.device.Device;
 import dev.usnet.core.device.Loopback;
@@ -19,7 +19,7 @@ public final class Topology implements AutoCloseable {
     private final NamespaceRegistry registry;
     private boolean closed;
 
-    Topology(TopologySpec spec, NamespaceRegistry registry) {
+    public Topology(TopologySpec spec, NamespaceRegistry registry) {
         this.spec = spec;
         this.registry = registry;
     }

@@ -1,4 +1,4 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.app;
 
 import dev.usnet.core.ipv4.UdpSocket;
 import dev.usnet.core.stack.NetStack;
@@ -10,7 +10,7 @@ public final class UdpSink extends App {
     private final int port;
     private UdpSocket sock;
 
-    UdpSink(String ns, NetStack stack, TopologySpec.UdpSink u) {
+    public UdpSink(String ns, NetStack stack, TopologySpec.UdpSink u) {
         super(ns, stack);
         this.port = u.port();
     }
@@ -36,13 +36,13 @@ public final class UdpSink extends App {
     }
 
     @Override
-    void start() {
+    public void start() {
         running = true;
         sock = stack.udp().bind(0, port);
     }
 
     @Override
-    void stop() {
+    public void stop() {
         running = false;
         if (sock != null) {
             sock.close();

@@ -1,6 +1,5 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.app;
 
-import dev.usnet.tools.results.ResultValues;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.time.Timeout;
 import dev.usnet.ns.pid.PidAllocException;
@@ -32,7 +31,7 @@ public final class Spawner extends App {
     private long startNanos;
     private Timeout timer;
 
-    Spawner(String ns, NetStack stack, TopologySpec.Spawn s) {
+    public Spawner(String ns, NetStack stack, TopologySpec.Spawn s) {
         super(ns, stack);
         this.rate = s.rate();
         this.lifetimeNanos = s.lifetimeNanos();
@@ -72,7 +71,7 @@ public final class Spawner extends App {
     }
 
     @Override
-    void start() {
+    public void start() {
         running = true;
         startNanos = stack.now();
         tick();
@@ -132,7 +131,7 @@ public final class Spawner extends App {
 
     /** Ends the children still alive (each exits and is reaped), then stops. */
     @Override
-    void stop() {
+    public void stop() {
         running = false;
         if (timer != null) {
             timer.cancel();
@@ -182,7 +181,7 @@ public final class Spawner extends App {
     }
 
     /** {@code 1234@init 5@ctr/1}: a process's numbers from the initial pid namespace down. */
-    static String pidsText(List<dev.usnet.ns.pid.Upid> pids) {
+    public static String pidsText(List<dev.usnet.ns.pid.Upid> pids) {
         return String.join(" ", pids.stream().map(u -> u.nr() + "@" + u.ns().name()).toList());
     }
 }

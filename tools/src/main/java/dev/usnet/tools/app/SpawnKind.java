@@ -1,4 +1,4 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.app;
 
 import dev.usnet.tools.topology.file.EntryValues;
 import dev.usnet.tools.topology.file.TopologySpec.Spawn;
@@ -6,7 +6,7 @@ import dev.usnet.tools.topology.file.YamlMap;
 import java.util.Set;
 
 /** {@code kind: spawn}: short-lived processes forked at a steady rate ({@link Spawner}). */
-final class SpawnKind implements AppKind<Spawn> {
+public final class SpawnKind implements AppKind<Spawn> {
     private static final Set<String> KEYS = Set.of("kind", "rate", "lifetime", "count", "start");
 
     @Override

@@ -1,4 +1,4 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.app;
 
 /**
  * A constant-rate sender's clock: how many datagrams are due at a given time for {@code ratePps} since
@@ -11,9 +11,9 @@ package dev.usnet.tools.topology;
  * than the next namespace's receive backlog holds (netdev_max_backlog). A live source skips what it missed
  * instead: at most {@code maxBurstNanos} worth goes out at once, the rest is counted in {@link #skipped}.
  */
-final class Pacer {
+public final class Pacer {
     /** The demo's limit: the most a late tick catches up on, as time at the rate. */
-    static final long MAX_BURST_NANOS = 10_000_000L;
+    public static final long MAX_BURST_NANOS = 10_000_000L;
 
     private final long ratePps;
     private final long maxBurst;
@@ -21,24 +21,24 @@ final class Pacer {
     private long sent;
     private long skipped;
 
-    Pacer(long ratePps) {
+    public Pacer(long ratePps) {
         this(ratePps, MAX_BURST_NANOS);
     }
 
     /** A pacer that sends at most {@code maxBurstNanos} worth of datagrams at once (at least one). */
-    Pacer(long ratePps, long maxBurstNanos) {
+    public Pacer(long ratePps, long maxBurstNanos) {
         this.ratePps = ratePps;
         this.maxBurst = Math.max(1, ratePps * maxBurstNanos / 1_000_000_000L);
     }
 
-    void start(long nowNanos) {
+    public void start(long nowNanos) {
         startNanos = nowNanos;
         sent = 0;
         skipped = 0;
     }
 
     /** Datagrams to send now; the caller sends exactly this many. */
-    long due(long nowNanos) {
+    public long due(long nowNanos) {
         long target = (nowNanos - startNanos) * ratePps / 1_000_000_000L - skipped;
         long n = Math.max(0, target - sent);
         if (n > maxBurst) {
@@ -50,12 +50,12 @@ final class Pacer {
     }
 
     /** Datagrams handed out so far. */
-    long sent() {
+    public long sent() {
         return sent;
     }
 
     /** Datagrams not sent because the sender was late by more than its maximum burst. */
-    long skipped() {
+    public long skipped() {
         return skipped;
     }
 }

@@ -1,4 +1,4 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.app;
 
 import dev.usnet.core.ipv4.UdpSocket;
 import dev.usnet.core.stack.NetStack;
@@ -26,7 +26,7 @@ public final class UdpSender extends App {
     private long startNanos;
     private Timeout timer;
 
-    UdpSender(String ns, NetStack stack, TopologySpec.UdpSend u) {
+    public UdpSender(String ns, NetStack stack, TopologySpec.UdpSend u) {
         super(ns, stack);
         this.to = u.to();
         this.port = u.port();
@@ -66,7 +66,7 @@ public final class UdpSender extends App {
     }
 
     @Override
-    void start() {
+    public void start() {
         running = true;
         data = Unpooled.buffer(size).writeZero(size);
         sock = stack.udp().bind(0, 0);
@@ -113,7 +113,7 @@ public final class UdpSender extends App {
     }
 
     @Override
-    void stop() {
+    public void stop() {
         running = false;
         if (timer != null) {
             timer.cancel();

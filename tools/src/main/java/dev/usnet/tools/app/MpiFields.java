@@ -1,6 +1,5 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.app;
 
-import dev.usnet.tools.results.ResultValues;
 import dev.usnet.tcp.app.MpiResult;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -13,13 +12,13 @@ import java.util.TreeMap;
  * bandwidth, the job's shape, and the losses per connection with the cwnd at each, as a distribution over all
  * connections plus the connections that had any (lists capped so ~1000 lossy connections stay a few hundred kB).
  */
-final class MpiFields {
+public final class MpiFields {
     /** At most this many cwnd values per connection and kind in {@code lossy_connections}. */
     static final int MAX_LISTED = 64;
 
     private MpiFields() {}
 
-    static void put(Map<String, Object> m, MpiApp app) {
+    public static void put(Map<String, Object> m, MpiApp app) {
         MpiResult r = app.result();
         m.put("pattern", app.spec().pattern().label());
         m.put("ranks", r == null ? 0 : r.ranks());

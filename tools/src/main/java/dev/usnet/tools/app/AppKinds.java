@@ -1,4 +1,4 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.app;
 
 import dev.usnet.tools.topology.file.TopologySpec;
 import java.util.LinkedHashMap;
@@ -23,7 +23,7 @@ public final class AppKinds {
     private AppKinds() {}
 
     /** The kinds by name; two kinds of one name, or one without a name or keys, stop the registry from loading. */
-    static Map<String, AppKind<?>> index(List<AppKind<?>> kinds) {
+    public static Map<String, AppKind<?>> index(List<AppKind<?>> kinds) {
         Map<String, AppKind<?>> m = new LinkedHashMap<>();
         for (AppKind<?> k : kinds) {
             if (k.name() == null || k.name().isEmpty() || k.keys() == null || !k.keys().contains("kind")
@@ -57,7 +57,7 @@ public final class AppKinds {
      * The kind an entry is of, found by the entry's {@link TopologySpec.App#kind()} and checked against its type: an
      * entry no registered kind reads is a programming error, refused loudly rather than made into another kind.
      */
-    static AppKind<?> of(TopologySpec.App spec) {
+    public static AppKind<?> of(TopologySpec.App spec) {
         AppKind<?> k = BY_NAME.get(spec.kind());
         if (k == null || !k.specType().isInstance(spec)) {
             throw new IllegalStateException("no registered app kind reads " + spec.getClass().getSimpleName() + " entries (kind "
@@ -67,7 +67,7 @@ public final class AppKinds {
     }
 
     /** Makes the app of {@code spec} with the kind that reads such entries. */
-    static App create(AppContext c, String ns, TopologySpec.App spec) {
+    public static App create(AppContext c, String ns, TopologySpec.App spec) {
         return createAs(of(spec), c, ns, spec);
     }
 
@@ -76,7 +76,7 @@ public final class AppKinds {
     }
 
     /** The start and stop order of a running app, as its kind says. */
-    static AppKind.Order order(App a) {
+    public static AppKind.Order order(App a) {
         AppKind<?> k = BY_NAME.get(a.kind());
         if (k == null) {
             throw new IllegalStateException("app " + a.label() + " is of kind " + a.kind() + ", which is not registered");

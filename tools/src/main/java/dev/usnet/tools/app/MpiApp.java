@@ -1,5 +1,6 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.app;
 
+import dev.usnet.tools.topology.build.Topology;
 import dev.usnet.tools.topology.file.Problems;
 import dev.usnet.tools.topology.file.TopologySpec;
 import dev.usnet.tools.topology.file.YamlMap;
@@ -25,7 +26,7 @@ import org.snakeyaml.engine.v2.nodes.ScalarNode;
  * names the hosts the ranks run on (docs/topology.md, "MPI jobs").
  */
 public final class MpiApp extends App {
-    static final Set<String> KEYS = Set.of("kind", "hosts", "ranks_per_host", "placement", "port", "pattern", "size",
+    public static final Set<String> KEYS = Set.of("kind", "hosts", "ranks_per_host", "placement", "port", "pattern", "size",
             "iterations", "compute", "local", "congestion", "send_buffer", "receive_buffer");
     /** NAS CG class B on 8 x 16 ranks moves 23.4 MB per iteration: 43 iterations are about 1 GB (docs/topology.md). */
     static final int DEFAULT_ITERATIONS = 43;
@@ -35,7 +36,7 @@ public final class MpiApp extends App {
     // The file
 
     /** Reads an {@code mpi} entry; null when something is wrong (all of it reported with its line). */
-    static Mpi read(YamlMap m) {
+    public static Mpi read(YamlMap m) {
         m.allow(KEYS);
         Problems p = m.problems();
         boolean ok = true;
@@ -126,7 +127,7 @@ public final class MpiApp extends App {
     }
 
     /** The namespaces {@code m.hosts()} names, in file order, each once; names or globs that match none are reported. */
-    static List<String> hosts(TopologySpec spec, Mpi m, Problems p) {
+    public static List<String> hosts(TopologySpec spec, Mpi m, Problems p) {
         Set<String> out = new LinkedHashSet<>();
         for (String h : m.hosts()) {
             int before = out.size();
@@ -159,7 +160,7 @@ public final class MpiApp extends App {
     }
 
     /** Checks what spans namespaces: the hosts exist and have an address, the pattern fits the ranks, the ports fit. */
-    static void check(TopologySpec spec, Mpi m, Problems p) {
+    public static void check(TopologySpec spec, Mpi m, Problems p) {
         int before = p.errorCount();
         List<String> hosts = hosts(spec, m, p);
         if (p.errorCount() > before) {
@@ -185,7 +186,7 @@ public final class MpiApp extends App {
     }
 
     /** The address ranks on {@code host} are reached at: its first non-loopback address. */
-    static Integer address(TopologySpec spec, String host) {
+    public static Integer address(TopologySpec spec, String host) {
         List<TopologySpec.Addr> a = spec.addresses(host);
         for (TopologySpec.Addr x : a) {
             if ((x.ip() >>> 24) != 127) {
@@ -204,7 +205,7 @@ public final class MpiApp extends App {
     private final String grid;
     private volatile MpiJob job;
 
-    MpiApp(String ns, NetStack stack, Mpi spec, Topology t) {
+    public MpiApp(String ns, NetStack stack, Mpi spec, Topology t) {
         super(ns, stack);
         this.spec = spec;
         this.hosts = hosts(t.spec(), spec, null);
@@ -243,7 +244,7 @@ public final class MpiApp extends App {
     }
 
     @Override
-    void start() {
+    public void start() {
         running = true;
         int size = spec.size() > 0 ? spec.size() : spec.pattern().defaultSize(placement.size());
         MpiJob j = new MpiJob(placement, new MpiJob.Config(spec.pattern(), size, spec.iterations(), spec.computeNanos(),
@@ -253,7 +254,7 @@ public final class MpiApp extends App {
     }
 
     @Override
-    void stop() {
+    public void stop() {
         running = false;
         MpiJob j = job;
         if (j != null && !j.isFinished()) {

@@ -1,4 +1,4 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.app;
 
 import dev.usnet.tools.topology.file.TopologySpec;
 import dev.usnet.tools.topology.file.YamlMap;
@@ -13,7 +13,7 @@ import java.util.Set;
  */
 public interface AppKind<S extends TopologySpec.App> {
     /** When an app of a kind starts and stops relative to the others of its run. */
-    enum Order {
+    public enum Order {
         /**
          * Receives only: starts before every sender (nothing it should count is refused for want of a socket) and
          * stops last, after what is still in flight had time to arrive.
