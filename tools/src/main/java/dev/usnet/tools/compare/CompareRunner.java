@@ -7,7 +7,7 @@ import dev.usnet.tools.results.RunHistograms;
 import dev.usnet.tcp.TcpTrace;
 import dev.usnet.tools.app.Apps;
 import dev.usnet.tools.topology.file.TopologySpec;
-import dev.usnet.tools.topology.VirtualRun;
+import dev.usnet.tools.run.VirtualRun;
 import io.netty.util.concurrent.FastThreadLocalThread;
 import java.io.PrintWriter;
 import java.nio.file.Path;

@@ -19,7 +19,7 @@ import dev.usnet.tools.topology.file.TopologySpec.Ns;
 import dev.usnet.tools.topology.file.TopologySpec.TcpBurst;
 import dev.usnet.tools.topology.file.TopologySpec.TcpCommon;
 import dev.usnet.tools.topology.file.TopologySpec.Veth;
-import dev.usnet.tools.topology.VirtualRun;
+import dev.usnet.tools.run.VirtualRun;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.Writer;

@@ -27,19 +27,19 @@ import java.util.function.Function;
  * and bursts without compute time do; an application-limited stream ({@code interval:}) and bursts that compute wait
  * on a timer between their exchanges, which moves the clock.
  */
-final class VirtualClockStalls {
+public final class VirtualClockStalls {
     private VirtualClockStalls() {}
 
     /** A TCP app whose path cannot move the clock: its results name, client and server, and where it is declared. */
-    record Stuck(String app, String client, String server, Where where) {
+    public record Stuck(String app, String client, String server, Where where) {
         /** {@code sa0.stream-0 (sa0 -> sb0)}. */
-        String describe() {
+        public String describe() {
             return app + " (" + client + " -> " + server + ")";
         }
     }
 
     /** What to do about it, for a warning or an error. */
-    static final String FIX = "give a link on its way a rate or a delay (netem: {rate: 1gbit} on the device, or"
+    public static final String FIX = "give a link on its way a rate or a delay (netem: {rate: 1gbit} on the device, or"
             + " --set NS:usnet.netem.DEV.rate=1gbit), or turn on the CPU model (usnet.cpu.model: 1 in the namespaces'"
             + " knobs, or --set usnet.cpu.model=1)";
 
@@ -49,7 +49,7 @@ final class VirtualClockStalls {
      * the client's namespace to the server's, and whether any link end on it emulates a rate or a delay, or any
      * namespace on it runs the CPU model.
      */
-    static List<Stuck> find(TopologySpec spec, Function<String, NetStack> stacks) {
+    public static List<Stuck> find(TopologySpec spec, Function<String, NetStack> stacks) {
         List<Stuck> out = new ArrayList<>();
         // One search per server, not per app: 10 000 clients of one server searched from each client made the
         // check quadratic (every search crossed the bridge namespace's 10 000 ports).

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.tap.HostCommand;
-import dev.usnet.tools.topology.Daemon;
+import dev.usnet.tools.run.Daemon;
 import dev.usnet.tools.kernel.KernelNet;
 import dev.usnet.tools.kernel.PcapProvider;
 import dev.usnet.tools.kernel.TapProvider;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.usnet.tools.app.Apps;
-import dev.usnet.tools.topology.Daemon;
+import dev.usnet.tools.run.Daemon;
 import dev.usnet.tools.topology.build.Topology;
 import dev.usnet.tools.topology.TopologyFile;
 import dev.usnet.tools.topology.file.TopologySpec;

@@ -11,6 +11,7 @@ import dev.usnet.tcp.TcpTrace;
 import dev.usnet.tcp.app.BurstApp;
 import dev.usnet.tools.app.App;
 import dev.usnet.tools.app.TcpApp;
+import dev.usnet.tools.run.VirtualRun;
 import dev.usnet.tools.topology.build.Topology;
 import dev.usnet.tools.topology.file.TopologySpec;
 import java.io.StringWriter;

@@ -11,6 +11,7 @@ import dev.usnet.tools.app.Pinger;
 import dev.usnet.tools.app.Spawner;
 import dev.usnet.tools.app.TcpApp;
 import dev.usnet.tools.app.UdpSender;
+import dev.usnet.tools.run.VirtualRun;
 import dev.usnet.tools.topology.file.TopologySpec;
 import java.util.List;
 import org.junit.jupiter.api.Test;

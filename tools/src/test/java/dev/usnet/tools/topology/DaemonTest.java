@@ -14,6 +14,7 @@ import dev.usnet.tools.kernel.PcapProvider;
 import dev.usnet.tools.kernel.Privileges;
 import dev.usnet.tools.kernel.TapProvider;
 import dev.usnet.tools.kernel.UsnetMark;
+import dev.usnet.tools.run.Daemon;
 import dev.usnet.tools.topology.build.Topology;
 import dev.usnet.tools.topology.file.TopologySpec;
 import io.netty.buffer.ByteBuf;

@@ -12,6 +12,7 @@ import dev.usnet.tcp.TcpError;
 import dev.usnet.tcp.app.AppResult;
 import dev.usnet.tools.Usnet;
 import dev.usnet.tools.app.TcpApp;
+import dev.usnet.tools.run.Daemon;
 import dev.usnet.tools.topology.file.TopologySpec;
 import java.io.IOException;
 import java.io.PrintWriter;

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.core.wire.MacAddr;
 import dev.usnet.tools.Usnet;
+import dev.usnet.tools.run.VirtualRun;
 import dev.usnet.tools.topology.RunCommandTest.Result;
 import dev.usnet.tools.topology.file.TopologySpec.BridgeDev;
 import dev.usnet.tools.topology.file.TopologySpec.Ns;

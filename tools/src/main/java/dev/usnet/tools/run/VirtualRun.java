@@ -1,4 +1,4 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.run;
 
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.time.VirtualScheduler;
@@ -9,6 +9,8 @@ import dev.usnet.tools.app.TcpApp;
 import dev.usnet.tools.cli.UsageException;
 import dev.usnet.tools.results.Results;
 import dev.usnet.tools.results.RunHistograms;
+import dev.usnet.tools.topology.TopologyBuilder;
+import dev.usnet.tools.topology.VirtualClockStalls;
 import dev.usnet.tools.topology.build.Topology;
 import dev.usnet.tools.topology.file.TopologySpec.DeviceSpec;
 import dev.usnet.tools.topology.file.TopologySpec.Ns;

@@ -1,4 +1,4 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.run;
 
 import dev.usnet.tools.app.App;
 import dev.usnet.tools.app.Apps;
@@ -18,11 +18,11 @@ import java.util.Map;
  * The end of a {@code usnet run} in either clock: writing its {@code --results} file and checking its
  * {@code expect:} lines against the results, with the same lines and exit codes for both clocks.
  */
-final class RunResults {
+public final class RunResults {
     private RunResults() {}
 
     /** Writes {@code r} to {@code file}; false (after saying why on {@code e}) when it cannot be written. */
-    static boolean write(Results r, Path file, PrintWriter o, PrintWriter e) {
+    public static boolean write(Results r, Path file, PrintWriter o, PrintWriter e) {
         try {
             r.write(file);
             o.println("usnet: wrote results to " + file);
@@ -37,7 +37,7 @@ final class RunResults {
      * Prints every expectation that failed with the value the run had, then how many held; true when all held
      * (also when there are none, which prints nothing).
      */
-    static boolean expectations(List<Expectation> ex, Results r, PrintWriter o, PrintWriter e) {
+    public static boolean expectations(List<Expectation> ex, Results r, PrintWriter o, PrintWriter e) {
         if (ex.isEmpty()) {
             return true;
         }
@@ -59,7 +59,7 @@ final class RunResults {
      * For {@code measured.app_cpu_ns}: per TCP app (by its results name), the CPU time its client's callbacks
      * took; apps whose client has no result yet are left out.
      */
-    static Map<String, Object> appCpuNanos(Apps apps, Results r) {
+    public static Map<String, Object> appCpuNanos(Apps apps, Results r) {
         Map<String, Object> cpu = new LinkedHashMap<>();
         // One copy of the list: Apps.list() copies it, and per index that was quadratic in the apps.
         List<App> list = apps.list();
@@ -75,7 +75,7 @@ final class RunResults {
      * For {@code measured.spawn_ns}: per spawn app (by its results name), the mean wall-clock time of a child's fork,
      * exit and wait in the pid-namespace model; empty when the run has no spawn app.
      */
-    static Map<String, Object> spawnNanos(Apps apps, Results r) {
+    public static Map<String, Object> spawnNanos(Apps apps, Results r) {
         Map<String, Object> ns = new LinkedHashMap<>();
         List<App> list = apps.list();
         for (int i = 0; i < list.size(); i++) {

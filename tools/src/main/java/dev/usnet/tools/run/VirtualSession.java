@@ -1,9 +1,10 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.run;
 
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.time.VirtualScheduler;
 import dev.usnet.ns.NetNamespace;
 import dev.usnet.tools.app.Apps;
+import dev.usnet.tools.topology.TopologyBuilder;
 import dev.usnet.tools.topology.build.Topology;
 import dev.usnet.tools.topology.file.TopologySpec;
 import java.nio.file.Path;

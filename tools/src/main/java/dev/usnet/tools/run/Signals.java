@@ -1,4 +1,4 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.run;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -8,11 +8,11 @@ import java.lang.reflect.Proxy;
  * SIGUSR1 for "write the histograms now", through sun.misc.Signal (the JDK's only signal API), reached
  * reflectively so the build stays free of internal-API warnings.
  */
-final class Signals {
+public final class Signals {
     private Signals() {}
 
     /** Installs {@code action} for SIGUSR1; returns what to pass to {@link #restoreUsr1}, null when unsupported. */
-    static Object onUsr1(Runnable action) {
+    public static Object onUsr1(Runnable action) {
         try {
             Class<?> handlerType = Class.forName("sun.misc.SignalHandler");
             Object handler = Proxy.newProxyInstance(Signals.class.getClassLoader(), new Class<?>[] {handlerType},
@@ -36,7 +36,7 @@ final class Signals {
         }
     }
 
-    static void restoreUsr1(Object previous) {
+    public static void restoreUsr1(Object previous) {
         if (previous != null) {
             try {
                 handle(previous);

@@ -1,4 +1,4 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.run;
 
 import dev.usnet.core.device.Device;
 import dev.usnet.core.pcap.PcapTap;
@@ -22,7 +22,7 @@ import java.util.Map;
  * device. Frames are stamped {@code epochNanos} + the namespace clock: the wall clock's offset in real time,
  * 0 in virtual time (a virtual run starts at 00:00:00 1970).
  */
-final class Captures {
+public final class Captures {
     /** A capture's file name for standard output ({@code --capture NS/DEV=-}). */
     static final String STDOUT = "-";
 
@@ -30,7 +30,7 @@ final class Captures {
     private final List<Runnable> untap = new ArrayList<>();
 
     /** Opens every capture of {@code spec} under {@code outDir}; a file that cannot be written is bad input. */
-    void open(TopologySpec spec, Topology topology, Path outDir, long epochNanos) {
+    public void open(TopologySpec spec, Topology topology, Path outDir, long epochNanos) {
         for (Ns ns : spec.namespaces()) {
             for (Capture c : ns.captures()) {
                 boolean toStdout = c.file().equals(STDOUT);
@@ -76,7 +76,7 @@ final class Captures {
     }
 
     /** Writes out every capture's buffered frames now (SIGUSR1); returns how many were flushed. */
-    int flush() {
+    public int flush() {
         int n = 0;
         for (var e : files.entrySet()) {
             try {
@@ -90,13 +90,13 @@ final class Captures {
     }
 
     /** Takes the taps off their devices, so nothing more is written. */
-    void untap() {
+    public void untap() {
         untap.forEach(Runnable::run);
         untap.clear();
     }
 
     /** Closes every file; returns the frames each holds, and adds what could not be closed to {@code errors}. */
-    Map<Path, Long> close(List<String> errors) {
+    public Map<Path, Long> close(List<String> errors) {
         Map<Path, Long> frames = new LinkedHashMap<>();
         for (var e : files.entrySet()) {
             try {

@@ -1,4 +1,4 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.run;
 
 import dev.usnet.core.device.Device;
 import dev.usnet.core.stack.NetStack;
@@ -16,9 +16,9 @@ import java.util.Map;
  * compared with the same counters when it gave up. The difference says which devices the work went through and which
  * protocol it was, so a stalled run can name its cause instead of guessing.
  */
-final class InstantActivity {
+public final class InstantActivity {
     /** Frames and protocol messages received from the snapshot to now. */
-    record Delta(long frames, long broadcasts, long tcpSegments, long arp, long icmp, long udp, long forwarded,
+    public record Delta(long frames, long broadcasts, long tcpSegments, long arp, long icmp, long udp, long forwarded,
                  List<Map.Entry<String, Long>> busiestDevices, List<Map.Entry<String, Long>> tcpNamespaces) {
         /** The protocol most of the received messages were, or null when nothing was received. */
         String mainProtocol() {
@@ -37,7 +37,7 @@ final class InstantActivity {
             Mib.UdpInDatagrams, Mib.IpForwDatagrams};
 
     /** Takes the counters of {@code stacks} now. */
-    void snapshot(List<NetStack> stacks) {
+    public void snapshot(List<NetStack> stacks) {
         devices.clear();
         namespaces.clear();
         for (NetStack s : stacks) {
@@ -48,7 +48,7 @@ final class InstantActivity {
         }
     }
 
-    boolean taken() {
+    public boolean taken() {
         return !namespaces.isEmpty();
     }
 
@@ -61,7 +61,7 @@ final class InstantActivity {
     }
 
     /** What {@code stacks} received since {@link #snapshot} (devices and namespaces made since count from zero). */
-    Delta since(List<NetStack> stacks) {
+    public Delta since(List<NetStack> stacks) {
         long frames = 0;
         long broadcasts = 0;
         long[] proto = new long[COUNTED.length];
@@ -99,7 +99,7 @@ final class InstantActivity {
      * One line for the error: what was received and where, e.g. {@code since then the namespaces received 1203400
      * frames (TCP 601700 segments, ARP 0, ICMP 0, UDP 0; 0 broadcast or multicast), most on b/eth0 601700, ...}.
      */
-    static String describe(Delta d) {
+    public static String describe(Delta d) {
         StringBuilder b = new StringBuilder(String.format(Locale.ROOT,
                 "since then the namespaces received %d frames (TCP %d segments, ARP %d, ICMP %d, UDP %d; %d broadcast"
                         + " or multicast; %d IP packets forwarded)", d.frames(), d.tcpSegments(), d.arp(), d.icmp(),

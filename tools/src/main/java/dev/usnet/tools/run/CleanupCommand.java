@@ -1,10 +1,11 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.run;
 
 import dev.usnet.tools.cli.CliProcess;
 import dev.usnet.tools.cli.UsageException;
 import dev.usnet.tools.kernel.KernelNet;
 import dev.usnet.tools.kernel.Leftovers;
 import dev.usnet.tools.kernel.Privileges;
+import dev.usnet.tools.topology.TopologyFile;
 import dev.usnet.tools.topology.file.TopologyException;
 import dev.usnet.tools.topology.file.TopologySpec;
 import java.io.PrintWriter;
@@ -33,9 +34,19 @@ public final class CleanupCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "FILE", description = "topology file")
     Path file;
 
-    /** The kernel and capabilities to use; the real ones unless a test puts others here. */
-    KernelNet kernel = KernelNet.iproute2();
-    Privileges privileges = Privileges.ofThisProcess();
+    /** The kernel and capabilities to use; the real ones unless made with others. */
+    private final KernelNet kernel;
+    private final Privileges privileges;
+
+    public CleanupCommand() {
+        this(KernelNet.iproute2(), Privileges.ofThisProcess());
+    }
+
+    /** With a kernel and capabilities of the caller's (a test's fake kernel). */
+    public CleanupCommand(KernelNet kernel, Privileges privileges) {
+        this.kernel = kernel;
+        this.privileges = privileges;
+    }
 
     @Override
     public Integer call() {

@@ -1,4 +1,4 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.run;
 
 import dev.usnet.core.buf.Buffers;
 import dev.usnet.core.buf.Packet;
@@ -21,12 +21,12 @@ import java.util.List;
  * frame is timed from the start, so lateness does not add up). What reaches a replay end is taken in there
  * (after its taps, so a capture on it sees it) and not handed to its namespace.
  */
-final class PcapReplays {
+public final class PcapReplays {
     /**
      * One replay device sending. Its fields are touched on its namespace's thread only, but {@code stopped} and
      * {@code pending}, which {@link #stop} (any thread) sets and cancels.
      */
-    static final class Sender {
+    public static final class Sender {
         private final String label;
         private final PcapReplay replay;
         private final Device end;
@@ -117,7 +117,7 @@ final class PcapReplays {
      * The replay devices of a built topology, not sending yet; each end already takes in what reaches it. Call
      * before the apps start, so nothing reaching a replay end is handed to its namespace.
      */
-    static PcapReplays of(Topology topology) {
+    public static PcapReplays of(Topology topology) {
         List<Sender> l = new ArrayList<>();
         for (Ns ns : topology.spec().namespaces()) {
             for (DeviceSpec d : ns.devices()) {
@@ -140,25 +140,25 @@ final class PcapReplays {
     }
 
     /** Starts every replay at its namespace's now, on its namespace's thread. */
-    void start() {
+    public void start() {
         for (Sender s : senders) {
             s.clock.execute(s::begin);
         }
     }
 
     /** Stops sending; frames already handed to a device go on their way. */
-    void stop() {
+    public void stop() {
         for (Sender s : senders) {
             s.stop();
         }
     }
 
-    List<Sender> senders() {
+    public List<Sender> senders() {
         return senders;
     }
 
     /** The apps' lines of the exit report followed by a line per replay device ({@code replays} may be null). */
-    static List<String> withLines(List<String> appLines, PcapReplays replays) {
+    public static List<String> withLines(List<String> appLines, PcapReplays replays) {
         if (replays == null || replays.senders.isEmpty()) {
             return appLines;
         }

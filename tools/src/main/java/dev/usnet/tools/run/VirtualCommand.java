@@ -1,4 +1,4 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.run;
 
 import dev.usnet.tools.Usnet;
 import dev.usnet.tools.cli.UsageException;
@@ -9,10 +9,10 @@ import java.nio.file.Path;
 import java.util.Locale;
 
 /** The {@code --clock virtual} part of {@code usnet run}: a {@link VirtualRun}, then the same exit report as real time. */
-final class VirtualCommand {
+public final class VirtualCommand {
     private VirtualCommand() {}
 
-    static int run(TopologySpec t, Path dir, Double duration, Long seed, Path resultsFile, boolean allowAppFailures,
+    public static int run(TopologySpec t, Path dir, Double duration, Long seed, Path resultsFile, boolean allowAppFailures,
                    dev.usnet.tools.ctl.DaemonControl.Options control, long snapshotNanos, PrintWriter o, PrintWriter e) {
         if (duration == null) {
             throw new UsageException("--clock virtual needs --duration S: virtual time has no signal to stop on");

@@ -1,10 +1,11 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.run;
 
 import dev.usnet.tap.BusyPollSelectStrategy;
 import dev.usnet.tap.TapWarmUp;
 import dev.usnet.tools.app.Apps;
 import dev.usnet.tools.cli.CliProcess;
 import dev.usnet.tools.cli.UsageException;
+import dev.usnet.tools.topology.TopologyFile;
 import dev.usnet.tools.topology.build.Topology;
 import dev.usnet.tools.topology.file.TopologyException;
 import dev.usnet.tools.topology.file.TopologySpec;
@@ -386,19 +387,19 @@ public final class RunCommand implements Callable<Integer> {
      * The line before the warm-up: {@code frames} (--warm-up-frames) go through the throw-away bridge and as many
      * through the router, so the total is said, as the line after it says it.
      */
-    static String warmingUpLine(int frames) {
+    public static String warmingUpLine(int frames) {
         return String.format(java.util.Locale.ROOT, "usnet: warming up the data path (%d frames: %d through a bridge, %d"
                 + " through a router; SIGINT or SIGTERM stops it)", 2L * frames, frames, frames);
     }
 
     /** The line after the warm-up, with the frames sent through both. */
-    static String warmedUpLine(long sent, long lost, long nanos) {
+    public static String warmedUpLine(long sent, long lost, long nanos) {
         return String.format(java.util.Locale.ROOT, "usnet: data path warmed up (%d frames through a bridge and a router,"
                 + " %d lost, %d ms)", sent, lost, nanos / 1_000_000);
     }
 
     /** Says where the control socket, /metrics and the event log are (those that are on). */
-    static void announce(dev.usnet.tools.ctl.DaemonControl c, PrintWriter o) {
+    public static void announce(dev.usnet.tools.ctl.DaemonControl c, PrintWriter o) {
         if (c == null) {
             return;
         }
@@ -414,7 +415,7 @@ public final class RunCommand implements Callable<Integer> {
     }
 
     /** {@code --param NAME=VALUE} arguments as a map in their order; a malformed or repeated one is a usage error. */
-    static java.util.Map<String, String> paramValues(java.util.List<String> args) {
+    public static java.util.Map<String, String> paramValues(java.util.List<String> args) {
         java.util.Map<String, String> m = new java.util.LinkedHashMap<>();
         for (String a : args) {
             int eq = a.indexOf('=');
@@ -440,7 +441,7 @@ public final class RunCommand implements Callable<Integer> {
      * it failed and the first {@link #FAILED_NAMES_PER_REASON} of them (a thousand flows starved the same way make
      * one line of a hundred characters, not of a hundred thousand).
      */
-    static String failedByReason(java.util.List<java.util.Map.Entry<String, String>> failed) {
+    public static String failedByReason(java.util.List<java.util.Map.Entry<String, String>> failed) {
         java.util.Map<String, java.util.List<String>> byReason = new java.util.LinkedHashMap<>();
         for (var f : failed) {
             byReason.computeIfAbsent(f.getValue(), r -> new java.util.ArrayList<>()).add(f.getKey());
@@ -463,7 +464,7 @@ public final class RunCommand implements Callable<Integer> {
      * reason means, every device's counters, link emulation, files, cleanup; then which apps failed. Returns the
      * exit code: 0, or {@link #EXIT_APPS_FAILED} when an app failed and {@code allowAppFailures} is off.
      */
-    static int report(Daemon.Summary s, Path dir, boolean allowAppFailures, PrintWriter o, PrintWriter e) {
+    public static int report(Daemon.Summary s, Path dir, boolean allowAppFailures, PrintWriter o, PrintWriter e) {
         for (String a : s.apps()) {
             o.println("usnet: " + a);
         }

@@ -1,4 +1,4 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.run;
 
 import dev.usnet.core.device.Device;
 import dev.usnet.core.stack.NetStack;
@@ -22,6 +22,7 @@ import dev.usnet.tools.kernel.UsnetMark;
 import dev.usnet.tools.report.DeviceTable;
 import dev.usnet.tools.report.DropTable;
 import dev.usnet.tools.results.Results;
+import dev.usnet.tools.topology.TopologyBuilder;
 import dev.usnet.tools.topology.build.Topology;
 import dev.usnet.tools.topology.file.TopologySpec.DeviceSpec;
 import dev.usnet.tools.topology.file.TopologySpec.KernelNs;
@@ -632,7 +633,7 @@ public final class Daemon implements AutoCloseable {
      * outcome, the drop table, the device counters and the link emulation lines. Taken before the namespaces
      * are deleted.
      */
-    record Counts(List<String> appLines, List<AppOutcome> outcomes, List<String> drops, List<String> devices,
+    public record Counts(List<String> appLines, List<AppOutcome> outcomes, List<String> drops, List<String> devices,
                   List<String> links) {
         static Counts of(Apps apps, List<NetStack> stacks) {
             List<String> appLines = new ArrayList<>();

@@ -1,4 +1,4 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.run;
 
 import dev.usnet.tools.cli.UsageException;
 import java.nio.file.Files;
@@ -12,11 +12,11 @@ import java.nio.file.Path;
  * may need a new directory made at the filesystem root: a mistyped absolute path ({@code /nonexistent-dir/r.json})
  * would otherwise leave a directory there, so such a path is refused and the user makes the directory if meant.
  */
-final class OutputPaths {
+public final class OutputPaths {
     private OutputPaths() {}
 
     /** Throws a {@link UsageException} (exit 2) naming {@code option} when {@code dir} cannot be the output directory. */
-    static void checkDirectory(String option, Path dir) {
+    public static void checkDirectory(String option, Path dir) {
         if (Files.exists(dir)) {
             if (!Files.isDirectory(dir)) {
                 throw new UsageException(option + " " + dir + ": Not a directory (it is a file; give a directory,"
@@ -31,7 +31,7 @@ final class OutputPaths {
     }
 
     /** Throws a {@link UsageException} (exit 2) naming {@code option} when {@code file} cannot be written. */
-    static void checkFile(String option, Path file) {
+    public static void checkFile(String option, Path file) {
         if (Files.isDirectory(file)) {
             throw new UsageException(option + " " + file + ": Is a directory (give a file name)");
         }

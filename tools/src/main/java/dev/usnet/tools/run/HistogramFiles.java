@@ -1,4 +1,4 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.run;
 
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.LatencyPaths;
@@ -20,18 +20,18 @@ import org.HdrHistogram.Histogram;
  * A run's latency histogram files (docs/topology.md, "Output files"), the same in either clock: the values are
  * latencies on the run's clock, so a virtual run's files are the same for the same file and seed.
  */
-final class HistogramFiles {
+public final class HistogramFiles {
     private final TopologySpec spec;
     private final Path outDir;
     private final List<Path> files = new ArrayList<>();
 
-    HistogramFiles(TopologySpec spec, Path outDir) {
+    public HistogramFiles(TopologySpec spec, Path outDir) {
         this.spec = spec;
         this.outDir = outDir;
     }
 
     /** Whether some namespace has {@code histograms: true} (TCP apps write theirs regardless). */
-    boolean anyNamespace() {
+    public boolean anyNamespace() {
         return spec.namespaces().stream().anyMatch(Ns::histograms);
     }
 
@@ -41,7 +41,7 @@ final class HistogramFiles {
      * latency, burst: completion time; whatever the namespace's {@code histograms:}), as .hgrm percentile
      * files, replacing earlier ones atomically. Returns the files written.
      */
-    synchronized List<Path> write(List<NetStack> stacks, Apps apps) {
+    public synchronized List<Path> write(List<NetStack> stacks, Apps apps) {
         List<Path> written = new ArrayList<>();
         if (apps != null) {
             for (App a : apps.list()) {
@@ -81,7 +81,7 @@ final class HistogramFiles {
     }
 
     /** Every file written so far, each once, in the order first written. */
-    synchronized List<Path> files() {
+    public synchronized List<Path> files() {
         return List.copyOf(files);
     }
 

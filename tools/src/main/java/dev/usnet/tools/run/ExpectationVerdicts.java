@@ -1,4 +1,4 @@
-package dev.usnet.tools.topology;
+package dev.usnet.tools.run;
 
 import dev.usnet.tools.results.Results;
 import dev.usnet.tools.topology.file.CaptureCheck;
@@ -17,11 +17,11 @@ import java.util.Map;
  * whether it held, and for a capture check that failed what differed. The value of a capture check comes from the
  * capture file here; every other expectation's from the results, as {@link Expectation#actual} reads it.
  */
-final class ExpectationVerdicts {
+public final class ExpectationVerdicts {
     private ExpectationVerdicts() {}
 
     /** {@code r} with a verdict per expectation of {@code spec}; {@code r} itself when the file has none. */
-    static Results judge(TopologySpec spec, Results r, Path outDir) {
+    public static Results judge(TopologySpec spec, Results r, Path outDir) {
         if (spec.expectations().isEmpty()) {
             return r;
         }
