@@ -1,6 +1,6 @@
 package dev.usnet.tools.run;
 
-import dev.usnet.tools.Usnet;
+import dev.usnet.tools.cli.CliProcess;
 import dev.usnet.tools.cli.UsageException;
 import dev.usnet.tools.topology.file.TopologyException;
 import dev.usnet.tools.topology.file.TopologySpec;
@@ -26,10 +26,10 @@ public final class VirtualCommand {
             for (String line : ex.getMessage().split("\n")) {
                 e.println("usnet: " + line);
             }
-            return Usnet.EXIT_USAGE;
+            return CliProcess.EXIT_USAGE;
         } catch (TopologyException ex) {
             ex.errors().forEach(s -> e.println("usnet: " + s));
-            return Usnet.EXIT_USAGE;
+            return CliProcess.EXIT_USAGE;
         }
         // An unwritable results file is a usage error (exit 2), but the report and the expectations still follow.
         boolean written = resultsFile == null || RunResults.write(r.results(), resultsFile, o, e);
@@ -41,7 +41,7 @@ public final class VirtualCommand {
             code = RunCommand.EXIT_APPS_FAILED;
         }
         if (!written) {
-            code = Usnet.EXIT_USAGE;
+            code = CliProcess.EXIT_USAGE;
         }
         o.flush();
         return code;
