@@ -3,10 +3,10 @@ package dev.usnet.tools.compare;
 import dev.usnet.tools.cli.CliProcess;
 import dev.usnet.tools.cli.IoErrors;
 import dev.usnet.tools.cli.UsageException;
-import dev.usnet.tools.topology.RunCommand;
-import dev.usnet.tools.topology.TopologyException;
+import dev.usnet.tools.run.RunCommand;
+import dev.usnet.tools.topology.file.TopologyException;
 import dev.usnet.tools.topology.TopologyFile;
-import dev.usnet.tools.topology.VirtualRun;
+import dev.usnet.tools.run.VirtualRun;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -409,7 +409,7 @@ public final class CompareCommand implements Callable<Integer> {
         }
         int expectFailed = 0;
         for (CompareRunner.Run r : done) {
-            for (dev.usnet.tools.topology.Expectation x : r.planned().spec().expectations()) {
+            for (dev.usnet.tools.topology.file.Expectation x : r.planned().spec().expectations()) {
                 java.math.BigDecimal v = x.actual(r.result().results());
                 if (!x.holds(v)) {
                     expectFailed++;

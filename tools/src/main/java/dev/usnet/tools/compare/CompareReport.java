@@ -1,7 +1,7 @@
 package dev.usnet.tools.compare;
 
 import dev.usnet.tools.results.Results;
-import dev.usnet.tools.topology.Expectation;
+import dev.usnet.tools.topology.file.Expectation;
 import dev.usnet.tools.results.RunHistograms;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,13 +1,13 @@
 package dev.usnet.tools.compare;
 
-import dev.usnet.tools.topology.App;
-import dev.usnet.tools.topology.TcpApp;
+import dev.usnet.tools.app.App;
+import dev.usnet.tools.app.TcpApp;
 import dev.usnet.tools.results.Results;
 import dev.usnet.tools.results.RunHistograms;
 import dev.usnet.tcp.TcpTrace;
-import dev.usnet.tools.topology.Apps;
-import dev.usnet.tools.topology.TopologySpec;
-import dev.usnet.tools.topology.VirtualRun;
+import dev.usnet.tools.app.Apps;
+import dev.usnet.tools.topology.file.TopologySpec;
+import dev.usnet.tools.run.VirtualRun;
 import io.netty.util.concurrent.FastThreadLocalThread;
 import java.io.PrintWriter;
 import java.nio.file.Path;

@@ -5,7 +5,7 @@ import dev.usnet.ns.NetNamespace;
 import dev.usnet.tap.BusyPollSelectStrategy;
 import dev.usnet.tools.results.Results;
 import dev.usnet.tools.results.RunHistograms;
-import dev.usnet.tools.topology.Daemon;
+import dev.usnet.tools.run.Daemon;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;

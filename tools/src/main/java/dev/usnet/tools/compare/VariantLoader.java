@@ -1,6 +1,6 @@
 package dev.usnet.tools.compare;
 
-import dev.usnet.tools.topology.TopologyException;
+import dev.usnet.tools.topology.file.TopologyException;
 import dev.usnet.tools.topology.TopologyFile;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,11 +1,11 @@
 package dev.usnet.tools.ctl;
 
-import dev.usnet.tools.topology.App;
+import dev.usnet.tools.app.App;
 import dev.usnet.tools.cli.UsageException;
-import dev.usnet.tools.topology.Apps;
-import dev.usnet.tools.topology.TopologyException;
+import dev.usnet.tools.app.Apps;
+import dev.usnet.tools.topology.file.TopologyException;
 import dev.usnet.tools.topology.TopologyFile;
-import dev.usnet.tools.topology.TopologySpec;
+import dev.usnet.tools.topology.file.TopologySpec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,11 +1,11 @@
 package dev.usnet.tools.ctl;
 
-import dev.usnet.tools.topology.App;
-import dev.usnet.tools.topology.AppCounters;
-import dev.usnet.tools.topology.AppKind;
+import dev.usnet.tools.app.App;
+import dev.usnet.tools.app.AppCounters;
+import dev.usnet.tools.app.AppKind;
 import dev.usnet.tcp.app.Outcome;
 import dev.usnet.tcp.app.Percentiles;
-import dev.usnet.tools.topology.Apps;
+import dev.usnet.tools.app.Apps;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;

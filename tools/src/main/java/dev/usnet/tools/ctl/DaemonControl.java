@@ -1,12 +1,12 @@
 package dev.usnet.tools.ctl;
 
-import dev.usnet.tools.topology.App;
-import dev.usnet.tools.topology.TcpApp;
+import dev.usnet.tools.app.App;
+import dev.usnet.tools.app.TcpApp;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.tools.cli.UsageException;
 import dev.usnet.tools.metrics.MetricsServer;
-import dev.usnet.tools.topology.Apps;
-import dev.usnet.tools.topology.Topology;
+import dev.usnet.tools.app.Apps;
+import dev.usnet.tools.topology.build.Topology;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;

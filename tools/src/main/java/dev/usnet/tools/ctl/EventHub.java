@@ -12,7 +12,7 @@ import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.core.wire.MacAddr;
 import dev.usnet.ns.NetNamespace;
-import dev.usnet.tools.topology.Topology;
+import dev.usnet.tools.topology.build.Topology;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.LinkedHashMap;

@@ -1,8 +1,8 @@
 package dev.usnet.tools.ctl;
 
-import dev.usnet.tools.topology.App;
-import dev.usnet.tools.topology.Apps;
-import dev.usnet.tools.topology.Topology;
+import dev.usnet.tools.app.App;
+import dev.usnet.tools.app.Apps;
+import dev.usnet.tools.topology.build.Topology;
 import java.util.ArrayList;
 import java.util.List;
 

@@ -1,11 +1,11 @@
 package dev.usnet.tools.ctl;
 
-import dev.usnet.tools.topology.App;
+import dev.usnet.tools.app.App;
 import dev.usnet.core.device.Device;
 import dev.usnet.core.device.Loopback;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.ns.NetNamespace;
-import dev.usnet.tools.topology.Apps;
+import dev.usnet.tools.app.Apps;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -2,7 +2,7 @@ package dev.usnet.tools.demo;
 
 import dev.usnet.tools.cli.IoErrors;
 import dev.usnet.tools.cli.UsageException;
-import dev.usnet.tools.topology.TopologyException;
+import dev.usnet.tools.topology.file.TopologyException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.LocalDateTime;

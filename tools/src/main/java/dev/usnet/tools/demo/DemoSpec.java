@@ -2,11 +2,11 @@ package dev.usnet.tools.demo;
 
 import dev.usnet.tools.cli.UsageException;
 import dev.usnet.tools.topology.TopologyFile;
-import dev.usnet.tools.topology.TopologySpec;
-import dev.usnet.tools.topology.TopologySpec.App;
-import dev.usnet.tools.topology.TopologySpec.Ns;
-import dev.usnet.tools.topology.TopologySpec.TcpStream;
-import dev.usnet.tools.topology.TopologySpec.UdpSend;
+import dev.usnet.tools.topology.file.TopologySpec;
+import dev.usnet.tools.topology.file.TopologySpec.App;
+import dev.usnet.tools.topology.file.TopologySpec.Ns;
+import dev.usnet.tools.topology.file.TopologySpec.TcpStream;
+import dev.usnet.tools.topology.file.TopologySpec.UdpSend;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

@@ -2,13 +2,13 @@ package dev.usnet.tools.demo;
 
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.wire.Ipv4Addr;
-import dev.usnet.tools.topology.TopologySpec;
-import dev.usnet.tools.topology.TopologySpec.Addr;
-import dev.usnet.tools.topology.TopologySpec.BridgeDev;
-import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
-import dev.usnet.tools.topology.TopologySpec.Ns;
-import dev.usnet.tools.topology.TopologySpec.Ref;
-import dev.usnet.tools.topology.TopologySpec.Veth;
+import dev.usnet.tools.topology.file.TopologySpec;
+import dev.usnet.tools.topology.file.TopologySpec.Addr;
+import dev.usnet.tools.topology.file.TopologySpec.BridgeDev;
+import dev.usnet.tools.topology.file.TopologySpec.DeviceSpec;
+import dev.usnet.tools.topology.file.TopologySpec.Ns;
+import dev.usnet.tools.topology.file.TopologySpec.Ref;
+import dev.usnet.tools.topology.file.TopologySpec.Veth;
 
 /**
  * Names for the demo's rows, read from the topology: whose address a peer is, and whether a namespace reaches it

@@ -114,7 +114,7 @@ public final class ExperimentCommand implements Runnable {
             try {
                 p = file == null ? CreditBugExperiment.Params.defaults()
                         : CreditBugExperiment.Params.of(dev.usnet.tools.topology.TopologyFile.load(file));
-            } catch (IllegalArgumentException | dev.usnet.tools.topology.TopologyException e) {
+            } catch (IllegalArgumentException | dev.usnet.tools.topology.file.TopologyException e) {
                 throw new UsageException(e.getMessage());
             }
             p = p.withKernels(ks).withKnobs(knobs);
@@ -243,7 +243,7 @@ public final class ExperimentCommand implements Runnable {
             }
             return dev.usnet.tools.experiment.nsid.NsidExperiment.run(new dev.usnet.tools.experiment.nsid.NsidExperiment.Options(
                     noUsnet ? List.of() : namespaces, queries, loops, !noKernel, kernelNamespaces, kernelQueries, json),
-                    dev.usnet.tools.topology.Privileges.ofThisProcess(), spec.commandLine().getOut());
+                    dev.usnet.tools.kernel.Privileges.ofThisProcess(), spec.commandLine().getOut());
         }
     }
 
@@ -306,7 +306,7 @@ public final class ExperimentCommand implements Runnable {
                     new dev.usnet.tools.experiment.pidns.UsnetPidCosts.Params(depths, rounds, spawns, lookups, walks, tasks),
                     !noKernel, new dev.usnet.tools.experiment.pidns.KernelPidnsLoops.Params(kernelDepths, kernelIterations,
                             kernelRounds), json);
-            return dev.usnet.tools.experiment.pidns.PidnsExperiment.run(o, dev.usnet.tools.topology.Privileges.ofThisProcess(),
+            return dev.usnet.tools.experiment.pidns.PidnsExperiment.run(o, dev.usnet.tools.kernel.Privileges.ofThisProcess(),
                     spec.commandLine().getOut());
         }
     }

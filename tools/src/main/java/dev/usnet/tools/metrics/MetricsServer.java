@@ -1,8 +1,8 @@
 package dev.usnet.tools.metrics;
 
 import dev.usnet.tools.cli.UsageException;
-import dev.usnet.tools.topology.Apps;
-import dev.usnet.tools.topology.Topology;
+import dev.usnet.tools.app.Apps;
+import dev.usnet.tools.topology.build.Topology;
 import io.prometheus.metrics.exporter.httpserver.HTTPServer;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;

@@ -1,8 +1,8 @@
 package dev.usnet.tools.metrics;
 
-import dev.usnet.tools.topology.App;
-import dev.usnet.tools.topology.AppCounters;
-import dev.usnet.tools.topology.AppKind;
+import dev.usnet.tools.app.App;
+import dev.usnet.tools.app.AppCounters;
+import dev.usnet.tools.app.AppKind;
 import dev.usnet.core.bridge.Bridge;
 import dev.usnet.core.device.Device;
 import dev.usnet.core.neigh.NudState;
@@ -12,8 +12,8 @@ import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.stats.LatencyPaths;
 import dev.usnet.core.stats.Mib;
 import dev.usnet.ns.NetNamespace;
-import dev.usnet.tools.topology.Apps;
-import dev.usnet.tools.topology.Topology;
+import dev.usnet.tools.app.Apps;
+import dev.usnet.tools.topology.build.Topology;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.snapshots.ClassicHistogramBuckets;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;

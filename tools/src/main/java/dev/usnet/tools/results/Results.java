@@ -1,7 +1,9 @@
 package dev.usnet.tools.results;
 
-import dev.usnet.tools.topology.App;
-import dev.usnet.tools.topology.AppCounters;
+import dev.usnet.tools.app.App;
+import dev.usnet.tools.app.AppCounters;
+import dev.usnet.tools.app.ResultValues;
+import dev.usnet.tools.topology.file.ResultRows;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -31,7 +33,7 @@ import java.util.TreeMap;
 public record Results(String topology, String clock, long seed, double durationSeconds, Map<String, Map<String, String>> knobs,
                       List<Map<String, Object>> apps, List<Map<String, Object>> namespaces, List<Map<String, Object>> paths,
                       List<Map<String, Object>> devices, Map<String, Object> measured, Map<String, String> params,
-                      List<Map<String, Object>> snapshots, List<Map<String, Object>> expectations) {
+                      List<Map<String, Object>> snapshots, List<Map<String, Object>> expectations) implements ResultRows {
     public static final String SCHEMA = "usnet-results/1";
 
     public Results {

@@ -1,6 +1,6 @@
 package dev.usnet.tools.results;
 
-import dev.usnet.tools.topology.App;
+import dev.usnet.tools.app.App;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.LatencyPaths;
 import java.util.Collections;

@@ -2,9 +2,11 @@ package dev.usnet.tools.topology;
 
 import dev.usnet.core.bridge.Bridge;
 import dev.usnet.core.stack.NetStack;
-import dev.usnet.tools.topology.TopologySpec.BridgeDev;
-import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
-import dev.usnet.tools.topology.TopologySpec.Ref;
+import dev.usnet.tools.topology.file.TopologySpec.BridgeDev;
+import dev.usnet.tools.topology.file.TopologySpec.DeviceSpec;
+import dev.usnet.tools.topology.file.TopologySpec.Ref;
+import dev.usnet.tools.topology.file.TopologySpec;
+import dev.usnet.tools.topology.file.YamlMap;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;

@@ -1,8 +1,11 @@
 package dev.usnet.tools.topology;
 
 import dev.usnet.core.stack.NetStack;
-import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
-import dev.usnet.tools.topology.TopologySpec.Link;
+import dev.usnet.tools.topology.file.TopologySpec.DeviceSpec;
+import dev.usnet.tools.topology.file.TopologySpec.Link;
+import dev.usnet.tools.topology.file.Problems;
+import dev.usnet.tools.topology.file.TopologySpec;
+import dev.usnet.tools.topology.file.YamlMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;

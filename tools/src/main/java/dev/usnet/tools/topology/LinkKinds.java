@@ -1,7 +1,8 @@
 package dev.usnet.tools.topology;
 
 import dev.usnet.core.stack.NetStack;
-import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
+import dev.usnet.tools.topology.file.TopologySpec.DeviceSpec;
+import dev.usnet.tools.topology.file.TopologySpec;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

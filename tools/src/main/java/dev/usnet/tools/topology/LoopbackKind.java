@@ -1,8 +1,9 @@
 package dev.usnet.tools.topology;
 
 import dev.usnet.core.stack.NetStack;
-import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
-import dev.usnet.tools.topology.TopologySpec.Loopback;
+import dev.usnet.tools.topology.file.TopologySpec.DeviceSpec;
+import dev.usnet.tools.topology.file.TopologySpec.Loopback;
+import dev.usnet.tools.topology.file.TopologySpec;
 import java.util.Set;
 
 /** {@code kind: loopback}: the namespace's existing {@code lo}, to give it addresses and settings. */

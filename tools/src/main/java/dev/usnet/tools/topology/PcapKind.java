@@ -1,8 +1,10 @@
 package dev.usnet.tools.topology;
 
 import dev.usnet.core.stack.NetStack;
-import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
-import dev.usnet.tools.topology.TopologySpec.Pcap;
+import dev.usnet.tools.topology.file.TopologySpec.DeviceSpec;
+import dev.usnet.tools.topology.file.TopologySpec.Pcap;
+import dev.usnet.tools.topology.file.TopologySpec;
+import dev.usnet.tools.topology.file.YamlMap;
 import java.util.Set;
 
 /** {@code kind: pcap}: a live NIC reached through pcap (capture and inject). */

@@ -1,12 +1,14 @@
 package dev.usnet.tools.topology;
 
 import dev.usnet.core.stack.NetStack;
-import dev.usnet.tools.topology.TopologySpec.Addr;
-import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
-import dev.usnet.tools.topology.TopologySpec.KernelSide;
-import dev.usnet.tools.topology.TopologySpec.Link;
-import dev.usnet.tools.topology.TopologySpec.Tap;
-import dev.usnet.tools.topology.TopologySpec.Text;
+import dev.usnet.tools.topology.file.TopologySpec.Addr;
+import dev.usnet.tools.topology.file.TopologySpec.DeviceSpec;
+import dev.usnet.tools.topology.file.TopologySpec.KernelSide;
+import dev.usnet.tools.topology.file.TopologySpec.Link;
+import dev.usnet.tools.topology.file.TopologySpec.Tap;
+import dev.usnet.tools.topology.file.TopologySpec.Text;
+import dev.usnet.tools.topology.file.TopologySpec;
+import dev.usnet.tools.topology.file.YamlMap;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;

@@ -1,50 +1,41 @@
 package dev.usnet.tools.topology;
 
-import dev.usnet.core.knob.Knobs;
 import dev.usnet.core.knob.NearestNames;
 import dev.usnet.core.wire.Ipv4Addr;
-import dev.usnet.tools.topology.TopologySpec.Addr;
-import dev.usnet.tools.topology.TopologySpec.App;
-import dev.usnet.tools.topology.TopologySpec.BridgeDev;
-import dev.usnet.tools.topology.TopologySpec.Capture;
-import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
-import dev.usnet.tools.topology.TopologySpec.KernelNs;
-import dev.usnet.tools.topology.TopologySpec.Knob;
-import dev.usnet.tools.topology.TopologySpec.Link;
-import dev.usnet.tools.topology.TopologySpec.Loopback;
-import dev.usnet.tools.topology.TopologySpec.Neigh;
-import dev.usnet.tools.topology.TopologySpec.Ns;
-import dev.usnet.tools.topology.TopologySpec.Pcap;
-import dev.usnet.tools.topology.TopologySpec.Ref;
-import dev.usnet.tools.topology.TopologySpec.Tap;
-import dev.usnet.tools.topology.TopologySpec.TcpApp;
-import dev.usnet.tools.topology.TopologySpec.TcpCommon;
-import dev.usnet.tools.topology.TopologySpec.UdpSink;
-import dev.usnet.tools.topology.TopologySpec.Veth;
+import dev.usnet.tools.app.MpiApp;
+import dev.usnet.tools.topology.file.AddressWarnings;
+import dev.usnet.tools.topology.file.KnobDevices;
+import dev.usnet.tools.topology.file.TopologySpec.Addr;
+import dev.usnet.tools.topology.file.TopologySpec.App;
+import dev.usnet.tools.topology.file.TopologySpec.BridgeDev;
+import dev.usnet.tools.topology.file.TopologySpec.Capture;
+import dev.usnet.tools.topology.file.TopologySpec.DeviceSpec;
+import dev.usnet.tools.topology.file.TopologySpec.KernelNs;
+import dev.usnet.tools.topology.file.TopologySpec.Knob;
+import dev.usnet.tools.topology.file.TopologySpec.Link;
+import dev.usnet.tools.topology.file.TopologySpec.Loopback;
+import dev.usnet.tools.topology.file.TopologySpec.Neigh;
+import dev.usnet.tools.topology.file.TopologySpec.Ns;
+import dev.usnet.tools.topology.file.TopologySpec.Pcap;
+import dev.usnet.tools.topology.file.TopologySpec.Ref;
+import dev.usnet.tools.topology.file.TopologySpec.Tap;
+import dev.usnet.tools.topology.file.TopologySpec.TcpApp;
+import dev.usnet.tools.topology.file.TopologySpec.TcpCommon;
+import dev.usnet.tools.topology.file.TopologySpec.UdpSink;
+import dev.usnet.tools.topology.file.TopologySpec.Veth;
+import dev.usnet.tools.topology.file.Problems;
+import dev.usnet.tools.topology.file.TopologySpec;
+import dev.usnet.tools.topology.file.Where;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /** Cross-references of a parsed file: every name used is declared, once, in the right place. */
 final class TopologyChecks {
-    private static final Pattern DEV_KNOB = Pattern.compile("net\\.ipv4\\.(conf|neigh)\\.(.+)\\.[a-z_]+");
-
     private TopologyChecks() {}
-
-    /** The device a per-device knob names ({@code net.ipv4.conf.<dev>.*}, {@code usnet.netem.<dev>...}), or null. */
-    static String knobDevice(String key) {
-        String netem = Knobs.netemDevice(key);
-        if (netem != null) {
-            return netem;
-        }
-        Matcher m = DEV_KNOB.matcher(key);
-        return m.matches() ? m.group(2) : null;
-    }
 
     static void check(TopologySpec spec, Problems p) {
         Map<String, KernelNs> kernel = new LinkedHashMap<>();
@@ -89,7 +80,7 @@ final class TopologyChecks {
                 LinkKinds.check(checks, ns, d);
             }
             for (Knob k : ns.knobs()) {
-                String dev = knobDevice(k.key());
+                String dev = KnobDevices.of(k.key());
                 if (dev != null) {
                     if (!dev.equals("all") && !dev.equals("default") && !dev.equals("lo") && !byName.containsKey(dev)
                             && !p.mayBeDropped(ns.name(), dev)) {

@@ -3,9 +3,11 @@ package dev.usnet.tools.topology;
 import dev.usnet.core.knob.NearestNames;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.ns.NetNamespace;
-import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
-import dev.usnet.tools.topology.TopologySpec.Link;
-import dev.usnet.tools.topology.TopologySpec.Veth;
+import dev.usnet.tools.topology.file.TopologySpec.DeviceSpec;
+import dev.usnet.tools.topology.file.TopologySpec.Link;
+import dev.usnet.tools.topology.file.TopologySpec.Veth;
+import dev.usnet.tools.topology.file.TopologySpec;
+import dev.usnet.tools.topology.file.YamlMap;
 import java.util.ArrayList;
 import java.util.Set;
 

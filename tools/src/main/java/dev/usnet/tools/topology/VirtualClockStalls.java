@@ -5,11 +5,13 @@ import dev.usnet.core.device.VethEnd;
 import dev.usnet.core.netem.NetemParams;
 import dev.usnet.core.stack.CpuModelSysctl;
 import dev.usnet.core.stack.NetStack;
-import dev.usnet.tools.topology.TopologySpec.App;
-import dev.usnet.tools.topology.TopologySpec.Ns;
-import dev.usnet.tools.topology.TopologySpec.TcpApp;
-import dev.usnet.tools.topology.TopologySpec.TcpBurst;
-import dev.usnet.tools.topology.TopologySpec.TcpStream;
+import dev.usnet.tools.topology.file.TopologySpec.App;
+import dev.usnet.tools.topology.file.TopologySpec.Ns;
+import dev.usnet.tools.topology.file.TopologySpec.TcpApp;
+import dev.usnet.tools.topology.file.TopologySpec.TcpBurst;
+import dev.usnet.tools.topology.file.TopologySpec.TcpStream;
+import dev.usnet.tools.topology.file.TopologySpec;
+import dev.usnet.tools.topology.file.Where;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -25,19 +27,19 @@ import java.util.function.Function;
  * and bursts without compute time do; an application-limited stream ({@code interval:}) and bursts that compute wait
  * on a timer between their exchanges, which moves the clock.
  */
-final class VirtualClockStalls {
+public final class VirtualClockStalls {
     private VirtualClockStalls() {}
 
     /** A TCP app whose path cannot move the clock: its results name, client and server, and where it is declared. */
-    record Stuck(String app, String client, String server, Where where) {
+    public record Stuck(String app, String client, String server, Where where) {
         /** {@code sa0.stream-0 (sa0 -> sb0)}. */
-        String describe() {
+        public String describe() {
             return app + " (" + client + " -> " + server + ")";
         }
     }
 
     /** What to do about it, for a warning or an error. */
-    static final String FIX = "give a link on its way a rate or a delay (netem: {rate: 1gbit} on the device, or"
+    public static final String FIX = "give a link on its way a rate or a delay (netem: {rate: 1gbit} on the device, or"
             + " --set NS:usnet.netem.DEV.rate=1gbit), or turn on the CPU model (usnet.cpu.model: 1 in the namespaces'"
             + " knobs, or --set usnet.cpu.model=1)";
 
@@ -47,7 +49,7 @@ final class VirtualClockStalls {
      * the client's namespace to the server's, and whether any link end on it emulates a rate or a delay, or any
      * namespace on it runs the CPU model.
      */
-    static List<Stuck> find(TopologySpec spec, Function<String, NetStack> stacks) {
+    public static List<Stuck> find(TopologySpec spec, Function<String, NetStack> stacks) {
         List<Stuck> out = new ArrayList<>();
         // One search per server, not per app: 10 000 clients of one server searched from each client made the
         // check quadratic (every search crossed the bridge namespace's 10 000 ports).

@@ -11,7 +11,7 @@ import dev.usnet.tools.cli.UsageException;
 import dev.usnet.tools.results.Results;
 import dev.usnet.tools.results.RunHistograms;
 import dev.usnet.tools.topology.TopologyFile;
-import dev.usnet.tools.topology.TopologySpec;
+import dev.usnet.tools.topology.file.TopologySpec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

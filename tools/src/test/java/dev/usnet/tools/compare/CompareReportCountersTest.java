@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.usnet.tools.results.Results;
 import dev.usnet.tools.results.RunHistograms;
 import dev.usnet.tools.topology.TopologyFile;
-import dev.usnet.tools.topology.TopologySpec;
+import dev.usnet.tools.topology.file.TopologySpec;
 import java.io.IOException;
 import java.math.BigDecimal;
 import java.nio.file.Files;

@@ -80,7 +80,7 @@ class AppStartStopTest {
     @Test
     void aVirtualTimeRunRefusesBothVerbsSoThatItStaysTheSameForItsSeed(@TempDir Path dir) {
         var spec = dev.usnet.tools.topology.TopologyFile.parse("ctltest.yaml", LiveDaemon.topology("", ""));
-        try (var s = dev.usnet.tools.topology.VirtualSession.start(spec, dir)) {
+        try (var s = dev.usnet.tools.run.VirtualSession.start(spec, dir)) {
             ControlPlane cp = new ControlPlane(new ControlPlane.Host("ctltest", "virtual", s.topology(), s::apps, dir,
                     new NsLoops.Virtual(), java.util.List::of), new EventHub(s.topology(), true, s.nanoTime()));
             CtlException e = org.junit.jupiter.api.Assertions.assertThrows(CtlException.class,

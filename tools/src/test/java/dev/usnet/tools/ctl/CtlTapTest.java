@@ -7,10 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.tap.HostCommand;
-import dev.usnet.tools.topology.Daemon;
-import dev.usnet.tools.topology.KernelNet;
-import dev.usnet.tools.topology.PcapProvider;
-import dev.usnet.tools.topology.TapProvider;
+import dev.usnet.tools.run.Daemon;
+import dev.usnet.tools.kernel.KernelNet;
+import dev.usnet.tools.kernel.PcapProvider;
+import dev.usnet.tools.kernel.TapProvider;
 import dev.usnet.tools.topology.TopologyFile;
 import java.nio.file.Files;
 import java.nio.file.Path;

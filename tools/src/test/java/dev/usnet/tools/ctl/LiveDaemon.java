@@ -3,11 +3,11 @@ package dev.usnet.tools.ctl;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.usnet.tools.topology.Apps;
-import dev.usnet.tools.topology.Daemon;
-import dev.usnet.tools.topology.Topology;
+import dev.usnet.tools.app.Apps;
+import dev.usnet.tools.run.Daemon;
+import dev.usnet.tools.topology.build.Topology;
 import dev.usnet.tools.topology.TopologyFile;
-import dev.usnet.tools.topology.TopologySpec;
+import dev.usnet.tools.topology.file.TopologySpec;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Arrays;

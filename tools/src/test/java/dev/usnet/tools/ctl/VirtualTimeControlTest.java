@@ -1,6 +1,6 @@
 package dev.usnet.tools.ctl;
 
-import dev.usnet.tools.topology.Pinger;
+import dev.usnet.tools.app.Pinger;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,9 +10,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.tools.results.Results;
 import dev.usnet.tools.topology.TopologyFile;
-import dev.usnet.tools.topology.TopologySpec;
-import dev.usnet.tools.topology.VirtualRun;
-import dev.usnet.tools.topology.VirtualSession;
+import dev.usnet.tools.topology.file.TopologySpec;
+import dev.usnet.tools.run.VirtualRun;
+import dev.usnet.tools.run.VirtualSession;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

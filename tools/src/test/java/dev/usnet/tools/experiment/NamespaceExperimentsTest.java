@@ -13,7 +13,7 @@ import dev.usnet.tools.experiment.nsid.NsidExperiment;
 import dev.usnet.tools.experiment.pidns.KernelPidnsLoops;
 import dev.usnet.tools.experiment.pidns.PidnsExperiment;
 import dev.usnet.tools.experiment.pidns.UsnetPidCosts;
-import dev.usnet.tools.topology.Privileges;
+import dev.usnet.tools.kernel.Privileges;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;

@@ -4,6 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.usnet.tools.app.App;
+import dev.usnet.tools.app.AppContext;
+import dev.usnet.tools.app.AppKind;
+import dev.usnet.tools.app.AppKinds;
+import dev.usnet.tools.app.PingKind;
+import dev.usnet.tools.topology.file.TopologyException;
+import dev.usnet.tools.topology.file.TopologySpec;
+import dev.usnet.tools.topology.file.Where;
+import dev.usnet.tools.topology.file.YamlMap;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;

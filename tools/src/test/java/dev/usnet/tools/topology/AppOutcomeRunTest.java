@@ -5,7 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.usnet.core.stats.DropReason;
+import dev.usnet.tools.app.Apps;
+import dev.usnet.tools.run.RunCommand;
 import dev.usnet.tools.topology.RunCommandTest.Result;
+import dev.usnet.tools.topology.build.Topology;
+import dev.usnet.tools.topology.file.TopologySpec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -6,6 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.usnet.tcp.app.AppResult;
+import dev.usnet.tools.app.App;
+import dev.usnet.tools.app.Pinger;
+import dev.usnet.tools.app.Spawner;
+import dev.usnet.tools.app.TcpApp;
+import dev.usnet.tools.app.UdpSender;
+import dev.usnet.tools.run.VirtualRun;
+import dev.usnet.tools.topology.file.TopologySpec;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

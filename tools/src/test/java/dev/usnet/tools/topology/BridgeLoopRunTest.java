@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.usnet.core.time.VirtualScheduler;
 import dev.usnet.tools.cli.UsageException;
+import dev.usnet.tools.run.VirtualRun;
 import org.junit.jupiter.api.Test;
 
 /**

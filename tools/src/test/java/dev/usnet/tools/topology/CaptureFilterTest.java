@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.usnet.tools.topology.file.CaptureFilter;
 import org.junit.jupiter.api.Test;
 
 /** The pcap-filter subset of capture checks: what each primitive matches, precedence, and errors by column. */

@@ -3,6 +3,10 @@ package dev.usnet.tools.topology;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.usnet.tools.kernel.KernelNet;
+import dev.usnet.tools.kernel.Privileges;
+import dev.usnet.tools.kernel.UsnetMark;
+import dev.usnet.tools.run.CleanupCommand;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -30,9 +34,7 @@ class CleanupCommandTest {
     private record Result(int code, String out, String err) {}
 
     private static Result cleanup(Path file, DaemonTest.FakeKernel k, Privileges p) {
-        CleanupCommand c = new CleanupCommand();
-        c.kernel = k;
-        c.privileges = p;
+        CleanupCommand c = new CleanupCommand(k, p);
         StringWriter so = new StringWriter();
         StringWriter se = new StringWriter();
         CommandLine cl = new CommandLine(c);

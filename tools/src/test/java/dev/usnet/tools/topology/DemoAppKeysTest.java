@@ -3,6 +3,7 @@ package dev.usnet.tools.topology;
 import static dev.usnet.tools.topology.TopologyErrors.onlyError;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.usnet.tools.topology.file.TopologySpec;
 import org.junit.jupiter.api.Test;
 
 /**

@@ -5,9 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.usnet.tools.run.RunCommand;
 import dev.usnet.tools.topology.RunCommandTest.Result;
-import dev.usnet.tools.topology.TopologySpec.DeviceSpec;
-import dev.usnet.tools.topology.TopologySpec.Ns;
+import dev.usnet.tools.topology.file.TopologySpec.DeviceSpec;
+import dev.usnet.tools.topology.file.TopologySpec.Ns;
+import dev.usnet.tools.topology.file.TopologyException;
+import dev.usnet.tools.topology.file.TopologySpec;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

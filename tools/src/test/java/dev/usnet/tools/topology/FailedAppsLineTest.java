@@ -2,6 +2,7 @@ package dev.usnet.tools.topology;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.usnet.tools.run.RunCommand;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -8,6 +8,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.usnet.core.device.Device;
 import dev.usnet.tap.HostCommand;
 import dev.usnet.tap.TapDevice;
+import dev.usnet.tools.run.Daemon;
+import dev.usnet.tools.topology.file.TopologySpec;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

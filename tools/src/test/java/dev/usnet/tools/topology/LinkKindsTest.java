@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.usnet.tools.topology.file.TopologyException;
+import dev.usnet.tools.topology.file.TopologySpec;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.usnet.tools.run.VirtualRun;
+import dev.usnet.tools.topology.file.TopologySpec;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

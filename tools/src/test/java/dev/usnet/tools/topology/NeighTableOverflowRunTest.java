@@ -3,6 +3,7 @@ package dev.usnet.tools.topology;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.usnet.tools.run.VirtualRun;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

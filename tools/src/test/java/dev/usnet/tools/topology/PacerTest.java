@@ -3,6 +3,7 @@ package dev.usnet.tools.topology;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.usnet.tools.app.Pacer;
 import org.junit.jupiter.api.Test;
 
 class PacerTest {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.usnet.core.pcap.PcapRecord;
 import dev.usnet.core.wire.Ipv4Addr;
+import dev.usnet.tools.topology.file.PcapMatch;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;

@@ -3,6 +3,8 @@ package dev.usnet.tools.topology;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.usnet.tools.app.Pinger;
+import dev.usnet.tools.run.VirtualRun;
 import org.junit.jupiter.api.Test;
 
 /**

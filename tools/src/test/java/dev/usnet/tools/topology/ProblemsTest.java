@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.usnet.tools.topology.file.Problems;
+import dev.usnet.tools.topology.file.Where;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

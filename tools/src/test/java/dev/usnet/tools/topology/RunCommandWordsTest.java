@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.usnet.tools.run.RunCommand;
 import dev.usnet.tools.topology.RunCommandTest.Result;
 import org.junit.jupiter.api.Test;
 

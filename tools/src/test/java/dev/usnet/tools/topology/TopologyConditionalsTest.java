@@ -4,6 +4,7 @@ import static dev.usnet.tools.topology.TopologyErrors.onlyError;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.usnet.tools.topology.file.TopologySpec;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -2,6 +2,7 @@ package dev.usnet.tools.topology;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.usnet.tools.topology.file.TopologyException;
 import java.util.List;
 
 /** What the topology tests ask of a file they expect to be refused: every error, or the one error. */

@@ -6,8 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.usnet.tools.topology.TopologySpec.BridgeDev;
-import dev.usnet.tools.topology.TopologySpec.Veth;
+import dev.usnet.tools.topology.file.TopologySpec.BridgeDev;
+import dev.usnet.tools.topology.file.TopologySpec.Veth;
+import dev.usnet.tools.topology.file.TopologyException;
+import dev.usnet.tools.topology.file.TopologySpec;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -2,6 +2,7 @@ package dev.usnet.tools.topology;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
 import dev.usnet.core.testing.LeakGuard;
+import dev.usnet.tools.topology.file.TopologyException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 

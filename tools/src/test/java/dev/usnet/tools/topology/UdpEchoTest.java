@@ -5,6 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.usnet.tools.app.UdpEcho;
+import dev.usnet.tools.app.UdpSender;
+import dev.usnet.tools.run.VirtualRun;
+import dev.usnet.tools.topology.file.TopologyException;
+import dev.usnet.tools.topology.file.TopologySpec;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

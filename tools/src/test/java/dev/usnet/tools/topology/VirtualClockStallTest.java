@@ -4,8 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.usnet.tools.app.App;
+import dev.usnet.tools.app.Pinger;
 import dev.usnet.tools.cli.UsageException;
+import dev.usnet.tools.run.VirtualRun;
 import dev.usnet.tools.topology.RunCommandTest.Result;
+import dev.usnet.tools.topology.file.TopologySpec;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -6,7 +6,7 @@ import dev.usnet.tap.HostCommand;
 import dev.usnet.tcp.app.Percentiles;
 import dev.usnet.tools.report.Columns;
 import dev.usnet.tools.report.ExperimentReport;
-import dev.usnet.tools.topology.Privileges;
+import dev.usnet.tools.kernel.Privileges;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;

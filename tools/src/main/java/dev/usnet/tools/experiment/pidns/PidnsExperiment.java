@@ -5,7 +5,7 @@ import static dev.usnet.tools.report.ExperimentReport.loadavg;
 import dev.usnet.ns.pid.PidModel;
 import dev.usnet.tools.report.Columns;
 import dev.usnet.tools.report.ExperimentReport;
-import dev.usnet.tools.topology.Privileges;
+import dev.usnet.tools.kernel.Privileges;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
