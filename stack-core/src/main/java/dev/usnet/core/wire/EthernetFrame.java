@@ -17,6 +17,7 @@ public final class EthernetFrame {
 
     public static final int ETH_P_IP = 0x0800;
     public static final int ETH_P_ARP = 0x0806;
+    public static final int ETH_P_IPV6 = 0x86DD;
     public static final int ETH_P_8021Q = 0x8100;
     public static final int ETH_P_8021AD = 0x88a8;
     /** Values below this in the type field are 802.3 lengths (LLC/SNAP follows). */

@@ -39,6 +39,7 @@ public final class FrameDescriber {
                 }
             }
             case EthernetFrame.ETH_P_IP -> describeIp(sb, b, p, rest);
+            case EthernetFrame.ETH_P_IPV6 -> describeIpv6(sb, b, p, rest);
             default -> sb.append(String.format(", ethertype 0x%04x", type));
         }
         return sb.append(", length ").append(len).toString();
@@ -85,6 +86,45 @@ public final class FrameDescriber {
                 }
             }
             default -> sb.append(" proto ").append(ip.protocol());
+        }
+    }
+
+    private static void describeIpv6(StringBuilder sb, ByteBuf b, int p, int rest) {
+        if (rest < Ipv6Packet.HEADER_LEN) {
+            sb.append(", IPv6 truncated");
+            return;
+        }
+        Ipv6Packet ip = new Ipv6Packet().wrap(b, p);
+        sb.append(", IPv6 ").append(ip.src()).append(" > ").append(ip.dst());
+        if (ip.trafficClass() != 0) {
+            sb.append(" tc 0x").append(Integer.toHexString(ip.trafficClass()));
+        }
+        if (ip.flowLabel() != 0) {
+            sb.append(" flow 0x").append(Integer.toHexString(ip.flowLabel()));
+        }
+        sb.append(" hlim ").append(ip.hopLimit()).append(" plen ").append(ip.payloadLength());
+        int l4 = p + Ipv6Packet.HEADER_LEN;
+        int l4len = Math.min(rest - Ipv6Packet.HEADER_LEN, ip.payloadLength());
+        int nh = ip.nextHeader();
+        if (l4len < 4) {
+            sb.append(" next ").append(nh);
+            return;
+        }
+        switch (nh) {
+            case Ipv6Packet.NEXTHDR_ICMPV6 -> {
+                int type = b.getUnsignedByte(l4);
+                sb.append(": ICMPv6 type ").append(type).append(" code ").append(b.getUnsignedByte(l4 + 1));
+                if ((type == Icmpv6Packet.NEIGHBOUR_SOLICITATION || type == Icmpv6Packet.NEIGHBOUR_ADVERTISEMENT)
+                        && l4len >= 24) {
+                    sb.append(type == Icmpv6Packet.NEIGHBOUR_SOLICITATION ? " who-has " : " tgt is ")
+                            .append(Ipv6Addr.read(b, l4 + 8));
+                }
+            }
+            case Ipv6Packet.NEXTHDR_UDP -> sb.append(": UDP ").append(b.getUnsignedShort(l4)).append(" > ")
+                    .append(b.getUnsignedShort(l4 + 2));
+            case Ipv6Packet.NEXTHDR_TCP -> sb.append(": TCP ").append(b.getUnsignedShort(l4)).append(" > ")
+                    .append(b.getUnsignedShort(l4 + 2));
+            default -> sb.append(" next ").append(nh);
         }
     }
 }
