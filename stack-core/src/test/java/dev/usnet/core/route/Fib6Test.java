@@ -73,19 +73,42 @@ class Fib6Test {
     }
 
     @Test
-    void addKeepsTheLowerMetricAddNewRefusesAndReplaceOverrides() {
+    void routesOfOnePrefixStandSideBySideLowestMetricFirst() {
         Fib6 t = new Fib6();
         Device a = new Loopback();
+        Device b = new Loopback();
         Route6 low = new Route6(Ipv6Addr.parse("2001:db8::"), 64, RouteType.UNICAST, null, a, 256, true);
-        Route6 high = new Route6(Ipv6Addr.parse("2001:db8::"), 64, RouteType.UNICAST, Ipv6Addr.parse("fe80::1"), null, 1024, false);
-        t.add(low);
+        Route6 high = new Route6(Ipv6Addr.parse("2001:db8::"), 64, RouteType.UNICAST, Ipv6Addr.parse("fe80::1"), b, 1024, false);
         t.add(high);
+        t.add(low);
         assertSame(low, lookup(t, "2001:db8::5"));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> t.addNew(high));
+        Ipv6Addr d = Ipv6Addr.parse("2001:db8::5");
+        assertSame(high, t.lookup(d.hi(), d.lo(), b), "a lookup bound to a device takes that device's route");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> t.addNew(new Route6(Ipv6Addr.parse("2001:db8::"), 64, RouteType.UNICAST, null, b, 1024, false)));
         assertEquals("route 2001:db8::/64 exists (RTNETLINK: File exists)", e.getMessage());
-        assertSame(low, t.replace(high));
-        assertSame(high, lookup(t, "2001:db8::5"));
+        Route6 over = new Route6(Ipv6Addr.parse("2001:db8::"), 64, RouteType.UNICAST, null, b, 256, false);
+        assertSame(low, t.replace(over));
+        assertSame(over, lookup(t, "2001:db8::5"));
         assertEquals(0, t.removeDevice(a), "the replaced route no longer counts as the device's");
+        assertEquals(2, t.size());
+    }
+
+    @Test
+    void everyDeviceHasItsOwnLinkLocalRoute() {
+        Fib6 t = new Fib6();
+        Device a = new Loopback();
+        Device b = new Loopback();
+        Route6 ra = new Route6(Ipv6Addr.parse("fe80::"), 64, RouteType.UNICAST, null, a, 256, true);
+        Route6 rb = new Route6(Ipv6Addr.parse("fe80::"), 64, RouteType.UNICAST, null, b, 256, true);
+        t.add(ra);
+        t.add(rb);
+        Ipv6Addr d = Ipv6Addr.parse("fe80::99");
+        assertSame(ra, t.lookup(d.hi(), d.lo(), a));
+        assertSame(rb, t.lookup(d.hi(), d.lo(), b));
+        t.removeConnected(Ipv6Addr.parse("fe80::"), 64, a);
+        assertNull(t.lookup(d.hi(), d.lo(), a));
+        assertSame(rb, t.lookup(d.hi(), d.lo(), b));
     }
 
     @Test
