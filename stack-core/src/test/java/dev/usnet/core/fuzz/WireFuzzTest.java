@@ -9,6 +9,9 @@ import dev.usnet.core.wire.ArpPacket;
 import dev.usnet.core.wire.EthernetFrame;
 import dev.usnet.core.wire.FrameDescriber;
 import dev.usnet.core.wire.IcmpPacket;
+import dev.usnet.core.wire.Icmpv6Packet;
+import dev.usnet.core.wire.Ipv6Packet;
+import dev.usnet.core.wire.NdOption;
 import dev.usnet.core.wire.Ipv4Packet;
 import dev.usnet.core.wire.TcpSegment;
 import dev.usnet.core.wire.UdpDatagram;
@@ -17,9 +20,9 @@ import io.netty.buffer.Unpooled;
 
 /**
  * The wire parsers alone, as fast as they go: a frame's bytes through the Ethernet, ARP, IPv4, IP-options, ICMP,
- * UDP and TCP views and the frame describer (logs, replay differences), and a valid options header through the
- * option handlers a router runs (record route and timestamp on input, the forward fill-in, the echo into a reply,
- * blanking for fragments). Nothing may throw; a header a check accepts has lengths within the frame; the option
+ * UDP, TCP, IPv6, ICMPv6 and neighbour-discovery option views and the frame describer (logs, replay differences),
+ * and a valid options header through the option handlers a router runs (record route and timestamp on input, the
+ * forward fill-in, the echo into a reply, blanking for fragments). Nothing may throw; a header a check accepts has lengths within the frame; the option
  * handlers write nothing outside the IP header.
  */
 class WireFuzzTest {
@@ -46,7 +49,50 @@ class WireFuzzTest {
                 }
             }
             case EthernetFrame.ETH_P_IP -> ipv4(b, data, l3, avail);
+            case EthernetFrame.ETH_P_IPV6 -> ipv6(b, l3, avail);
             default -> { }
+        }
+    }
+
+    private static void ipv6(ByteBuf b, int l3, int avail) {
+        Ipv6Packet ip = new Ipv6Packet();
+        if (ip.check(b, l3, avail) != null) {
+            return;
+        }
+        int plen = ip.payloadLength();
+        if (Ipv6Packet.HEADER_LEN + plen > avail) {
+            throw new AssertionError("accepted IPv6 payload length " + plen + " in " + avail + " bytes");
+        }
+        ip.src().toString();
+        ip.dst().toString();
+        if (ip.nextHeader() != Ipv6Packet.NEXTHDR_ICMPV6) {
+            return;
+        }
+        int l4 = l3 + Ipv6Packet.HEADER_LEN;
+        Icmpv6Packet icmp = new Icmpv6Packet();
+        if (icmp.check(b, l3, l4, plen) != null) {
+            return;
+        }
+        icmp.type();
+        icmp.restWord();
+        if (Icmpv6Packet.isNeighbourDiscovery(icmp.type())) {
+            // Options follow the fixed part: 24 bytes for solicitations and advertisements, fewer for the others.
+            int fixed = icmp.type() == Icmpv6Packet.NEIGHBOUR_SOLICITATION
+                    || icmp.type() == Icmpv6Packet.NEIGHBOUR_ADVERTISEMENT ? 24 : 8;
+            if (plen < fixed) {
+                return;
+            }
+            NdOption o = new NdOption().start(b, l4 + fixed, l4 + plen);
+            int walked = 0;
+            while (o.next()) {
+                if (o.offset() < l4 + fixed || o.offset() + o.length() > l4 + plen || o.length() < 8) {
+                    throw new AssertionError("option at " + o.offset() + " of " + o.length() + " bytes outside the message");
+                }
+                o.linkAddress();
+                if (++walked > plen / 8) {
+                    throw new AssertionError("the option walk does not advance");
+                }
+            }
         }
     }
 
