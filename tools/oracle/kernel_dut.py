@@ -41,6 +41,7 @@ ROUTER_BASELINE = {
 #  - addr_gen_mode=0: link-local addresses are EUI-64 from the port's MAC (not stable-privacy or random);
 #  - auto_flowlabels=0: the router's own packets (ICMPv6 errors, NS) carry flow label 0 rather than a hash
 #    of the flow keyed by a per-boot random secret;
+#  - flowlabel_reflect=0 (the default, stated): an echo reply does not copy the request's flow label;
 #  - icmp.ratelimit=0: no per-destination ICMPv6 token bucket (default one error per second per host);
 #  - hop_limit=64 (the default, stated): the hop limit of the router's own packets other than ND (255).
 ROUTER_IPV6_BASELINE = {
@@ -63,6 +64,7 @@ ROUTER_IPV6_BASELINE = {
     "net.ipv6.conf.all.hop_limit": 64,
     "net.ipv6.conf.default.hop_limit": 64,
     "net.ipv6.auto_flowlabels": 0,
+    "net.ipv6.flowlabel_reflect": 0,
     "net.ipv6.icmp.ratelimit": 0,
 }
 # After the last MLD report of link up (see mldv2_unsolicited_report_interval above) before capturing starts.

@@ -53,6 +53,9 @@ SCENARIO = {
      "frame": from_h1(hlim=0) / UDP(sport=1004, dport=33435) / Raw(b"z" * 8)},
     {"port": "r1", "note": "echo request to 2001:db8:71::1 (r1's global address): echo reply, hop limit 64",
      "frame": from_h1(dst="2001:db8:71::1") / ICMPv6EchoRequest(id=7, seq=1, data=b"p" * 56)},
+    {"port": "r1", "note": "echo request with flow label 0xabcde: echo reply with flow label 0 (not reflected: "
+                           "flowlabel_reflect 0; no auto label: auto_flowlabels 0)",
+     "frame": from_h1(dst="2001:db8:71::1", fl=0xabcde) / ICMPv6EchoRequest(id=7, seq=6, data=b"w" * 8)},
     {"port": "r1", "note": "echo request to 2001:db8:72::1 (r2's address, asked on r1): echo reply from it",
      "frame": from_h1(dst="2001:db8:72::1") / ICMPv6EchoRequest(id=7, seq=2, data=b"q" * 56)},
     {"port": "r1", "note": "echo request from H1's link-local to r1's link-local (EUI-64 of R1): echo reply",
