@@ -36,8 +36,8 @@ ROUTER_BASELINE = {
 #  - forwarding=1 makes it a router (the NA router flag, no RS, no SLAAC); accept_ra=0 and
 #    router_solicitations=0 say so again for any later interface;
 #  - mldv1/mldv2_unsolicited_report_interval=1 ms: the MLD reports for the groups an interface joins at link
-#    up (all-routers, solicited-node) and their retransmission, normally spread over a random 0..1 s, are all
-#    out within a few jiffies; the recorder waits for them to pass before it starts capturing;
+#    up (all-routers, solicited-node) and their retransmission, normally spread over a random 0..1 s (MLDv2)
+#    or 0..10 s (MLDv1), are all out within a few jiffies; the recorder waits for them to pass before it starts capturing;
 #  - addr_gen_mode=0: link-local addresses are EUI-64 from the port's MAC (not stable-privacy or random);
 #  - auto_flowlabels=0: the router's own packets (ICMPv6 errors, NS) carry flow label 0 rather than a hash
 #    of the flow keyed by a per-boot random secret;
@@ -113,6 +113,8 @@ def inside(netns):
 
 
 PER_PORT_PREFIXES = ("net.ipv4.conf.", "net.ipv4.neigh.", "net.ipv6.conf.", "net.ipv6.neigh.")
+# Words that may come before a route's destination in `ip route add` syntax.
+ROUTE_TYPES = ("unicast", "unreachable", "blackhole", "prohibit", "throw", "local")
 
 
 def is_ipv6(text):
@@ -139,8 +141,6 @@ def _route_is_ipv6(route):
         return any(is_ipv6(w) for w in words)
     return is_ipv6(dest)
 
-
-ROUTE_TYPES = ("unicast", "unreachable", "blackhole", "prohibit", "throw", "local")
 
 
 def router_baseline(config):
