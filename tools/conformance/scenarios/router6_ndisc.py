@@ -13,6 +13,7 @@ from socket import AF_INET6, inet_ntop, inet_pton
 H1, H2, H3, H3B = "02:00:00:00:81:0a", "02:00:00:00:82:0b", "02:00:00:00:81:0c", "02:00:00:00:81:0d"
 R1, R2 = "02:00:00:00:80:01", "02:00:00:00:80:02"
 R1_GLOBAL, H1_GLOBAL, H3_GLOBAL = "2001:db8:81::1", "2001:db8:81::2", "2001:db8:81::3"
+GW, GW_GLOBAL = "02:00:00:00:81:09", "2001:db8:81::9"   # a gateway on r1, learned
 
 
 def link_local(mac):
@@ -45,6 +46,7 @@ SCENARIO = {
   "name": "router6-ndisc",
   "device": "router",
   "router": {
+    "routes": ["2001:db8:83::/64 via 2001:db8:81::9 dev r1"],
     "neighbors": [{"ip": "2001:db8:82::2", "mac": H2, "dev": "r2"}],
   },
   "ports": [
@@ -80,7 +82,13 @@ SCENARIO = {
     {"port": "r2", "note": "H2 -> H3: forwarded at once to H3B; STALE -> DELAY; at ~1.9 s PROBE: unicast NS to "
                            "H3B at ~1.9, 2.9, 3.9 s (target and IPv6 destination H3), FAILED at ~4.9 s",
      "frame": h2_to(H3_GLOBAL, 7003, b"4" * 16)},
-    {"advance_s": 6.05},
+    {"port": "r2", "note": "H2 -> 2001:db8:83::5, routed via gateway 2001:db8:81::9 with no entry: NS for the "
+                           "gateway (not the destination) out r1",
+     "frame": h2_to("2001:db8:83::5", 7006, b"7" * 16), "gap_s": 0.1},
+    {"port": "r1", "note": "the gateway's solicited NA: the queued packet forwarded to GW's MAC; the entry later "
+                           "goes STALE silently (never used again)",
+     "frame": na(GW, GW_GLOBAL, R1_GLOBAL, R1, GW_GLOBAL, solicited=1)},
+    {"advance_s": 5.9},
     {"port": "r2", "note": "t=7 s: H1's entry went REACHABLE -> STALE silently (at 2.2..6.2 s). H2 -> H1: forwarded "
                            "at once to H1; DELAY, then unicast NS to H1 at ~8, 9, 10 s; FAILED at ~11 s",
      "frame": h2_to(H1_GLOBAL, 7004, b"5" * 16)},
