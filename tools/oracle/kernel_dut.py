@@ -1,4 +1,4 @@
-"""The device under test as Linux: a bridge or an IPv4 router in a network namespace of its own.
+"""The device under test as Linux: a bridge or an IPv4/IPv6 router in a network namespace of its own.
 
 Each DUT port is one end of a veth pair; the other end ("tp0", "tp1", ... in port order) lives in a tester
 namespace, where the recorder injects and captures. The tester namespace is made mute (no IPv6, no ARP, no
@@ -28,6 +28,47 @@ ROUTER_BASELINE = {
     "net.ipv6.conf.all.disable_ipv6": 1,
     "net.ipv6.conf.default.disable_ipv6": 1,
 }
+# A router scenario that uses IPv6 (an IPv6 address, route or neighbour) runs with ROUTER_BASELINE minus its
+# two disable_ipv6 keys, plus these. Each one takes a source of randomness or of unrequested frames out of the
+# recording (why, in docs/oracle.md "IPv6"):
+#  - accept_dad=0: no duplicate address detection, so no DAD neighbour solicitations (with their random delay
+#    and, on kernels with enhanced DAD, random nonce) and no tentative addresses when the first step arrives;
+#  - forwarding=1 makes it a router (the NA router flag, no RS, no SLAAC); accept_ra=0 and
+#    router_solicitations=0 say so again for any later interface;
+#  - mldv1/mldv2_unsolicited_report_interval=1 ms: the MLD reports for the groups an interface joins at link
+#    up (all-routers, solicited-node) and their retransmission, normally spread over a random 0..1 s (MLDv2)
+#    or 0..10 s (MLDv1), are all out within a few jiffies; the recorder waits for them to pass before it starts capturing;
+#  - addr_gen_mode=0: link-local addresses are EUI-64 from the port's MAC (not stable-privacy or random);
+#  - auto_flowlabels=0: the router's own packets (ICMPv6 errors, NS) carry flow label 0 rather than a hash
+#    of the flow keyed by a per-boot random secret;
+#  - flowlabel_reflect=0 (the default, stated): an echo reply does not copy the request's flow label;
+#  - icmp.ratelimit=0: no per-destination ICMPv6 token bucket (default one error per second per host);
+#  - hop_limit=64 (the default, stated): the hop limit of the router's own packets other than ND (255).
+ROUTER_IPV6_BASELINE = {
+    "net.ipv6.conf.all.disable_ipv6": 0,
+    "net.ipv6.conf.default.disable_ipv6": 0,
+    "net.ipv6.conf.all.forwarding": 1,
+    "net.ipv6.conf.default.forwarding": 1,
+    "net.ipv6.conf.all.accept_dad": 0,
+    "net.ipv6.conf.default.accept_dad": 0,
+    "net.ipv6.conf.all.accept_ra": 0,
+    "net.ipv6.conf.default.accept_ra": 0,
+    "net.ipv6.conf.all.router_solicitations": 0,
+    "net.ipv6.conf.default.router_solicitations": 0,
+    "net.ipv6.conf.all.mldv1_unsolicited_report_interval": 1,
+    "net.ipv6.conf.default.mldv1_unsolicited_report_interval": 1,
+    "net.ipv6.conf.all.mldv2_unsolicited_report_interval": 1,
+    "net.ipv6.conf.default.mldv2_unsolicited_report_interval": 1,
+    "net.ipv6.conf.all.addr_gen_mode": 0,
+    "net.ipv6.conf.default.addr_gen_mode": 0,
+    "net.ipv6.conf.all.hop_limit": 64,
+    "net.ipv6.conf.default.hop_limit": 64,
+    "net.ipv6.auto_flowlabels": 0,
+    "net.ipv6.flowlabel_reflect": 0,
+    "net.ipv6.icmp.ratelimit": 0,
+}
+# After the last MLD report of link up (see mldv2_unsolicited_report_interval above) before capturing starts.
+IPV6_QUIET_S = 0.3
 BRIDGE_BASELINE = {
     "net.ipv6.conf.all.disable_ipv6": 1,
     "net.ipv6.conf.default.disable_ipv6": 1,
@@ -71,9 +112,48 @@ def inside(netns):
         os.close(home)
 
 
+PER_PORT_PREFIXES = ("net.ipv4.conf.", "net.ipv4.neigh.", "net.ipv6.conf.", "net.ipv6.neigh.")
+# Words that may come before a route's destination in `ip route add` syntax.
+ROUTE_TYPES = ("unicast", "unreachable", "blackhole", "prohibit", "throw", "local")
+
+
+def is_ipv6(text):
+    """An address, prefix or route in ip(8) syntax names IPv6 when it holds a colon (an IPv6 address does)."""
+    return ":" in text
+
+
+def uses_ipv6(config):
+    """Whether a router scenario needs IPv6 on: an IPv6 address on a port, an IPv6 route or neighbour."""
+    if config.get("device") != "router":
+        return False
+    r = config.get("router") or {}
+    return (any(is_ipv6(a) for p in config["ports"] for a in p.get("addresses") or [])
+            or any(_route_is_ipv6(rt) for rt in r.get("routes") or [])
+            or any(is_ipv6(n["ip"]) for n in r.get("neighbors") or []))
+
+
+def _route_is_ipv6(route):
+    """`2001:db8:3::/64 via ...`, `unreachable 2001:db8:9::/64`: the destination (the first word that is not
+    a route type) decides, as it does for iproute2; `default` routes are IPv6 when their gateway is."""
+    words = route.split()
+    dest = next((w for w in words if w not in ROUTE_TYPES), "")
+    if dest == "default":
+        return any(is_ipv6(w) for w in words)
+    return is_ipv6(dest)
+
+
+
+def router_baseline(config):
+    """The sysctls a router scenario runs with before its own: IPv4 only, or IPv4 and IPv6."""
+    settings = dict(ROUTER_BASELINE)
+    if uses_ipv6(config):
+        settings.update(ROUTER_IPV6_BASELINE)
+    return settings
+
+
 def _sysctl_path(key, ports):
     """net.ipv4.conf.<port>.<knob> with dots in a port name is split at the port, not at every dot."""
-    for prefix in ("net.ipv4.conf.", "net.ipv4.neigh.", "net.ipv6.conf."):
+    for prefix in PER_PORT_PREFIXES:
         if key.startswith(prefix):
             rest = key[len(prefix):]
             for port in ports:
@@ -118,6 +198,16 @@ def ip_batch(netns, commands):
         raise KernelError(f"ip -n {netns} {failed}: {reason or 'failed'}")
 
 
+def port_sysctl_key(port, knob):
+    """A port's `sysctl` knob as a full key: `proxy_arp` is net.ipv4.conf.<port>.proxy_arp (as before IPv6);
+    `ipv6.KNOB` is net.ipv6.conf.<port>.KNOB, `neigh.KNOB` net.ipv4.neigh.<port>.KNOB and `neigh6.KNOB`
+    net.ipv6.neigh.<port>.KNOB."""
+    for short, prefix in (("ipv6.", "net.ipv6.conf."), ("neigh6.", "net.ipv6.neigh."), ("neigh.", "net.ipv4.neigh.")):
+        if knob.startswith(short):
+            return f"{prefix}{port}.{knob[len(short):]}"
+    return f"net.ipv4.conf.{port}.{knob}"
+
+
 def _read_host(keys):
     values = {}
     for k in keys:
@@ -147,7 +237,7 @@ def _split_sysctls(settings, ports):
     before, after = {}, {}
     for k, v in settings.items():
         per_port = any(k.startswith(f"{pre}{p}.") for p in ports
-                       for pre in ("net.ipv4.conf.", "net.ipv4.neigh.", "net.ipv6.conf."))
+                       for pre in PER_PORT_PREFIXES)
         (after if per_port else before)[k] = v
     return before, after
 
@@ -182,7 +272,7 @@ class KernelDut:
 
         # Later layers win: the baseline, the fixture's linux.sysctl, then the scenario's own settings.
         if cfg["device"] == "router":
-            settings = dict(ROUTER_BASELINE)
+            settings = router_baseline(cfg)
             settings.update(self.linux_sysctl)
             settings.update(cfg.get("router", {}).get("sysctl", {}) or {})
         else:
@@ -193,7 +283,7 @@ class KernelDut:
             settings.update(cfg["bridge"].get("sysctl", {}) or {})
         for p in cfg["ports"]:
             for k, v in (p.get("sysctl") or {}).items():
-                settings[f"net.ipv4.conf.{p['name']}.{k}"] = v
+                settings[port_sysctl_key(p["name"], k)] = v
         before, after = _split_sysctls(settings, self.ports)
         host_bridge = _read_host({k for k in before if k.startswith("net.bridge.")})
         write_sysctls(self.dut_ns, before, self.ports)
@@ -232,11 +322,14 @@ class KernelDut:
         else:
             r = cfg.get("router", {})
             # Routes and neighbours after the links are up: a gateway must be reachable when a route is added.
+            # iproute2 takes the family from the destination, so IPv6 routes need no -6.
             up += [f"route add {rt}" for rt in r.get("routes", []) or []]
             up += [f"neigh replace {n['ip']} lladdr {n['mac']} dev {n['dev']} nud permanent"
                    for n in r.get("neighbors", []) or []]
         ip_batch(self.dut_ns, up)
         self._wait_ready()
+        if uses_ipv6(cfg):
+            self._wait_ipv6_ready()
 
     def _links(self, netns):
         r = subprocess.run(["ip", "-n", netns, "-j", "-d", "link", "show"], capture_output=True, text=True)
@@ -263,6 +356,28 @@ class KernelDut:
             if time.monotonic() > deadline:
                 raise KernelError("ports not ready after %.0f s: %s" % (timeout_s, ", ".join(waiting)))
             time.sleep(0.02)
+
+    def _wait_ipv6_ready(self, timeout_s=5.0):
+        """Until every port has its link-local address and no address is tentative, then IPV6_QUIET_S more:
+        the MLD reports of link up are out before the capture opens, so none is recorded."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            r = subprocess.run(["ip", "-n", self.dut_ns, "-j", "-6", "addr", "show"], capture_output=True, text=True)
+            if r.returncode != 0:
+                raise KernelError(f"ip -n {self.dut_ns} -6 addr show: {r.stderr.strip()}")
+            by_port = {l["ifname"]: l.get("addr_info", []) for l in json.loads(r.stdout)}
+            waiting = []
+            for p in self.ports:
+                infos = by_port.get(p, [])
+                if not any(a.get("scope") == "link" for a in infos):
+                    waiting.append(f"{p} has no link-local address")
+                waiting += [f"{p} {a['local']} tentative" for a in infos if a.get("tentative")]
+            if not waiting:
+                break
+            if time.monotonic() > deadline:
+                raise KernelError("IPv6 not ready after %.0f s: %s" % (timeout_s, ", ".join(waiting)))
+            time.sleep(0.02)
+        time.sleep(IPV6_QUIET_S)
 
     def delete(self):
         """Deletes every namespace this DUT made (their veth pairs go with them); returns what failed."""

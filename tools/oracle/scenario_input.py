@@ -5,6 +5,7 @@ Two sources give the same thing:
   - an existing fixture (scenario.json plus in/*.pcap), to record it again on this kernel.
 Every problem is reported with the file and the key path, e.g. "x.py: SCENARIO['ports'][1]['mac']: missing".
 """
+import ipaddress
 import json
 import os
 import re
@@ -82,6 +83,25 @@ def _sysctls(where, key, v):
     return v
 
 
+# IPv6 scenarios keep to the documentation prefix, unique local addresses and link-local ones.
+IPV6_ALLOWED = [ipaddress.ip_network(n) for n in ("2001:db8::/32", "fd00::/8", "fe80::/10")]
+
+
+def _address(where, key, v, with_prefix):
+    """An IPv4 or IPv6 address (`with_prefix`: with its /len, as `ip address add` takes it)."""
+    try:
+        a = ipaddress.ip_interface(v) if with_prefix else ipaddress.ip_address(v)
+    except ValueError:
+        form = "a.b.c.d/len or 2001:db8:1::1/64" if with_prefix else "a.b.c.d or 2001:db8:1::2"
+        _fail(where, key, f"expected an address like {form}, got {v!r}")
+    if with_prefix and "/" not in v:
+        _fail(where, key, f"{v}: give the prefix length too, e.g. {v}/{a.max_prefixlen if a.version == 4 else 64}")
+    ip = a.ip if with_prefix else a
+    if ip.version == 6 and not any(ip in n for n in IPV6_ALLOWED):
+        _fail(where, key, f"{v}: IPv6 scenarios use 2001:db8::/32, fd00::/8 or link-local fe80::/10 addresses")
+    return v
+
+
 def _strings(where, key, v):
     if v is None:
         return []
@@ -122,6 +142,8 @@ def validate_config(cfg, where, root):
         addresses = _strings(where, k + "['addresses']", p.get("addresses"))
         if addresses and device == "bridge":
             _fail(where, k + "['addresses']", "bridge ports carry no addresses")
+        for j, a in enumerate(addresses):
+            _address(where, f"{k}['addresses'][{j}]", a, True)
         _sysctls(where, k + "['sysctl']", p.get("sysctl"))
     if device == "bridge":
         b = cfg.get("bridge")
@@ -146,6 +168,7 @@ def validate_config(cfg, where, root):
             if not isinstance(n, dict) or not all(isinstance(n.get(x), str) for x in ("ip", "mac", "dev")):
                 _fail(where, k, "expected a mapping with ip, mac and dev")
             _mac(where, k + "['mac']", n["mac"])
+            _address(where, k + "['ip']", n["ip"], False)
             if n["dev"] not in names:
                 _fail(where, k + "['dev']", f"no port named {n['dev']}")
         _sysctls(where, f"{root}['router']['sysctl']", r.get("sysctl"))

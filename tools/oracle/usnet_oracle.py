@@ -44,7 +44,8 @@ def _scenario_json(rec, dut):
     meta["linux"] = {
         "kernel": dut.kernel_release(),
         "sysctl": {k: v for k, v in dut.applied_sysctls.items()
-                   if k in kernel_dut.ROUTER_BASELINE or k in kernel_dut.BRIDGE_BASELINE
+                   if k in kernel_dut.ROUTER_BASELINE or k in kernel_dut.ROUTER_IPV6_BASELINE
+                   or k in kernel_dut.BRIDGE_BASELINE
                    or k in kernel_dut.BRIDGE_NETFILTER_OFF or k in rec.linux_sysctl},
         "bridge": "stp_state 0, mcast_snooping 0, no vlan_filtering" if cfg["device"] == "bridge" else None,
     }
