@@ -158,7 +158,11 @@ public abstract class Device implements PacketDevice {
     /** Tells whoever monitors this device's namespace that its state or carrier changed (RTM_NEWLINK). */
     protected final void notifyLinkChanged() {
         DeviceHost s = stack;
-        LinkListener l = s == null ? null : s.listener();
+        if (s == null) {
+            return;
+        }
+        s.netdevChanged(this);
+        LinkListener l = s.listener();
         if (l != null) {
             l.linkChanged(this);
         }

@@ -50,6 +50,13 @@ public interface DeviceHost {
     /** The device's GRO holds packets in the current backlog run: flush it at the run's end. */
     void groPending(Gro gro);
 
+    /**
+     * {@code dev}'s state or carrier changed (the netdevice notifier's NETDEV_UP, NETDEV_DOWN, NETDEV_CHANGE): the
+     * protocol families react (IPv6 makes its link-local address) before anyone monitoring hears of it.
+     */
+    default void netdevChanged(Device dev) {
+    }
+
     /** Who is told of link changes here, or null. */
     LinkListener listener();
 }

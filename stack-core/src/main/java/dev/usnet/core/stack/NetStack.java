@@ -14,6 +14,7 @@ import dev.usnet.core.ipv4.IpInput;
 import dev.usnet.core.ipv4.IpOutput;
 import dev.usnet.core.ipv4.Ipv4;
 import dev.usnet.core.ipv4.Udp;
+import dev.usnet.core.ipv6.Ipv6;
 import dev.usnet.core.knob.DevConf;
 import dev.usnet.core.knob.Knobs;
 import dev.usnet.core.knob.NearestNames;
@@ -59,6 +60,7 @@ public final class NetStack implements Netns {
     private final CowStats cow = new CowStats();
     private final LatencyPaths latency = new LatencyPaths();
     private final Ipv4 ipv4;
+    private final Ipv6 ipv6;
     private final Loopback loopback;
     private volatile NetListener listener;
     private final Map<Class<?>, Object> services = new java.util.concurrent.ConcurrentHashMap<>();
@@ -132,6 +134,7 @@ public final class NetStack implements Netns {
         this.cpu = new CpuAccount(scheduler.nanoTime());
         this.cpuModel = new BacklogCpuModel(knobs, scheduler, mib, cow, cpu);
         this.ipv4 = new Ipv4(this);
+        this.ipv6 = new Ipv6(this);
         this.loopback = new Loopback();
         register(loopback);
         loopback.setUp(true);
@@ -240,6 +243,16 @@ public final class NetStack implements Netns {
         return ipv4;
     }
 
+    /** This namespace's IPv6 family. */
+    public Ipv6 ipv6() {
+        return ipv6;
+    }
+
+    @Override
+    public void netdevChanged(Device dev) {
+        ipv6.linkChanged(dev);
+    }
+
     // The IPv4 family's parts, reached through the namespace by the many callers above stack-core (thin
     // delegations to ipv4(); inside stack-core the family's parts use their Ipv4 object).
 
@@ -315,6 +328,7 @@ public final class NetStack implements Netns {
         }
         byIndex.remove(dev.ifindex());
         ipv4.deviceUnregistered(dev);
+        ipv6.deviceUnregistered(dev);
         knobs.forgetDevice(dev.name());
         dev.attach(null, 0);
     }

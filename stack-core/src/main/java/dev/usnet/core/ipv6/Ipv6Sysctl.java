@@ -1,0 +1,98 @@
+package dev.usnet.core.ipv6;
+
+import dev.usnet.core.knob.DeviceKnob;
+import dev.usnet.core.knob.DeviceKnob.Combine;
+import dev.usnet.core.knob.Knob;
+import dev.usnet.core.knob.LongKnob;
+import dev.usnet.core.knob.SysctlTable;
+import java.util.List;
+
+/**
+ * IPv6's knobs: the namespace-wide ones of Linux's ipv6 ctl tables (ICMPv6 rate limit, reassembly, route MTU expiry)
+ * and addrconf's per-device {@code net.ipv6.conf.<dev>.*}, with Linux's defaults and ranges — except
+ * {@code disable_ipv6}, which is on (1) in a namespace usnet makes until something gives it IPv6 (an address, a
+ * route, a neighbour, or the knob set to 0): the namespaces every IPv4 experiment and fixture was made in had no
+ * IPv6, and a Linux namespace with IPv6 on sends neighbour solicitations, MLD reports and router solicitations at
+ * every link up.
+ */
+public final class Ipv6Sysctl implements SysctlTable {
+    private static final long INT_MAX = Integer.MAX_VALUE;
+
+    /** The per-device family of addrconf's settings. */
+    public static final String CONF = "net.ipv6.conf.";
+
+    public static final LongKnob ICMP_RATELIMIT = LongKnob.define("net.ipv6.icmp.ratelimit", 1000, 0, INT_MAX,
+            "milliseconds between ICMPv6 errors to one destination (a token bucket; 0 disables the limit)");
+    public static final LongKnob ICMP_ECHO_IGNORE_ALL = LongKnob.define("net.ipv6.icmp.echo_ignore_all", 0, 0, 1,
+            "ignore every ICMPv6 echo request");
+    public static final LongKnob IP6FRAG_TIME = LongKnob.define("net.ipv6.ip6frag_time", 60, 1, INT_MAX,
+            "seconds an incomplete IPv6 datagram waits for its fragments");
+    public static final LongKnob IP6FRAG_HIGH_THRESH = LongKnob.define("net.ipv6.ip6frag_high_thresh", 4 * 1024 * 1024,
+            0, INT_MAX, "IPv6 reassembly memory in bytes above which fragments are refused");
+    public static final LongKnob MTU_EXPIRES = LongKnob.define("net.ipv6.route.mtu_expires", 600, 0, INT_MAX,
+            "seconds a path MTU learned from a packet too big is kept");
+    public static final LongKnob AUTO_FLOWLABELS = LongKnob.define("net.ipv6.auto_flowlabels", 1, 0, 3,
+            "flow labels on locally sent packets from a hash of the flow (usnet writes 0 labels: see docs/data-plane.md)");
+    public static final LongKnob BINDV6ONLY = LongKnob.define("net.ipv6.bindv6only", 0, 0, 1,
+            "IPv6 sockets bound to the unspecified address take IPv6 only, not IPv4-mapped, by default");
+
+    public static final DeviceKnob FORWARDING = DeviceKnob.define(CONF, "forwarding", 0, 0, 1, Combine.DEVICE,
+            // Linux: writing conf.all.forwarding writes every device's (addrconf_fixup_forwarding).
+            (knobs, dev, v) -> {
+                if (dev.equals("all")) {
+                    knobs.forEachDevConf(c -> c.set(Ipv6Sysctl.FORWARDING, v));
+                }
+            },
+            null);
+    public static final DeviceKnob DISABLE_IPV6 = DeviceKnob.define(CONF, "disable_ipv6", 1, 0, 1, Combine.DEVICE,
+            // Linux: writing conf.all.disable_ipv6 writes every device's (addrconf_disable_ipv6).
+            (knobs, dev, v) -> {
+                if (dev.equals("all")) {
+                    knobs.forEachDevConf(c -> c.set(Ipv6Sysctl.DISABLE_IPV6, v));
+                }
+            },
+            null);
+    public static final DeviceKnob HOP_LIMIT = DeviceKnob.define(CONF, "hop_limit", 64, 1, 255, Combine.DEVICE);
+    public static final DeviceKnob MTU = DeviceKnob.define(CONF, "mtu", 1280, 1280, 65535, Combine.DEVICE);
+    public static final DeviceKnob ACCEPT_DAD = DeviceKnob.define(CONF, "accept_dad", 1, 0, 2, Combine.MAX);
+    public static final DeviceKnob DAD_TRANSMITS = DeviceKnob.define(CONF, "dad_transmits", 1, 0, INT_MAX,
+            Combine.DEVICE);
+    /** 0: EUI-64 link-local addresses; 1: none. Stable-privacy (2) and random (3) are not modelled. */
+    public static final DeviceKnob ADDR_GEN_MODE = DeviceKnob.define(CONF, "addr_gen_mode", 0, 0, 1, Combine.DEVICE);
+    public static final DeviceKnob ACCEPT_RA = DeviceKnob.define(CONF, "accept_ra", 1, 0, 2, Combine.DEVICE);
+    public static final DeviceKnob AUTOCONF = DeviceKnob.define(CONF, "autoconf", 1, 0, 1, Combine.DEVICE);
+    public static final DeviceKnob ACCEPT_REDIRECTS = DeviceKnob.define(CONF, "accept_redirects", 1, 0, 1,
+            Combine.DEVICE);
+    /** -1 (Linux's default since 4.x): solicit until a router answers. */
+    public static final DeviceKnob ROUTER_SOLICITATIONS = DeviceKnob.define(CONF, "router_solicitations", -1, -1,
+            INT_MAX, Combine.DEVICE);
+    public static final DeviceKnob ROUTER_SOLICITATION_INTERVAL = DeviceKnob.define(CONF,
+            "router_solicitation_interval", 4, 0, INT_MAX, Combine.DEVICE);
+    public static final DeviceKnob ROUTER_SOLICITATION_DELAY = DeviceKnob.define(CONF, "router_solicitation_delay",
+            1, 0, INT_MAX, Combine.DEVICE);
+    public static final DeviceKnob MLDV1_UNSOLICITED_REPORT_INTERVAL = DeviceKnob.define(CONF,
+            "mldv1_unsolicited_report_interval", 10_000, 0, INT_MAX, Combine.DEVICE);
+    public static final DeviceKnob MLDV2_UNSOLICITED_REPORT_INTERVAL = DeviceKnob.define(CONF,
+            "mldv2_unsolicited_report_interval", 1_000, 0, INT_MAX, Combine.DEVICE);
+    public static final DeviceKnob PROXY_NDP = DeviceKnob.define(CONF, "proxy_ndp", 0, 0, 1, Combine.DEVICE);
+
+    private static final List<Knob> KNOBS = List.of(ICMP_RATELIMIT, ICMP_ECHO_IGNORE_ALL, IP6FRAG_TIME,
+            IP6FRAG_HIGH_THRESH, MTU_EXPIRES, AUTO_FLOWLABELS, BINDV6ONLY);
+    private static final List<DeviceKnob> DEVICE_KNOBS = List.of(FORWARDING, DISABLE_IPV6, HOP_LIMIT, MTU, ACCEPT_DAD,
+            DAD_TRANSMITS, ADDR_GEN_MODE, ACCEPT_RA, AUTOCONF, ACCEPT_REDIRECTS, ROUTER_SOLICITATIONS,
+            ROUTER_SOLICITATION_INTERVAL, ROUTER_SOLICITATION_DELAY, MLDV1_UNSOLICITED_REPORT_INTERVAL,
+            MLDV2_UNSOLICITED_REPORT_INTERVAL, PROXY_NDP);
+
+    /** For {@link java.util.ServiceLoader}; the knobs themselves are the static fields. */
+    public Ipv6Sysctl() {}
+
+    @Override
+    public List<? extends Knob> knobs() {
+        return KNOBS;
+    }
+
+    @Override
+    public List<DeviceKnob> deviceKnobs() {
+        return DEVICE_KNOBS;
+    }
+}
