@@ -12,7 +12,9 @@ import dev.usnet.core.wire.TcpSegment;
  * second implementation of this interface, chosen per socket ({@code TcpSock.af}).
  *
  * <p>Addresses are still IPv4's ints: the family-neutral methods take the socket, or the received segment whose
- * addresses the family reads from its own header.
+ * addresses the family reads from its own header. There is no send_ack for a segment without a socket: usnet
+ * keeps SYN-RECV and TIME-WAIT connections as full sockets (no request or time-wait minisockets), and those
+ * acknowledge through {@link #queueXmit}.
  */
 interface TcpAfOps {
     /** net_header_len: the family's header in front of every TCP segment (no options or extension headers). */
