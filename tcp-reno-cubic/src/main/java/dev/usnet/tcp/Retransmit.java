@@ -7,7 +7,6 @@ import static dev.usnet.tcp.TcpSkbCb.SEG_FIN;
 import static dev.usnet.tcp.TcpSkbCb.SEG_SYN;
 
 import dev.usnet.core.buf.Packet;
-import dev.usnet.core.ipv4.IpOutput;
 import dev.usnet.core.stats.Mib;
 import dev.usnet.core.wire.TcpSegment;
 import dev.usnet.tcp.cc.CaState;
@@ -134,13 +133,13 @@ final class Retransmit {
         boolean fin = (TcpSkbCb.sacked(s) & SEG_FIN) != 0;
         int oldPayload = (int) Seq.sub(TcpSkbCb.endSeq(s), TcpSkbCb.seq(s)) - (fin ? 1 : 0);
         int len = (int) Math.max(0, oldPayload - cut);
-        Packet n = IpOutput.allocate(hl + len);
+        Packet n = sk.af.allocate(hl + len);
         n.buf().setBytes(n.transport() + hl, s.buf(), s.transport() + oldHl + (int) cut, len);
         TcpSkbCb.setSeq(n, sk.sndUna, TcpSkbCb.endSeq(s));
         TcpSkbCb.setSacked(n, TcpSkbCb.sacked(s));
         TcpSkbCb.setPcount(n, TcpSkbCb.pcount(s));
         if (len > sk.mssCache) {
-            n.setGso(Packet.GSO_TCPV4, sk.mssCache);
+            n.setGso(sk.af.gsoType(), sk.mssCache);
         }
         sk.sb.replaceHead(s, n);
         return n;

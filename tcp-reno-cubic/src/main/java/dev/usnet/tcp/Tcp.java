@@ -4,14 +4,11 @@ import static dev.usnet.core.util.SpreadKeys.spread;
 
 import dev.usnet.core.buf.ChecksumState;
 import dev.usnet.core.buf.Packet;
-import dev.usnet.core.ipv4.IpOutput;
-import dev.usnet.core.ipv4.Ipv4Sysctl;
 import dev.usnet.core.ipv4.L4Protocol;
 import dev.usnet.core.route.Route;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.stats.Mib;
-import dev.usnet.core.wire.Checksum;
 import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.core.wire.Ipv4Packet;
 import dev.usnet.core.wire.TcpSegment;
@@ -28,6 +25,10 @@ import java.util.List;
  * TCP of one namespace (tcp_prot and the inet hash tables): demultiplexes segments to connections and
  * listeners, answers segments for nobody with a reset (tcp_v4_send_reset), hands out ephemeral ports, and
  * reads the namespace's TCP knobs. Install once per namespace with {@link #install}.
+ *
+ * <p>Everything TCP sends goes through a socket's family operations ({@link TcpAfOps}); what stays IPv4-specific
+ * here is IPv4's entry into TCP, the receive and ICMP-error handlers of protocol 6 (tcp_v4_rcv, tcp_v4_err),
+ * which read the IPv4 header.
  */
 public final class Tcp implements L4Protocol, AutoCloseable {
     private final NetStack stack;
@@ -44,6 +45,8 @@ public final class Tcp implements L4Protocol, AutoCloseable {
     private final TcpOptions opts = new TcpOptions();
     private final Ipv4Packet ip = new Ipv4Packet();
     private final SynCookies synCookies;
+    /** TCP over IPv4 (ipv4_specific): what every socket of this namespace runs over. */
+    private final TcpAfOps ipv4;
     private int nextEphemeral;
     private int currEstab;
 
@@ -54,6 +57,12 @@ public final class Tcp implements L4Protocol, AutoCloseable {
         this.stack = stack;
         this.nextEphemeral = 32768 + (int) stack.randomBelow(28232);
         this.synCookies = new SynCookies(stack);
+        this.ipv4 = new TcpIpv4Ops(stack);
+    }
+
+    /** The family operations of IPv4 sockets. */
+    TcpAfOps ipv4() {
+        return ipv4;
     }
 
     /** This namespace's SYN cookie keys and arithmetic. */
@@ -61,22 +70,29 @@ public final class Tcp implements L4Protocol, AutoCloseable {
         return synCookies;
     }
 
-    /** Installs TCP in {@code stack} (protocol 6) unless it is there already; returns it. */
+    /**
+     * Installs TCP in {@code stack} unless it is there already; returns it. TCP lives where IPv4 finds it, in the
+     * family's protocol table under protocol 6 (inet_protos), so that table is also where it is looked up.
+     */
     public static synchronized Tcp install(NetStack stack) {
-        Tcp t = stack.service(Tcp.class);
+        Tcp t = installedIn(stack);
         if (t != null) {
             return t;
         }
         t = new Tcp(stack);
-        stack.installService(Tcp.class, t);
         stack.ipInput().registerProtocol(Ipv4Packet.PROTO_TCP, t);
         return t;
     }
 
     /** The TCP of {@code stack}, installing it on first use. */
     public static Tcp of(NetStack stack) {
-        Tcp t = stack.service(Tcp.class);
+        Tcp t = installedIn(stack);
         return t != null ? t : install(stack);
+    }
+
+    /** The TCP installed in {@code stack}, or null: none is (nothing there has used TCP yet). */
+    public static Tcp installedIn(NetStack stack) {
+        return stack.ipInput().protocol(Ipv4Packet.PROTO_TCP) instanceof Tcp t ? t : null;
     }
 
     public NetStack stack() {
@@ -109,12 +125,12 @@ public final class Tcp implements L4Protocol, AutoCloseable {
         if (dstPort < 1 || dstPort > 65535) {
             throw new IllegalArgumentException("TCP port " + dstPort + " out of range 1..65535");
         }
-        Route rt = stack.ipOutput().routeOutput(dst);
+        Route rt = ipv4.routeConnect(dst);
         if (rt == null) {
             throw new IllegalStateException("connect to " + Ipv4Addr.format(dst) + ": network unreachable in namespace "
                     + stack.name() + " (ENETUNREACH)");
         }
-        int s = src != 0 ? src : stack.ipOutput().sourceFor(rt, dst);
+        int s = src != 0 ? src : ipv4.sourceFor(rt, dst);
         int port = srcPort != 0 ? srcPort : ephemeralPort(s, dst, dstPort);
         if (established.containsKey(key(dst, dstPort, port))) {
             throw new IllegalStateException("TCP " + Ipv4Addr.format(s) + ":" + port + " -> " + Ipv4Addr.format(dst)
@@ -276,7 +292,7 @@ public final class Tcp implements L4Protocol, AutoCloseable {
         int dst = ip.dst();
         int l4len = ip.totalLength() - ip.headerLength();
         // A coalesced (GSO) segment counts as the segments it carries, as tcp_v4_rcv counts gso_segs.
-        stack.mib().add(Mib.TcpInSegs, p.gsoSize() > 0 ? Math.max(1, (l4len - 20 + p.gsoSize() - 1) / p.gsoSize()) : 1);
+        stack.mib().add(Mib.TcpInSegs, p.gsoSize() > 0 ? Math.max(1, (l4len - TcpSegment.MIN_HEADER_LEN + p.gsoSize() - 1) / p.gsoSize()) : 1);
         if (p.pktType() != Packet.PACKET_HOST) {
             stack.drop(p, DropReason.TCP_NOT_HOST);
             return;
@@ -316,7 +332,7 @@ public final class Tcp implements L4Protocol, AutoCloseable {
             return;
         }
         if ((flags & TcpSegment.RST) == 0) {
-            replyReset(src, dst, seg, l4len);
+            replyReset(p, seg, l4len);
         }
         stack.drop(p, DropReason.TCP_NO_SOCKET);
     }
@@ -351,36 +367,19 @@ public final class Tcp implements L4Protocol, AutoCloseable {
         return null;
     }
 
-    /** tcp_v4_send_reset for a segment nobody wants: RST with its ACK as our sequence, or RST|ACK covering it. */
-    void replyReset(int src, int dst, TcpSegment s, int l4len) {
+    /**
+     * tcp_v4_send_reset for a segment nobody wants ({@code in}, parsed in {@code s}): RST with its ACK as our
+     * sequence, or RST|ACK covering it.
+     */
+    void replyReset(Packet in, TcpSegment s, int l4len) {
         int flags = s.flags();
         if ((flags & TcpSegment.ACK_FLAG) != 0) {
-            sendReset(dst, s.dstPort(), src, s.srcPort(), s.ack(), 0, TcpSegment.RST, null);
+            ipv4.sendReset(in, s, s.ack(), 0, TcpSegment.RST);
         } else {
             long len = l4len - s.headerLength() + ((flags & TcpSegment.SYN) != 0 ? 1 : 0)
                     + ((flags & TcpSegment.FIN) != 0 ? 1 : 0);
-            sendReset(dst, s.dstPort(), src, s.srcPort(), 0, Seq.add(s.seq(), len),
-                    TcpSegment.RST | TcpSegment.ACK_FLAG, null);
+            ipv4.sendReset(in, s, 0, Seq.add(s.seq(), len), TcpSegment.RST | TcpSegment.ACK_FLAG);
         }
-    }
-
-    /** A bare reset from {@code laddr}:{@code lport} to {@code raddr}:{@code rport}. */
-    void sendReset(int laddr, int lport, int raddr, int rport, long seq, long ack, int flags, Route rt) {
-        if (rt == null) {
-            rt = stack.ipOutput().routeOutput(raddr);
-            if (rt == null) {
-                return;
-            }
-        }
-        Packet p = IpOutput.allocate(TcpSegment.MIN_HEADER_LEN);
-        ByteBuf b = p.buf();
-        int t = p.transport();
-        TcpSegment.writeHeader(b, t, lport, rport, seq, ack, TcpSegment.MIN_HEADER_LEN, flags, 0);
-        long ph = Checksum.pseudoHeader(laddr, raddr, Ipv4Packet.PROTO_TCP, TcpSegment.MIN_HEADER_LEN);
-        b.setShort(t + TcpSegment.CHECKSUM, Checksum.finish(Checksum.add(b, t, TcpSegment.MIN_HEADER_LEN, ph)));
-        stack.mib().inc(Mib.TcpOutRsts);
-        stack.mib().inc(Mib.TcpOutSegs);
-        stack.ipOutput().sendLocal(p, rt, laddr, raddr, Ipv4Packet.PROTO_TCP, 0, (int) stack.knobs().get(Ipv4Sysctl.DEFAULT_TTL), true);
     }
 
     /** Aborts every connection and listener (the namespace is going away). */

@@ -53,7 +53,7 @@ final class TcpErr {
     /** The path MTU the connection sizes its segments for: the route's, or lower after fragmentation needed. */
     int pathMtu() {
         if (pmtuCookie == 0) {
-            pmtuCookie = sk.stack.ipOutput().pathMtu(sk.route, sk.raddr);
+            pmtuCookie = sk.af.pathMtu(sk);
         }
         return pmtuCookie;
     }
@@ -176,7 +176,7 @@ final class TcpErr {
 
     /** tcp_v4_mtu_reduced: a router could not forward a segment of ours without fragmenting it. */
     private void mtuReduced(int reportedMtu) {
-        int mtu = sk.stack.ipOutput().updatePmtu(sk.route, sk.raddr, reportedMtu);
+        int mtu = sk.af.updatePmtu(sk, reportedMtu);
         if (reportedMtu < mtu) {
             // Below the floor: the path MTU was clamped and DF goes; remembered in case the connection cannot
             // recover (tcp_v4_mtu_reduced's EMSGSIZE).
@@ -240,7 +240,7 @@ final class TcpErr {
         int old = TcpSkbCb.pcount(s);
         int now = Math.max(1, (len + mss - 1) / mss);
         if (now > 1) {
-            s.setGso(Packet.GSO_TCPV4, mss);
+            s.setGso(sk.af.gsoType(), mss);
         } else {
             s.setGso(Packet.GSO_NONE, 0);
         }

@@ -126,7 +126,7 @@ public final class TcpListener {
                 return;
             }
             // An ACK for a connection we do not know (a SYN-RECV that timed out, a forged or stale cookie).
-            tcp.replyReset(src, dst, seg, seg.payloadLength() + seg.headerLength());
+            tcp.replyReset(p, seg, seg.payloadLength() + seg.headerLength());
             tcp.stack().drop(p, DropReason.TCP_NO_SOCKET);
             return;
         }
@@ -177,13 +177,13 @@ public final class TcpListener {
                 return;
             }
         }
-        Route rt = stack.ipOutput().routeOutput(src);
+        Route rt = tcp.ipv4().routeReply(p);
         if (rt == null) {
             stack.drop(p, DropReason.IP_NOROUTE);
             return;
         }
         if (wantCookie) {
-            sendCookie(rt, src, dst, seg, o);
+            sendCookie(p, rt, src, dst, seg, o);
             p.release();
             return;
         }
@@ -201,7 +201,7 @@ public final class TcpListener {
      * rounded down to the cookie table and, without timestamps, no SACK or window scaling (nowhere to keep
      * them); the SYN-ACK goes out and nothing is remembered but the time (tcp_synq_overflow).
      */
-    private void sendCookie(Route rt, int src, int dst, TcpSegment seg, TcpOptions o) {
+    private void sendCookie(Packet syn, Route rt, int src, int dst, TcpSegment seg, TcpOptions o) {
         var stack = tcp.stack();
         var knobs = stack.knobs();
         long now = stack.now();
@@ -220,7 +220,7 @@ public final class TcpListener {
         overflowed = true;
         cookiesSent++;
         stack.mib().inc(Mib.TcpExtSyncookiesSent);
-        TcpOutput.sendStatelessSynAck(tcp, rt, dst, port, src, seg.srcPort(), iss, Seq.add(seg.seq(), 1),
+        TcpOutput.sendStatelessSynAck(tcp, syn, rt, port, seg.srcPort(), iss, Seq.add(seg.seq(), 1),
                 sack, ts, tsVal, o.tsVal, wscale);
     }
 
@@ -262,7 +262,7 @@ public final class TcpListener {
             stack.drop(p, DropReason.TCP_LISTEN_OVERFLOW);
             return true;
         }
-        Route rt = stack.ipOutput().routeOutput(src);
+        Route rt = tcp.ipv4().routeReply(p);
         if (rt == null) {
             stack.drop(p, DropReason.IP_NOROUTE);
             return true;

@@ -4,13 +4,9 @@ import static dev.usnet.tcp.TcpSkbCb.SEG_FIN;
 import static dev.usnet.tcp.TcpSkbCb.SEG_PSH;
 import static dev.usnet.tcp.TcpSkbCb.SEG_SYN;
 
-import dev.usnet.core.buf.ChecksumState;
 import dev.usnet.core.buf.Packet;
-import dev.usnet.core.ipv4.IpOutput;
-import dev.usnet.core.ipv4.Ipv4Sysctl;
 import dev.usnet.core.stats.Mib;
-import dev.usnet.core.wire.Checksum;
-import dev.usnet.core.wire.Ipv4Packet;
+import dev.usnet.core.wire.EthernetFrame;
 import dev.usnet.core.wire.TcpSegment;
 import dev.usnet.tcp.cc.CaEvent;
 import dev.usnet.tcp.cc.CaState;
@@ -23,8 +19,8 @@ import io.netty.buffer.ByteBuf;
  * writer; a queued segment goes to IP as a clone, as tcp_transmit_skb does.
  */
 final class TcpOutput {
-    /** Ethernet and IPv4 headers in front of a TCP header: a segment's frame is its TCP bytes plus these. */
-    private static final int FRAME_HEADERS = 14 + 20;
+    /** The Ethernet header in front of the network header: a segment's frame is its TCP bytes plus both. */
+    private static final int ETH_HEADER = EthernetFrame.HEADER_LEN;
 
     private final TcpSock sk;
     private final long[] sackStartOut = new long[TcpOptions.MAX_SACK_BLOCKS];
@@ -92,7 +88,7 @@ final class TcpOutput {
             if (len == NAGLE_HOLDS || len == CORK_HOLDS) {
                 break;
             }
-            if (sk.tsq.throttled(len + sk.dataHeaderLen() + FRAME_HEADERS)) {
+            if (sk.tsq.throttled(len + sk.dataHeaderLen() + sk.af.netHeaderLen() + ETH_HEADER)) {
                 // TCP small queues: enough of this connection waits below TCP; a completion resumes it.
                 break;
             }
@@ -180,7 +176,7 @@ final class TcpOutput {
     void sendNewSegment(int len, boolean fin, boolean push) {
         int mss = sk.mssCache;
         int hl = sk.dataHeaderLen();
-        Packet seg = IpOutput.allocate(hl + len);
+        Packet seg = sk.af.allocate(hl + len);
         sk.sendBuf.take(seg.buf(), seg.transport() + hl, len);
         long seq = sk.sndNxt;
         long end = Seq.add(seq, len + (fin ? 1 : 0));
@@ -189,7 +185,7 @@ final class TcpOutput {
         int pcount = Math.max(1, (len + mss - 1) / mss);
         TcpSkbCb.setPcount(seg, pcount);
         if (pcount > 1) {
-            seg.setGso(Packet.GSO_TCPV4, mss);
+            seg.setGso(sk.af.gsoType(), mss);
         }
         if (fin) {
             sk.finSent = true;
@@ -230,7 +226,7 @@ final class TcpOutput {
     void queueControl(int kind) {
         boolean syn = kind == SEG_SYN;
         int optLen = syn ? synOptionsLength() : (sk.tsOk ? 12 : 0);
-        Packet seg = IpOutput.allocate(TcpSegment.MIN_HEADER_LEN + optLen);
+        Packet seg = sk.af.allocate(TcpSegment.MIN_HEADER_LEN + optLen);
         long seq = sk.sndNxt;
         TcpSkbCb.setSeq(seg, seq, Seq.add(seq, 1));
         TcpSkbCb.setSacked(seg, kind);
@@ -284,7 +280,7 @@ final class TcpOutput {
             writeHeader(b, t, TcpSkbCb.seq(seg), flags, false);
         }
         TcpSkbCb.setTxNanos(seg, sk.stack.now());
-        finishChecksum(seg);
+        sk.af.sendCheck(sk, seg);
         Packet c = seg.cloneShared();
         sk.tsq.charge(c);
         if ((flags & TcpSegment.ACK_FLAG) != 0) {
@@ -294,7 +290,7 @@ final class TcpOutput {
         int segs = Math.max(1, TcpSkbCb.pcount(seg));
         sk.stats.segsOut += segs;
         sk.stack.mib().add(Mib.TcpOutSegs, segs);
-        ipSend(c);
+        sk.af.queueXmit(sk, c);
     }
 
     /**
@@ -332,29 +328,6 @@ final class TcpOutput {
         return sk.tsOk ? SelectiveAcks.MAX_BLOCKS - 1 : SelectiveAcks.MAX_BLOCKS;
     }
 
-    private void finishChecksum(Packet p) {
-        ByteBuf b = p.buf();
-        int t = p.transport();
-        int l4len = p.start() + p.length() - t;
-        long ph = Checksum.pseudoHeader(sk.laddr, sk.raddr, Ipv4Packet.PROTO_TCP, l4len);
-        if (sk.route.dev().txChecksumOffload()) {
-            // CHECKSUM_PARTIAL: the field holds the folded pseudo-header sum; the device completes it.
-            b.setShort(t + TcpSegment.CHECKSUM, ~Checksum.finish(ph) & 0xffff);
-            p.setChecksum(ChecksumState.PARTIAL, t, TcpSegment.CHECKSUM);
-        } else {
-            b.setShort(t + TcpSegment.CHECKSUM, Checksum.finish(Checksum.add(b, t, l4len, ph)));
-            p.setChecksum(ChecksumState.NONE, 0, 0);
-            // The software checksum a device without tx-checksumming costs the sender (Linux: csum_partial,
-            // or csum_partial_copy_generic folded into the copy from user space): charged by the CPU model.
-            sk.stack.cpu().checksummed(l4len);
-        }
-    }
-
-    private void ipSend(Packet p) {
-        sk.stack.ipOutput().sendLocal(p, sk.route, sk.laddr, sk.raddr, Ipv4Packet.PROTO_TCP, 0,
-                (int) sk.stack.knobs().get(Ipv4Sysctl.DEFAULT_TTL), true);
-    }
-
     /** A pure ACK (with SACK blocks when out-of-order data is held, or a D-SACK is owed). */
     void sendAck() {
         TcpState st = sk.state;
@@ -363,15 +336,15 @@ final class TcpOutput {
         }
         int sackN = sk.sackOk ? sk.rq.sackBlocksPending(sackRoom()) : 0;
         int optLen = (sk.tsOk ? 12 : 0) + (sackN > 0 ? 4 + 8 * sackN : 0);
-        Packet p = IpOutput.allocate(TcpSegment.MIN_HEADER_LEN + optLen);
+        Packet p = sk.af.allocate(TcpSegment.MIN_HEADER_LEN + optLen);
         int end = writeHeader(p.buf(), p.transport(), sk.sndNxt, TcpSegment.ACK_FLAG, sackN > 0);
         // The SACK block count may merge to fewer than reserved: shrink the frame to what was written.
         p.trim(end - p.start());
-        finishChecksum(p);
+        sk.af.sendCheck(sk, p);
         sk.delack.ackSent();
         sk.stats.segsOut++;
         sk.stack.mib().inc(Mib.TcpOutSegs);
-        ipSend(p);
+        sk.af.queueXmit(sk, p);
     }
 
     /** tcp_send_challenge_ack (RFC 5961): a SYN or an inexact RST inside the window is answered with an ACK. */
@@ -382,22 +355,22 @@ final class TcpOutput {
 
     /** A keep-alive or zero-window probe: an ACK with an already acknowledged sequence number. */
     void sendProbe() {
-        Packet p = IpOutput.allocate(TcpSegment.MIN_HEADER_LEN + (sk.tsOk ? 12 : 0));
+        Packet p = sk.af.allocate(TcpSegment.MIN_HEADER_LEN + (sk.tsOk ? 12 : 0));
         writeHeader(p.buf(), p.transport(), Seq.add(sk.sndUna, -1), TcpSegment.ACK_FLAG, false);
-        finishChecksum(p);
+        sk.af.sendCheck(sk, p);
         sk.stats.segsOut++;
         sk.stack.mib().inc(Mib.TcpOutSegs);
-        ipSend(p);
+        sk.af.queueXmit(sk, p);
     }
 
     /** tcp_send_active_reset: this side aborts the connection. */
     void sendActiveReset() {
-        Packet p = IpOutput.allocate(TcpSegment.MIN_HEADER_LEN + (sk.tsOk ? 12 : 0));
+        Packet p = sk.af.allocate(TcpSegment.MIN_HEADER_LEN + (sk.tsOk ? 12 : 0));
         writeHeader(p.buf(), p.transport(), sk.sndNxt, TcpSegment.RST | TcpSegment.ACK_FLAG, false);
-        finishChecksum(p);
+        sk.af.sendCheck(sk, p);
         sk.stack.mib().inc(Mib.TcpOutRsts);
         sk.stats.segsOut++;
-        ipSend(p);
+        sk.af.queueXmit(sk, p);
     }
 
     /**
@@ -405,17 +378,17 @@ final class TcpOutput {
      * options and window a fresh child would offer on {@code rt} — MSS, SACK-permitted, timestamps
      * ({@code tsVal}, echoing {@code tsEcr}) and window scale in Linux's layout — never retransmitted.
      */
-    static void sendStatelessSynAck(Tcp tcp, dev.usnet.core.route.Route rt, int laddr, int lport, int raddr, int rport,
+    static void sendStatelessSynAck(Tcp tcp, Packet syn, dev.usnet.core.route.Route rt, int lport, int rport,
             long iss, long rcvNxt, boolean sack, boolean ts, long tsVal, long tsEcr, boolean wscale) {
-        var stack = tcp.stack();
-        var knobs = stack.knobs();
-        int advMss = TcpSock.advMssFor(rt);
+        var knobs = tcp.stack().knobs();
+        TcpAfOps af = tcp.ipv4();
+        int advMss = af.advMss(rt);
         long rcvbuf = knobs.get(TcpSysctl.RMEM).max();
         int ws = wscale ? TcpSock.windowScaleFor(rcvbuf) : -1;
         boolean autotune = knobs.get(TcpSysctl.BUFFERS) == TcpSysctl.BufferMode.AUTOTUNE;
         int optLen = TcpOptions.synLength(sack, ts, wscale);
         int hl = TcpSegment.MIN_HEADER_LEN + optLen;
-        Packet p = IpOutput.allocate(hl);
+        Packet p = af.allocate(hl);
         ByteBuf b = p.buf();
         int t = p.transport();
         int unit = ts ? advMss - 12 : advMss;
@@ -428,14 +401,11 @@ final class TcpOutput {
         int i = TcpSegment.writeHeader(b, t, lport, rport, iss, rcvNxt, hl, TcpSegment.SYN | TcpSegment.ACK_FLAG,
                 window);
         TcpOptions.writeSyn(b, i, advMss, sack, ts, tsVal, tsEcr, ws);
-        long ph = Checksum.pseudoHeader(laddr, raddr, Ipv4Packet.PROTO_TCP, hl);
-        b.setShort(t + TcpSegment.CHECKSUM, Checksum.finish(Checksum.add(b, t, hl, ph)));
-        stack.mib().inc(Mib.TcpOutSegs);
-        stack.ipOutput().sendLocal(p, rt, laddr, raddr, Ipv4Packet.PROTO_TCP, 0, (int) knobs.get(Ipv4Sysctl.DEFAULT_TTL), true);
+        af.sendSynAck(syn, rt, p);
     }
 
     /** A bare reset answering a segment this connection cannot accept (tcp_v4_send_reset). */
     void sendReset(long seq, long ackSeq, int flags) {
-        sk.tcp.sendReset(sk.laddr, sk.lport, sk.raddr, sk.rport, seq, ackSeq, flags, sk.route);
+        sk.af.sendReset(sk, seq, ackSeq, flags);
     }
 }

@@ -6,7 +6,6 @@ import dev.usnet.core.netns.NetCoreSysctl;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.Mib;
 import dev.usnet.core.wire.Ipv4Addr;
-import dev.usnet.core.wire.Ipv4Packet;
 import dev.usnet.core.wire.TcpSegment;
 import dev.usnet.tcp.cc.CaState;
 import dev.usnet.tcp.cc.CcSock;
@@ -49,6 +48,8 @@ public final class TcpSock {
 
     final Tcp tcp;
     final NetStack stack;
+    /** icsk_af_ops: the network-layer family this connection runs over (IPv4 until there is another). */
+    final TcpAfOps af;
     final CcSock cc;
     CongestionOps ops;
 
@@ -186,6 +187,7 @@ public final class TcpSock {
     TcpSock(Tcp tcp, int sndbuf, int rcvbuf) {
         this.tcp = tcp;
         this.stack = tcp.stack();
+        this.af = tcp.ipv4();
         this.cc = new CcView(tcp.ccSwitches(), tcp.initCwnd());
         this.ops = tcp.newCongestionOps(null);
         this.sendBuf = new SendBuffer(sndbuf);
@@ -703,7 +705,7 @@ public final class TcpSock {
     }
 
     private void initLocalOptions(Route rt) {
-        advMss = advMssFor(rt);
+        advMss = af.advMss(rt);
         if (userMss > 0 && userMss < advMss) {
             // tcp_advertise_mss: TCP_MAXSEG lowers the MSS the SYN announces.
             advMss = userMss;
@@ -733,22 +735,17 @@ public final class TcpSock {
         return ws;
     }
 
-    /** The MSS we advertise on a route: the device's MTU less the IPv4 and TCP headers. */
-    static int advMssFor(Route rt) {
-        return Math.min(rt.dev().mtu() - 40, 65_495);
-    }
-
     /** The send MSS from the peer's and the path MTU's, less timestamps; the TSO size goal from it. */
     void computeMss() {
         int mtu = icmpErr.pathMtu();
-        int mss = Math.min(peerMss, mtu - 40);
+        int mss = Math.min(peerMss, af.mtuToMss(mtu));
         if (tsOk) {
             mss -= 12;
         }
         mssCache = Math.max(mss, 48);
         boolean tso = route.dev().gsoOffload() && stack.knobs().get(TcpSysctl.TSO) != 0;
         if (tso) {
-            int max = GSO_MAX_SIZE - Ipv4Packet.MIN_HEADER_LEN - dataHeaderLen();
+            int max = GSO_MAX_SIZE - af.netHeaderLen() - dataHeaderLen();
             sizeGoal = Math.max(mssCache, max / mssCache * mssCache);
         } else {
             sizeGoal = mssCache;

@@ -63,7 +63,6 @@ public final class NetStack implements Netns {
     private final Ipv6 ipv6;
     private final Loopback loopback;
     private volatile NetListener listener;
-    private final Map<Class<?>, Object> services = new java.util.concurrent.ConcurrentHashMap<>();
     private final Map<String, Device> byName = new LinkedHashMap<>();
     // Guarded by this (as byName): register/unregister change it in place, never copy it, so a bridge of ten
     // thousand ports is built in linear time. Lookups by ifindex are control-path only. A chained map, not
@@ -143,21 +142,6 @@ public final class NetStack implements Netns {
 
     public String name() {
         return name;
-    }
-
-    /**
-     * A per-namespace service installed by a module above stack-core (TCP installs itself here, as a
-     * protocol registers in struct net), or null.
-     */
-    public <T> T service(Class<T> type) {
-        return type.cast(services.get(type));
-    }
-
-    /** Installs a service; fails when one of that type is already installed. */
-    public <T> void installService(Class<T> type, T service) {
-        if (services.putIfAbsent(type, service) != null) {
-            throw new IllegalStateException(type.getSimpleName() + " already installed in namespace " + name);
-        }
     }
 
     /** Who is told of link, FDB, neighbour and route changes here ({@code ip monitor}), or null: nobody is. */
@@ -565,13 +549,14 @@ public final class NetStack implements Netns {
 
     /** Deletes every device (veth peers in other namespaces go with them) and cancels this namespace's work. */
     public void close() {
-        // Services (TCP) first: their connections hold packets that must go back to the pool.
-        for (Object svc : services.values()) {
-            if (svc instanceof AutoCloseable c) {
+        // Transport protocols that keep state (TCP, in IPv4's protocol table) first: their connections hold packets
+        // that must go back to the pool.
+        for (int proto = 0; proto <= 255; proto++) {
+            if (ipv4.ipInput().protocol(proto) instanceof AutoCloseable c) {
                 try {
                     c.close();
                 } catch (Exception e) {
-                    throw new IllegalStateException("closing " + svc + " of namespace " + name, e);
+                    throw new IllegalStateException("closing " + c + " (IP protocol " + proto + ") of namespace " + name, e);
                 }
             }
         }

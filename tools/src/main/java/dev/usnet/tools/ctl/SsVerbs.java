@@ -54,10 +54,10 @@ final class SsVerbs {
 
     private static List<Map<String, Object>> sockets(NetStack s, boolean listeners, boolean connections) {
         List<Map<String, Object>> l = new ArrayList<>();
-        if (s.service(Tcp.class) == null) {
+        Tcp tcp = Tcp.installedIn(s);
+        if (tcp == null) {
             return l;
         }
-        Tcp tcp = Tcp.of(s);
         if (listeners) {
             for (TcpListener ls : tcp.listeners()) {
                 Map<String, Object> m = new LinkedHashMap<>();
