@@ -8,6 +8,7 @@ import dev.usnet.ns.pid.Task;
 import dev.usnet.tcp.app.Outcome;
 import dev.usnet.tools.cli.UsageException;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 import org.HdrHistogram.Histogram;
 
 /** One running app. Counters may be read from any thread. */
@@ -145,6 +146,26 @@ public abstract class App {
     public long bytesSoFar() {
         AppCounters c = counters();
         return c == null ? 0 : c.bytes();
+    }
+
+    /**
+     * A stage that completes when the app ends by itself (a TCP app: once its client has moved what it was to move,
+     * or failed), or null for an app that runs until the run stops it (pings, UDP apps, spawns, MPI jobs). Completes
+     * on the namespace thread.
+     */
+    public CompletionStage<?> completion() {
+        return null;
+    }
+
+    /** Whether it ends by itself: {@link #completion()} says when. */
+    public final boolean endsByItself() {
+        return completion() != null;
+    }
+
+    /** Whether it has ended by itself already (not stopped: an app that never ends by itself never has). */
+    public boolean endedByItself() {
+        CompletionStage<?> c = completion();
+        return c != null && c.toCompletableFuture().isDone();
     }
 
     /** Whether its outcome is still to come: a TCP app until both ends are done; other kinds judge as they go. */
