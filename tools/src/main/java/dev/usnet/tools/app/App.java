@@ -162,8 +162,11 @@ public abstract class App {
         return completion() != null;
     }
 
-    /** Whether it has ended by itself already (not stopped: an app that never ends by itself never has). */
-    public boolean endedByItself() {
+    /**
+     * Whether its {@link #completion()} has come: it ended by itself, or a stop ended it first and its completion said
+     * so (with an outcome that is not ok). Never for an app without a completion.
+     */
+    public boolean completed() {
         CompletionStage<?> c = completion();
         return c != null && c.toCompletableFuture().isDone();
     }

@@ -145,9 +145,9 @@ public final class TcpApp extends App {
         return client.completion();
     }
 
-    /** The client is done (the server may still be closing). */
+    /** The client is done, by itself or stopped (the server may still be closing). */
     @Override
-    public boolean endedByItself() {
+    public boolean completed() {
         return client.isDone();
     }
 

@@ -134,7 +134,7 @@ public final class DaemonControl implements AutoCloseable {
         List<App> list = apps.list();
         for (int i = 0; i < list.size(); i++) {
             App a = list.get(i);
-            if (a.endedByItself()) {
+            if (a.completed()) {
                 continue;
             }
             var o = a.outcome();

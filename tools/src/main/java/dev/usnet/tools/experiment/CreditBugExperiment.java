@@ -263,7 +263,7 @@ public final class CreditBugExperiment {
                 burst = a;
             }
         }
-        if (burst == null || !burst.endedByItself()) {
+        if (burst == null || !burst.completed()) {
             throw new IllegalStateException("preset " + k.label() + ": the burst app did not finish (stalled at "
                     + run.virtualNanos() / 1_000_000 + " ms virtual)");
         }
