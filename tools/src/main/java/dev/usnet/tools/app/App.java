@@ -171,6 +171,15 @@ public abstract class App {
         return c != null && c.toCompletableFuture().isDone();
     }
 
+    /**
+     * What it measured of the machine running usnet, in nanoseconds, under the {@code measured} key of results that
+     * holds it per app ({@code app_cpu_ns}: a TCP app's client's CPU time once it has a result; {@code spawn_ns}: a
+     * spawn app's wall-clock time per child); empty when it measures nothing.
+     */
+    public java.util.Map<String, Long> measuredNanos() {
+        return java.util.Map.of();
+    }
+
     /** Whether its outcome is still to come: a TCP app until both ends are done; other kinds judge as they go. */
     public boolean outcomePending() {
         return false;

@@ -145,6 +145,13 @@ public final class TcpApp extends App {
         return client.completion();
     }
 
+    /** The client's CPU time, once it has a result. */
+    @Override
+    public java.util.Map<String, Long> measuredNanos() {
+        AppResult r = client.result();
+        return r == null ? java.util.Map.of() : java.util.Map.of("app_cpu_ns", r.cpuNanos());
+    }
+
     /** The client is done, by itself or stopped (the server may still be closing). */
     @Override
     public boolean completed() {
