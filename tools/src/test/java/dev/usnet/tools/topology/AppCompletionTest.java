@@ -62,6 +62,11 @@ class AppCompletionTest {
         assertTrue(never.completed(), never.label());
         AppResult cut = (AppResult) never.completion().toCompletableFuture().join();
         assertFalse(cut.outcome().ok(), cut.format());
+        // What each measured of the machine goes under its own results key, without its class being known.
+        assertEquals(java.util.Set.of("app_cpu_ns"), apps.get(0).measuredNanos().keySet());
+        assertEquals(java.util.Set.of("spawn_ns"), apps.get(5).measuredNanos().keySet());
+        assertTrue(apps.get(5).measuredNanos().get("spawn_ns") > 0, "the spawner forked children");
+        assertEquals(java.util.Map.of(), apps.get(3).measuredNanos());
         for (App a : apps.subList(3, apps.size())) {
             assertFalse(a.endsByItself(), a.label());
             assertNull(a.completion(), a.label());
