@@ -8,6 +8,7 @@ import dev.usnet.ns.pid.Task;
 import dev.usnet.tcp.app.Outcome;
 import dev.usnet.tools.cli.UsageException;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 import org.HdrHistogram.Histogram;
 
 /** One running app. Counters may be read from any thread. */
@@ -145,6 +146,38 @@ public abstract class App {
     public long bytesSoFar() {
         AppCounters c = counters();
         return c == null ? 0 : c.bytes();
+    }
+
+    /**
+     * A stage that completes when the app ends by itself (a TCP app: once its client has moved what it was to move,
+     * or failed), or null for an app that runs until the run stops it (pings, UDP apps, spawns, MPI jobs). Completes
+     * on the namespace thread.
+     */
+    public CompletionStage<?> completion() {
+        return null;
+    }
+
+    /** Whether it ends by itself: {@link #completion()} says when. */
+    public final boolean endsByItself() {
+        return completion() != null;
+    }
+
+    /**
+     * Whether its {@link #completion()} has come: it ended by itself, or a stop ended it first and its completion said
+     * so (with an outcome that is not ok). Never for an app without a completion.
+     */
+    public boolean completed() {
+        CompletionStage<?> c = completion();
+        return c != null && c.toCompletableFuture().isDone();
+    }
+
+    /**
+     * What it measured of the machine running usnet, in nanoseconds, under the {@code measured} key of results that
+     * holds it per app ({@code app_cpu_ns}: a TCP app's client's CPU time once it has a result; {@code spawn_ns}: a
+     * spawn app's wall-clock time per child); empty when it measures nothing.
+     */
+    public java.util.Map<String, Long> measuredNanos() {
+        return java.util.Map.of();
     }
 
     /** Whether its outcome is still to come: a TCP app until both ends are done; other kinds judge as they go. */

@@ -64,6 +64,12 @@ public final class Spawner extends App {
         return c == null ? List.of() : c.pids();
     }
 
+    /** Its {@link #nanosPerChild()}, as {@code spawn_ns}. */
+    @Override
+    public java.util.Map<String, Long> measuredNanos() {
+        return java.util.Map.of("spawn_ns", nanosPerChild());
+    }
+
     /** Mean wall-clock nanoseconds of fork + exit + wait per child (0 before the first). */
     public long nanosPerChild() {
         long n = spawned;

@@ -19,6 +19,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -136,6 +137,25 @@ public final class TcpApp extends App {
     @Override
     public boolean isRunning() {
         return !isDone();
+    }
+
+    /** The client's completion: the app ends by itself once the client has moved its bytes (or failed). */
+    @Override
+    public CompletionStage<?> completion() {
+        return client.completion();
+    }
+
+    /** The client's CPU time, once it has a result. */
+    @Override
+    public java.util.Map<String, Long> measuredNanos() {
+        AppResult r = client.result();
+        return r == null ? java.util.Map.of() : java.util.Map.of("app_cpu_ns", r.cpuNanos());
+    }
+
+    /** The client is done, by itself or stopped (the server may still be closing). */
+    @Override
+    public boolean completed() {
+        return client.isDone();
     }
 
     /** Both ends are done: their results are final. */

@@ -1,7 +1,6 @@
 package dev.usnet.tools.ctl;
 
 import dev.usnet.tools.app.App;
-import dev.usnet.tools.app.TcpApp;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.tools.cli.UsageException;
 import dev.usnet.tools.metrics.MetricsServer;
@@ -11,6 +10,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Everything a running topology offers besides its traffic, in either clock: the event stream (and its
@@ -88,8 +88,9 @@ public final class DaemonControl implements AutoCloseable {
                 String name = (String) names.get(i).get("name");
                 NetStack s = topology.stack(a.namespace());
                 events.app(s, name, "start", null, null);
-                if (a instanceof TcpApp t) {
-                    t.client().completion().whenComplete((r, ex) -> {
+                CompletionStage<?> ends = a.completion();
+                if (ends != null) {
+                    ends.whenComplete((r, ex) -> {
                         var o = a.outcome();
                         events.app(s, name, "finish", o.ok() ? "ok" : "failed", o.ok() ? null : o.reason());
                     });
@@ -133,7 +134,7 @@ public final class DaemonControl implements AutoCloseable {
         List<App> list = apps.list();
         for (int i = 0; i < list.size(); i++) {
             App a = list.get(i);
-            if (a instanceof TcpApp t && t.client().isDone()) {
+            if (a.completed()) {
                 continue;
             }
             var o = a.outcome();

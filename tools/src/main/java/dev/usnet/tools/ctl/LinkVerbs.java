@@ -7,8 +7,10 @@ import dev.usnet.core.device.VethEnd;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.DeviceStats;
 import dev.usnet.core.wire.MacAddr;
-import dev.usnet.ns.NamespaceRegistry;
-import dev.usnet.ns.NetNamespace;
+import dev.usnet.tools.topology.LinkKind;
+import dev.usnet.tools.topology.LinkKinds;
+import dev.usnet.tools.topology.LiveAdd;
+import dev.usnet.tools.topology.LiveLinks;
 import dev.usnet.tools.topology.TopologyFile;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -17,10 +19,14 @@ import java.util.Map;
 
 /** {@code link show|set|add|del}: devices as {@code ip -s -d link} shows and changes them. */
 final class LinkVerbs {
+    /** The verb's usage; {@code link add} lists the kinds it makes. */
+    private static final String USAGE = "link show [DEV] | link set DEV ... | link add NAME type "
+            + String.join("|", LinkKinds.liveAddable()) + " ... | link del DEV";
+
     private LinkVerbs() {}
 
     static Reply run(ControlPlane.Call c) {
-        Args a = c.args("link show [DEV] | link set DEV ... | link add NAME type veth|bridge|tap ... | link del DEV");
+        Args a = c.args(USAGE);
         String sub = a.more() ? a.next("subcommand") : "show";
         return switch (sub) {
             case "show", "list", "ls" -> show(c, a);
@@ -249,149 +255,113 @@ final class LinkVerbs {
         });
     }
 
-    /** {@code link add NAME type veth peer [name] [NS/]PEER} or {@code link add NAME type bridge}. */
+    /**
+     * {@code link add NAME [mtu N] [address MAC] type KIND [KIND's words]}, in any order, as {@code ip link add}: the
+     * words every kind takes are read here, the rest by the kind (its {@link LiveAdd}), which then makes the device.
+     * The kind is found by name in {@link LinkKinds}; one that is not made live is refused with its reason.
+     */
     private static Reply add(ControlPlane.Call c, Args a) {
         a.accept("name");
         String name = a.next("device name");
         checkName(name);
+        List<String> rest = new ArrayList<>();
+        while (a.more()) {
+            rest.add(a.next("setting"));
+        }
+        String type = typeOf(rest);
+        if (type == null) {
+            List<String> forms = new ArrayList<>();
+            for (LinkKind<?> k : LinkKinds.all()) {
+                if (k.liveAdd() instanceof LiveAdd.Addable ad) {
+                    forms.add("'type " + ad.usage() + "'");
+                }
+            }
+            throw new CtlException("link add " + name + ": missing " + LinkKinds.orList(forms));
+        }
+        LinkKind<?> kind = LinkKinds.byName(type);
+        if (kind == null) {
+            throw new CtlException(LinkKinds.unknownKind(name, type));
+        }
+        LiveAdd.Addable addable = switch (kind.liveAdd()) {
+            case LiveAdd.Refused r -> throw new CtlException(LinkKinds.liveAddRefusal(name, kind, r));
+            case LiveAdd.Addable ad -> ad;
+        };
+        LiveAdd.Request request = addable.request().get();
+        LiveLinks live = new CtlLiveLinks(c.cp());
+        Args r = new Args(rest, 0, USAGE);
+        LiveAdd.Words words = new LiveAdd.Words() {
+            @Override
+            public String next(String what) {
+                return r.next(what);
+            }
+
+            @Override
+            public boolean accept(String word) {
+                return r.accept(word);
+            }
+        };
         Integer mtu = null;
         Long mac = null;
-        String type = null;
-        String peer = null;
-        String kernelNs = null;
-        String kernelName = null;
-        boolean vnetHdr = false;
-        while (a.more()) {
-            String w = a.next("setting");
+        while (r.more()) {
+            String w = r.next("setting");
             switch (w) {
-                case "type" -> type = a.next("type (veth, bridge or tap)");
-                case "kernel-netns" -> kernelNs = a.next("kernel namespace (ip netns name)");
-                case "kernel-name" -> kernelName = a.next("kernel interface name");
-                case "vnet_hdr" -> vnetHdr = true;
-                case "mtu" -> mtu = Args.integer(a.next("MTU"), "mtu", 68, 65535);
-                case "address" -> mac = Args.mac(a.next("MAC"));
-                case "peer" -> {
-                    a.accept("name");
-                    peer = a.next("peer [NS/]NAME");
-                }
-                default -> throw a.unexpected(w);
-            }
-        }
-        if (type == null) {
-            throw new CtlException("link add " + name + ": missing 'type veth peer [NS/]NAME', 'type bridge' or"
-                    + " 'type tap kernel-netns KNS'");
-        }
-        if (!type.equals("tap") && (kernelNs != null || kernelName != null || vnetHdr)) {
-            throw new CtlException("link add " + name + ": kernel-netns, kernel-name and vnet_hdr are for type tap");
-        }
-        NetStack s = c.stack();
-        NamespaceRegistry reg = c.cp().topology().registry();
-        Integer fMtu = mtu;
-        Long fMac = mac;
-        switch (type) {
-            case "bridge" -> {
-                if (peer != null) {
-                    throw new CtlException("a bridge has no peer");
-                }
-                return c.cp().change(s, () -> {
-                    requireFree(s, name);
-                    Bridge b = new Bridge(name, fMac != null ? fMac : NamespaceRegistry.macFor(s.name() + "/" + name));
-                    s.register(b);
-                    if (fMtu != null) {
-                        b.setMtu(fMtu);
+                case "type" -> {
+                    String again = r.next("type");
+                    if (!again.equals(type)) {
+                        throw new CtlException("link add " + name + ": two types, " + type + " and " + again);
                     }
-                    return Reply.done("added bridge " + s.name() + "/" + name + " (down)");
-                });
-            }
-            case "veth" -> {
-                if (peer == null) {
-                    throw new CtlException("link add " + name + " type veth: missing 'peer [NS/]NAME'");
                 }
-                int slash = peer.indexOf('/');
-                String peerNsName = slash < 0 ? s.name() : peer.substring(0, slash);
-                String peerName = slash < 0 ? peer : peer.substring(slash + 1);
-                checkName(peerName);
-                NetStack ps = c.cp().stack(peerNsName);
-                if (ps == s && peerName.equals(name)) {
-                    throw new CtlException("link add " + name + ": a veth's two ends need two names in one namespace");
-                }
-                return c.cp().change(s, () -> {
-                    requireFree(s, name);
-                    requireFree(ps, peerName);
-                    NetNamespace nsA = reg.get(s.name());
-                    NetNamespace nsB = reg.get(ps.name());
-                    VethEnd[] ends = reg.createVeth(nsA, name, nsB, peerName);
-                    if (fMac != null) {
-                        ends[0].setMac(fMac);
+                case "mtu" -> mtu = Args.integer(r.next("MTU"), "mtu", 68, 65535);
+                case "address" -> mac = Args.mac(r.next("MAC"));
+                default -> {
+                    if (!request.parse(w, words, live)) {
+                        throw notOf(name, w, r);
                     }
-                    if (fMtu != null) {
-                        ends[0].setMtu(fMtu);
-                        ends[1].setMtu(fMtu);
-                    }
-                    return Reply.done("added veth " + s.name() + "/" + name + " <-> " + ps.name() + "/" + peerName + " (both down)");
-                });
-            }
-            case "tap" -> {
-                if (peer != null) {
-                    throw new CtlException("a tap has no peer: its other end is kernel-name in kernel-netns");
                 }
-                return addTap(c, s, name, kernelNs, kernelName == null ? name : kernelName, vnetHdr, fMtu, fMac);
             }
-            default -> throw new CtlException("link add " + name + ": type '" + type + "' is not veth, bridge or tap");
         }
+        return Reply.done(request.add(live, new LiveAdd.Target(c.stack(), name, mtu, mac)));
     }
 
     /**
-     * {@code link add NAME type tap kernel-netns KNS [kernel-name IFNAME] [vnet_hdr] [mtu N] [address MAC]}: a TAP as a
-     * topology file's {@code kind: tap} makes it, its kernel end IFNAME (default NAME) in kernel namespace KNS, made
-     * when absent. The kernel side comes up (carrier follows the usnet side, which comes down, as every new link).
+     * The word after the first {@code type} that is not the value of {@code mtu} or {@code address}, or null when
+     * there is none; a {@code type} at the end is missing its word.
      */
-    private static Reply addTap(ControlPlane.Call c, NetStack s, String name, String kernelNs, String ifname,
-                                boolean vnetHdr, Integer mtu, Long mac) {
-        if (kernelNs == null) {
-            throw new CtlException("link add " + name + " type tap: missing 'kernel-netns KNS' (the kernel namespace"
-                    + " its kernel end goes into; made when absent)");
-        }
-        if (!NsVerbs.NAME.matcher(kernelNs).matches() || kernelNs.equals(".") || kernelNs.equals("..")) {
-            throw new CtlException("invalid kernel namespace name '" + kernelNs + "' (letters, digits, '_', '.', '-';"
-                    + " at most 64)");
-        }
-        checkName(ifname);
-        KernelTaps taps = c.cp().host().kernelTaps();
-        return c.cp().exclusive(() -> {
-            c.cp().onLoop(s, () -> {
-                requireFree(s, name);
-                return null;
-            });
-            long m = mac != null ? mac : NamespaceRegistry.macFor(s.name() + "/" + name);
-            KernelTaps.Opened o = taps.open(new KernelTaps.Request(name, ifname, kernelNs, vnetHdr, m), s);
-            Device d = o.device();
-            try {
-                c.cp().onLoop(s, () -> {
-                    requireFree(s, name);
-                    s.register(d);
-                    if (mtu != null) {
-                        d.setMtu(mtu);
-                    }
-                    return null;
-                });
-            } catch (RuntimeException e) {
-                d.delete();
-                taps.deleted(d);
-                throw e;
+    private static String typeOf(List<String> words) {
+        for (int i = 0; i < words.size(); i++) {
+            switch (words.get(i)) {
+                case "mtu", "address" -> i++;
+                case "type" -> {
+                    return new Args(words, i + 1, USAGE).next("type (" + LinkKinds.orList(LinkKinds.liveAddable()) + ")");
+                }
+                default -> {
+                }
             }
-            return Reply.done("added tap " + s.name() + "/" + name + " <-> kernel " + ifname + " in kernel namespace "
-                    + kernelNs + (o.namespaceCreated() ? " (created)" : "") + "; usnet side down, kernel side up");
-        });
+        }
+        return null;
     }
 
-    private static void checkName(String n) {
+    /** A word the request's kind does not take: another kind's (named), or no kind's. */
+    private static CtlException notOf(String name, String w, Args r) {
+        for (LinkKind<?> k : LinkKinds.all()) {
+            if (k.liveAdd() instanceof LiveAdd.Addable ad && ad.words().contains(w)) {
+                List<String> ws = ad.words();
+                String listing = ws.size() == 1 ? ws.getFirst()
+                        : String.join(", ", ws.subList(0, ws.size() - 1)) + " and " + ws.getLast();
+                return new CtlException("link add " + name + ": " + listing + (ws.size() == 1 ? " is" : " are")
+                        + " for type " + k.name());
+            }
+        }
+        return r.unexpected(w);
+    }
+
+    static void checkName(String n) {
         if (!TopologyFile.validIfname(n)) {
             throw new CtlException("not a device name: \"" + n + "\" (1..15 printable characters, no '/', ':' or spaces)");
         }
     }
 
-    private static void requireFree(NetStack s, String name) {
+    static void requireFree(NetStack s, String name) {
         if (s.device(name) != null) {
             throw new CtlException("device " + name + " already exists in namespace " + s.name() + " (RTNETLINK: File exists)");
         }

@@ -256,16 +256,20 @@ public final class CreditBugExperiment {
         } catch (TopologyException e) {
             throw new IllegalArgumentException("preset " + k.label() + ": " + e.getMessage(), e);
         }
-        TcpApp app = null;
+        App burst = null;
         for (App a : run.apps()) {
-            if (a instanceof TcpApp ta && ta.kind().equals("burst")) {
-                app = ta;
+            // The one app topologyFor declares, found by the kind it was declared with.
+            if (a.kind().equals("burst")) {
+                burst = a;
             }
         }
-        if (app == null || !app.client().isDone()) {
+        if (burst == null || !burst.completed()) {
             throw new IllegalStateException("preset " + k.label() + ": the burst app did not finish (stalled at "
                     + run.virtualNanos() / 1_000_000 + " ms virtual)");
         }
+        // The experiment is about the burst TCP app itself: each burst's completion, retransmits and RTOs and the
+        // client's cwnd trace are that class's records, which no other app has; a burst app is a TcpApp by its kind.
+        TcpApp app = (TcpApp) burst;
         List<BurstApp.Burst> bursts = app.bursts();
         TcpTrace trace = app.trace();
         long start = app.startNanos();

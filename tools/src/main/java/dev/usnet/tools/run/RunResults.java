@@ -2,8 +2,6 @@ package dev.usnet.tools.run;
 
 import dev.usnet.tools.app.App;
 import dev.usnet.tools.app.Apps;
-import dev.usnet.tools.app.Spawner;
-import dev.usnet.tools.app.TcpApp;
 import dev.usnet.tools.results.Results;
 import dev.usnet.tools.topology.file.Expectation;
 import java.io.IOException;
@@ -64,8 +62,9 @@ public final class RunResults {
         // One copy of the list: Apps.list() copies it, and per index that was quadratic in the apps.
         List<App> list = apps.list();
         for (int i = 0; i < list.size(); i++) {
-            if (list.get(i) instanceof TcpApp a && a.client().result() != null) {
-                cpu.put((String) r.apps().get(i).get("name"), a.client().result().cpuNanos());
+            Long n = list.get(i).measuredNanos().get("app_cpu_ns");
+            if (n != null) {
+                cpu.put((String) r.apps().get(i).get("name"), n);
             }
         }
         return cpu;
@@ -79,8 +78,9 @@ public final class RunResults {
         Map<String, Object> ns = new LinkedHashMap<>();
         List<App> list = apps.list();
         for (int i = 0; i < list.size(); i++) {
-            if (list.get(i) instanceof Spawner sp) {
-                ns.put((String) r.apps().get(i).get("name"), sp.nanosPerChild());
+            Long n = list.get(i).measuredNanos().get("spawn_ns");
+            if (n != null) {
+                ns.put((String) r.apps().get(i).get("name"), n);
             }
         }
         return ns;

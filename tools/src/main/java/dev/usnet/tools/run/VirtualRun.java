@@ -5,7 +5,6 @@ import dev.usnet.core.time.VirtualScheduler;
 import dev.usnet.ns.NetNamespace;
 import dev.usnet.tools.app.App;
 import dev.usnet.tools.app.Apps;
-import dev.usnet.tools.app.TcpApp;
 import dev.usnet.tools.cli.UsageException;
 import dev.usnet.tools.results.Results;
 import dev.usnet.tools.results.RunHistograms;
@@ -327,16 +326,17 @@ public final class VirtualRun {
         }
     }
 
-    /** Runs event by event until every TCP app is done or the clock reaches {@code end}. */
+    /** Runs event by event until every app (each one that ends by itself) is done or the clock reaches {@code end}. */
     private static void runUntilAppsDone(VirtualScheduler vs, Apps apps, long end) {
-        List<TcpApp> tcp = new ArrayList<>();
-        for (App a : apps.list()) {
-            if (!(a instanceof TcpApp t)) {
-                throw new UsageException(a.label() + ": a run that ends when its apps are done takes TCP apps only");
+        List<App> all = apps.list();
+        for (App a : all) {
+            if (!a.endsByItself()) {
+                throw new UsageException(a.label() + ": a run that ends when its apps are done takes apps that end by"
+                        + " themselves (TCP apps) only");
             }
-            tcp.add(t);
         }
-        while (vs.nanoTime() < end && !tcp.stream().allMatch(TcpApp::isDone)) {
+        // Done: its outcome is final (a TCP app: both ends done).
+        while (vs.nanoTime() < end && !all.stream().allMatch(a -> !a.outcomePending())) {
             long next = vs.nextEventTime();
             if (next < 0 || next > end) {
                 vs.runUntil(end);

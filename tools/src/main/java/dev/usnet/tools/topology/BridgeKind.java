@@ -1,5 +1,6 @@
 package dev.usnet.tools.topology;
 
+import dev.usnet.ns.NamespaceRegistry;
 import dev.usnet.core.bridge.Bridge;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.tools.topology.file.TopologySpec.BridgeDev;
@@ -59,5 +60,38 @@ final class BridgeKind implements LinkKind<BridgeDev> {
     @Override
     public void create(TopologyBuilder b, String ns, NetStack s, BridgeDev d, long mac) {
         b.made(d.link(), TopologyBuilder.register(s, new Bridge(d.link().name(), mac)));
+    }
+
+
+    /** {@code link add NAME type bridge}: a bridge without ports, down; ports join with {@code link set DEV master}. */
+    @Override
+    public LiveAdd liveAdd() {
+        return new LiveAdd.Addable("bridge", List.of(), LiveBridge::new);
+    }
+
+    /** One live bridge: no words of its own. */
+    private static final class LiveBridge implements LiveAdd.Request {
+        @Override
+        public boolean parse(String w, LiveAdd.Words words, LiveLinks live) {
+            if (w.equals("peer")) {
+                throw live.refused("a bridge has no peer");
+            }
+            return false;
+        }
+
+        @Override
+        public String add(LiveLinks live, LiveAdd.Target t) {
+            NetStack s = t.stack();
+            String name = t.name();
+            return live.change(s, () -> {
+                live.requireFree(s, name);
+                Bridge b = new Bridge(name, t.mac() != null ? t.mac() : NamespaceRegistry.macFor(s.name() + "/" + name));
+                s.register(b);
+                if (t.mtu() != null) {
+                    b.setMtu(t.mtu());
+                }
+                return "added bridge " + s.name() + "/" + name + " (down)";
+            });
+        }
     }
 }

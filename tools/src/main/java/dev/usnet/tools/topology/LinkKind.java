@@ -59,4 +59,10 @@ public interface LinkKind<D extends DeviceSpec> {
      * {@code s}, with {@code mac}; what the core refuses is thrown and reported with the entry's line.
      */
     void create(TopologyBuilder b, String ns, NetStack s, D d, long mac);
+
+    /**
+     * What {@code usnet ctl link add NAME type KIND} does with this kind: how it reads the request's words and makes
+     * the device in a running namespace, or why it cannot be added there.
+     */
+    LiveAdd liveAdd();
 }

@@ -46,6 +46,38 @@ public final class LinkKinds {
         return BY_NAME.get(name);
     }
 
+    /** The names of the kinds {@code usnet ctl link add} makes in a running namespace, in registration order. */
+    public static List<String> liveAddable() {
+        List<String> l = new java.util.ArrayList<>();
+        for (LinkKind<?> k : ALL) {
+            if (k.liveAdd() instanceof LiveAdd.Addable) {
+                l.add(k.name());
+            }
+        }
+        return l;
+    }
+
+    /**
+     * Why {@code link add NAME type KIND} is refused for a kind that is not made live: the kind's reason and the kinds
+     * that are.
+     */
+    public static String liveAddRefusal(String name, LinkKind<?> kind, LiveAdd.Refused r) {
+        return "link add " + name + ": type " + kind.name() + " cannot be added to a running namespace: " + r.why()
+                + " (link add makes " + orList(liveAddable()) + ")";
+    }
+
+    /** {@code link add NAME type KIND} with a KIND no kind is named. */
+    public static String unknownKind(String name, String type) {
+        return "link add " + name + ": unknown type '" + type + "' (device kinds: " + String.join(", ", names())
+                + "; link add makes " + orList(liveAddable()) + ")";
+    }
+
+    /** {@code a, b or c}. */
+    public static String orList(List<String> l) {
+        return l.size() <= 1 ? String.join("", l)
+                : String.join(", ", l.subList(0, l.size() - 1)) + " or " + l.getLast();
+    }
+
     /** The kind of entry {@code d}, by its {@code kind()}; an entry no registered kind reads is refused loudly. */
     static LinkKind<?> of(DeviceSpec d) {
         LinkKind<?> k = BY_NAME.get(d.kind());

@@ -47,4 +47,10 @@ final class LoopbackKind implements LinkKind<Loopback> {
     public void create(TopologyBuilder b, String ns, NetStack s, Loopback d, long mac) {
         b.made(d.link(), s.loopback());
     }
+
+
+    @Override
+    public LiveAdd liveAdd() {
+        return new LiveAdd.Refused("every namespace has its lo from the start, and only that one");
+    }
 }

@@ -56,4 +56,12 @@ final class PcapKind implements LinkKind<Pcap> {
     public void create(TopologyBuilder b, String ns, NetStack s, Pcap d, long mac) {
         b.made(d.link(), TopologyBuilder.register(s, b.external().pcap(ns, d, mac, s)));
     }
+
+
+    /** A NIC of the machine is reached only as the file declares it, where its checks and kernel safety run. */
+    @Override
+    public LiveAdd liveAdd() {
+        return new LiveAdd.Refused("it reaches a NIC of the machine, which only a topology file's kind: pcap entry may"
+                + " name (its checks and kernel safety run when usnet starts)");
+    }
 }

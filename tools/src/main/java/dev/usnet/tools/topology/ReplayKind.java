@@ -57,4 +57,12 @@ final class ReplayKind implements LinkKind<Veth> {
     public void create(TopologyBuilder b, String ns, NetStack s, Veth v, long mac) {
         VethKind.createPair(b, ns, v);
     }
+
+
+    /** Its frames are sent from the run's start, with the run's clock: a device added later would miss that start. */
+    @Override
+    public LiveAdd liveAdd() {
+        return new LiveAdd.Refused("it sends its pcap file's frames from the run's start; declare it in the topology"
+                + " file (kind: replay)");
+    }
 }

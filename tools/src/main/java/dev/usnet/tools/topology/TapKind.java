@@ -1,5 +1,7 @@
 package dev.usnet.tools.topology;
 
+import dev.usnet.ns.NamespaceRegistry;
+import dev.usnet.core.device.Device;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.tools.topology.file.TopologySpec.Addr;
 import dev.usnet.tools.topology.file.TopologySpec.DeviceSpec;
@@ -12,6 +14,7 @@ import dev.usnet.tools.topology.file.YamlMap;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * {@code kind: tap}: a TAP device, usnet holding its file descriptor and the kernel seeing an interface, configured
@@ -20,6 +23,8 @@ import java.util.Set;
 final class TapKind implements LinkKind<Tap> {
     /** The keys of the {@code kernel:} mapping. */
     static final Set<String> KERNEL_KEYS = Set.of("namespace", "name", "mac", "mtu", "up", "addresses", "routes");
+    /** A kernel namespace's name, as {@code ip netns} takes it ({@code .} and {@code ..} aside). */
+    static final Pattern KERNEL_NAMESPACE = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
 
     @Override
     public String name() {
@@ -58,7 +63,7 @@ final class TapKind implements LinkKind<Tap> {
         }
         k.allow(KERNEL_KEYS);
         String ns = k.string("namespace");
-        if (ns != null && (!ns.matches("[A-Za-z0-9_.-]{1,64}") || ns.equals(".") || ns.equals(".."))) {
+        if (ns != null && (!KERNEL_NAMESPACE.matcher(ns).matches() || ns.equals(".") || ns.equals(".."))) {
             k.problems().add(k.where("namespace"), "invalid kernel namespace name \"" + ns + "\"");
         }
         String ifname = link.name();
@@ -100,5 +105,78 @@ final class TapKind implements LinkKind<Tap> {
     @Override
     public void create(TopologyBuilder b, String ns, NetStack s, Tap d, long mac) {
         b.made(d.link(), TopologyBuilder.register(s, b.external().tap(ns, d, mac, s)));
+    }
+
+
+    /**
+     * {@code link add NAME type tap kernel-netns KNS [kernel-name IFNAME] [vnet_hdr]}: a TAP as {@code kind: tap}
+     * makes it, its kernel end IFNAME (default NAME) in kernel namespace KNS, made when absent. The kernel side comes
+     * up (carrier follows the usnet side, which comes down, as every new link).
+     */
+    @Override
+    public LiveAdd liveAdd() {
+        return new LiveAdd.Addable("tap kernel-netns KNS", List.of("kernel-netns", "kernel-name", "vnet_hdr"), LiveTap::new);
+    }
+
+    /** One live TAP: its kernel side's words read, then opened through the daemon (which reaches the kernel). */
+    private static final class LiveTap implements LiveAdd.Request {
+        private String kernelNs;
+        private String kernelName;
+        private boolean vnetHdr;
+
+        @Override
+        public boolean parse(String w, LiveAdd.Words words, LiveLinks live) {
+            switch (w) {
+                case "kernel-netns" -> kernelNs = words.next("kernel namespace (ip netns name)");
+                case "kernel-name" -> kernelName = words.next("kernel interface name");
+                case "vnet_hdr" -> vnetHdr = true;
+                case "peer" -> throw live.refused("a tap has no peer: its other end is kernel-name in kernel-netns");
+                default -> {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        @Override
+        public String add(LiveLinks live, LiveAdd.Target t) {
+            NetStack s = t.stack();
+            String name = t.name();
+            if (kernelNs == null) {
+                throw live.refused("link add " + name + " type tap: missing 'kernel-netns KNS' (the kernel namespace"
+                        + " its kernel end goes into; made when absent)");
+            }
+            if (!KERNEL_NAMESPACE.matcher(kernelNs).matches() || kernelNs.equals(".") || kernelNs.equals("..")) {
+                throw live.refused("invalid kernel namespace name '" + kernelNs + "' (letters, digits, '_', '.', '-';"
+                        + " at most 64)");
+            }
+            String ifname = kernelName == null ? name : kernelName;
+            live.checkName(ifname);
+            return live.exclusive(() -> {
+                live.onLoop(s, () -> {
+                    live.requireFree(s, name);
+                    return null;
+                });
+                long m = t.mac() != null ? t.mac() : NamespaceRegistry.macFor(s.name() + "/" + name);
+                LiveLinks.OpenedTap o = live.openTap(name, ifname, kernelNs, vnetHdr, m, s);
+                Device d = o.device();
+                try {
+                    live.onLoop(s, () -> {
+                        live.requireFree(s, name);
+                        s.register(d);
+                        if (t.mtu() != null) {
+                            d.setMtu(t.mtu());
+                        }
+                        return null;
+                    });
+                } catch (RuntimeException e) {
+                    d.delete();
+                    live.tapGone(d);
+                    throw e;
+                }
+                return "added tap " + s.name() + "/" + name + " <-> kernel " + ifname + " in kernel namespace " + kernelNs
+                        + (o.namespaceCreated() ? " (created)" : "") + "; usnet side down, kernel side up";
+            });
+        }
     }
 }

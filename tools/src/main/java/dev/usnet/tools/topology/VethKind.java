@@ -1,5 +1,8 @@
 package dev.usnet.tools.topology;
 
+import java.util.List;
+import dev.usnet.ns.NamespaceRegistry;
+import dev.usnet.core.device.VethEnd;
 import dev.usnet.core.knob.NearestNames;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.ns.NetNamespace;
@@ -118,5 +121,58 @@ final class VethKind implements LinkKind<Veth> {
         var ends = b.registry().createVeth(b.namespace(ns), v.link().name(), peerNs, v.peer().name());
         b.made(v.link(), ends[0]);
         b.made(v.peer(), ends[1]);
+    }
+
+
+    /** {@code link add NAME type veth peer [name] [NS/]PEER}: both ends at once, the peer in its namespace (default NAME's). */
+    @Override
+    public LiveAdd liveAdd() {
+        return new LiveAdd.Addable("veth peer [NS/]NAME", List.of("peer"), LiveVeth::new);
+    }
+
+    /** One live veth pair: its peer's words read, then both ends made, down. */
+    private static final class LiveVeth implements LiveAdd.Request {
+        private String peer;
+
+        @Override
+        public boolean parse(String w, LiveAdd.Words words, LiveLinks live) {
+            if (!w.equals("peer")) {
+                return false;
+            }
+            words.accept("name");
+            peer = words.next("peer [NS/]NAME");
+            return true;
+        }
+
+        @Override
+        public String add(LiveLinks live, LiveAdd.Target t) {
+            NetStack s = t.stack();
+            String name = t.name();
+            if (peer == null) {
+                throw live.refused("link add " + name + " type veth: missing 'peer [NS/]NAME'");
+            }
+            int slash = peer.indexOf('/');
+            String peerNsName = slash < 0 ? s.name() : peer.substring(0, slash);
+            String peerName = slash < 0 ? peer : peer.substring(slash + 1);
+            live.checkName(peerName);
+            NetStack ps = live.stack(peerNsName);
+            if (ps == s && peerName.equals(name)) {
+                throw live.refused("link add " + name + ": a veth's two ends need two names in one namespace");
+            }
+            NamespaceRegistry reg = live.registry();
+            return live.change(s, () -> {
+                live.requireFree(s, name);
+                live.requireFree(ps, peerName);
+                VethEnd[] ends = reg.createVeth(reg.get(s.name()), name, reg.get(ps.name()), peerName);
+                if (t.mac() != null) {
+                    ends[0].setMac(t.mac());
+                }
+                if (t.mtu() != null) {
+                    ends[0].setMtu(t.mtu());
+                    ends[1].setMtu(t.mtu());
+                }
+                return "added veth " + s.name() + "/" + name + " <-> " + ps.name() + "/" + peerName + " (both down)";
+            });
+        }
     }
 }
