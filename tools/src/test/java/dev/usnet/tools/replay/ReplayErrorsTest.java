@@ -60,6 +60,15 @@ class ReplayErrorsTest {
         assertEquals(Usnet.EXIT_USAGE, r.code);
         assertTrue(r.err.contains("router.sysctl") && r.err.contains("net.ipv4.ip_forwarding"), r.err);
 
+        // A port's sysctl is a devinet knob of that port: a typo names the port's nearest one.
+        Path k = fixture(tmp.resolve("bad4"), """
+                {"device": "router", "ports": [{"name": "r1", "mac": "02:00:00:00:00:01", "sysctl": {"proxyarp": 1}}]}
+                """);
+        r = run("replay", k.toString());
+        assertEquals(Usnet.EXIT_USAGE, r.code);
+        assertTrue(r.err.contains("ports.r1.sysctl: unknown knob 'net.ipv4.conf.r1.proxyarp' (did you mean"
+                + " 'net.ipv4.conf.r1.proxy_arp'?)"), r.err);
+
         r = run("replay", tmp.resolve("nope").toString());
         assertEquals(Usnet.EXIT_USAGE, r.code);
     }

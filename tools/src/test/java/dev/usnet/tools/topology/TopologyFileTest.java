@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.usnet.tools.topology.file.TopologySpec.BridgeDev;
 import dev.usnet.tools.topology.file.TopologySpec.Veth;
+import dev.usnet.core.knob.DeviceKnob;
 import dev.usnet.tools.topology.file.TopologyException;
 import dev.usnet.tools.topology.file.TopologySpec;
 import java.util.List;
@@ -104,7 +105,18 @@ class TopologyFileTest {
         assertTrue(e.startsWith("t.yaml:4: namespaces.host.knobs.net.ipv4.conf.hb9.proxy_arp: knob names device hb9, which"
                 + " namespace host does not have"), e);
         assertEquals(List.of(), errors(GOOD.replace("net.ipv4.ip_forward: 1", "net.ipv4.conf.hb1.proxy_arp: true")));
+        // A per-device family declared anywhere (here, by this test) is checked the same way, with no change here.
+        e = onlyError(GOOD.replace("net.ipv4.ip_forward: 1", "usnet.example.tools.hb9.widgets: 1"));
+        assertTrue(e.startsWith("t.yaml:4: namespaces.host.knobs.usnet.example.tools.hb9.widgets: knob names device hb9,"
+                + " which namespace host does not have"), e);
+        assertEquals(List.of(), errors(GOOD.replace("net.ipv4.ip_forward: 1", "usnet.example.tools.hb1.widgets: 3")));
+        e = onlyError(GOOD.replace("net.ipv4.ip_forward: 1", "usnet.netem.hb9: delay 1ms"));
+        assertTrue(e.startsWith("t.yaml:4: namespaces.host.knobs.usnet.netem.hb9: knob names device hb9,"), e);
     }
+
+    // A per-device knob family of this test's own, unknown to tools' code.
+    static final DeviceKnob WIDGETS = DeviceKnob.define("usnet.example.tools.", "widgets", 0, 0, 9,
+            DeviceKnob.Combine.DEVICE);
 
     @Test
     void duplicateDeviceNamesNameBothPlaces() {

@@ -359,6 +359,11 @@ class UsnetTargetTest {
         open();
         TargetException e = assertThrows(TargetException.class, () -> t.sysctl("net.ipv4.tcp_no_such_knob", "1"));
         assertTrue(e.getMessage().contains("net.ipv4.tcp_no_such_knob"), e.getMessage());
+        // A key under a declared per-device family is the knobs' to judge: the message names the nearest knob.
+        TargetException d = assertThrows(TargetException.class, () -> t.sysctl("net.ipv4.conf.tun0.proxyarp", "1"));
+        assertEquals("sysctl net.ipv4.conf.tun0.proxyarp=1: unknown knob 'net.ipv4.conf.tun0.proxyarp' (did you mean"
+                + " 'net.ipv4.conf.tun0.proxy_arp'?)", d.getMessage());
+        t.sysctl("net.ipv4.neigh.tun0.ucast_solicit", "5");
         TargetException v = assertThrows(TargetException.class, () -> t.sysctl("net.ipv4.tcp_ecn", "1"));
         assertTrue(v.getMessage().contains("net.ipv4.tcp_ecn"), v.getMessage());
         t.sysctl("net/ipv4/tcp_sack", "0");
