@@ -425,17 +425,6 @@ public final class Knobs {
         return s;
     }
 
-    /**
-     * The device a per-device spec knob names ({@link #isDeviceSpec}), or null.
-     *
-     * @deprecated link emulation is one per-device spec family among any others declared: use
-     *     {@link #isDeviceSpec} and {@link #deviceOf}. Kept until its last caller moves.
-     */
-    @Deprecated(forRemoval = true)
-    public static String netemDevice(String key) {
-        return isDeviceSpec(key) ? deviceOf(key) : null;
-    }
-
     /** Whether any knob, namespace-wide or of a per-device family, is declared under {@code prefix}. */
     public static boolean anyDeclaredUnder(String prefix) {
         loadTables();

@@ -102,7 +102,14 @@ final class SysctlVerbs {
             }
             List<Map<String, Object>> out = new ArrayList<>();
             for (String name : Knobs.known()) {
-                if (name.startsWith("usnet.netem.")) {
+                if (name.contains("<dev>") && Knobs.isDeviceSpec(name.replace("<dev>", "x"))) {
+                    // A per-device spec (link emulation): shown whole, for the real devices only, as tc shows qdiscs.
+                    if (name.endsWith("<dev>")) {
+                        for (String d : real) {
+                            String k = name.replace("<dev>", d);
+                            out.add(entry(k, s.knobs().get(k)));
+                        }
+                    }
                     continue;
                 }
                 if (name.contains("<dev>")) {
@@ -114,10 +121,6 @@ final class SysctlVerbs {
                     out.add(entry(name, s.knobs().get(name)));
                 }
             }
-            for (String d : real) {
-                String k = "usnet.netem." + d;
-                out.add(entry(k, s.knobs().get(k)));
-            }
             out.sort((x, y) -> ((String) x.get("key")).compareTo((String) y.get("key")));
             return out;
         });
@@ -126,12 +129,9 @@ final class SysctlVerbs {
 
     /** A per-device knob must name a device of the namespace (or all/default), as /proc/sys/net/ipv4/conf/ lists them. */
     private static void checkDevice(NetStack s, String key) {
-        String dev = Knobs.netemDevice(key);
-        if (dev == null) {
-            dev = Knobs.deviceOf(key);
-            if ("all".equals(dev) || "default".equals(dev)) {
-                return;
-            }
+        String dev = Knobs.deviceOf(key);
+        if (!Knobs.isDeviceSpec(key) && ("all".equals(dev) || "default".equals(dev))) {
+            return;
         }
         if (dev != null && s.device(dev) == null) {
             throw new CtlException(key + ": no device '" + dev + "' in namespace " + s.name() + " (devices: "

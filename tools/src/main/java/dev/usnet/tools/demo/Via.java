@@ -1,5 +1,7 @@
 package dev.usnet.tools.demo;
 
+import dev.usnet.core.ipv4.Ipv4Sysctl;
+import dev.usnet.core.knob.Knobs;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.tools.topology.file.TopologySpec;
@@ -60,7 +62,7 @@ final class Via {
         }
         String proxyArp;
         try {
-            proxyArp = stack.knobs().get("net.ipv4.conf." + in + ".proxy_arp");
+            proxyArp = stack.knobs().get(Knobs.deviceKey(Ipv4Sysctl.CONF, in, Ipv4Sysctl.PROXY_ARP.name()));
         } catch (RuntimeException e) {
             proxyArp = "0";
         }

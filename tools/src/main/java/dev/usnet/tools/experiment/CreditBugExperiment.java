@@ -1,5 +1,6 @@
 package dev.usnet.tools.experiment;
 
+import dev.usnet.core.netem.NetemSysctl;
 import dev.usnet.tools.app.App;
 import dev.usnet.tools.app.TcpApp;
 import dev.usnet.core.netem.NetemParams;
@@ -205,11 +206,11 @@ public final class CreditBugExperiment {
         }
         // The data direction drains into the receiver at the link rate through a queue of queueLimit frames: the
         // receive backlog. ACKs come back over the other port with the same propagation delay.
-        String rx = "usnet.netem." + s.toReceiver.link().name();
+        String rx = NetemSysctl.FAMILY + s.toReceiver.link().name();
         set.add(s.toReceiverNs + ":" + rx + ".rate=" + p.rateBps());
         set.add(s.toReceiverNs + ":" + rx + ".delay=" + p.oneWayDelayNanos() + "ns");
         set.add(s.toReceiverNs + ":" + rx + ".limit=" + p.queueLimit());
-        String tx = "usnet.netem." + s.toSender.link().name();
+        String tx = NetemSysctl.FAMILY + s.toSender.link().name();
         set.add(s.toSenderNs + ":" + tx + ".delay=" + p.oneWayDelayNanos() + "ns");
         set.add(s.toSenderNs + ":" + tx + ".limit=" + p.queueLimit());
         t = t.withKnobs(set);
@@ -376,10 +377,10 @@ public final class CreditBugExperiment {
             List<Knob> knobs = new ArrayList<>(end.link().netem());
             knobs.addAll(t.namespace(end == toReceiver ? toReceiverNs : toSenderNs).knobs());
             for (Knob k : knobs) {
-                if (k.key().equals("usnet.netem." + dev)) {
+                if (k.key().equals(NetemSysctl.FAMILY + dev)) {
                     p = NetemParams.parse(k.value());
-                } else if (k.key().startsWith("usnet.netem." + dev + ".")) {
-                    p = p.with(k.key().substring(("usnet.netem." + dev + ".").length()), k.value());
+                } else if (k.key().startsWith(NetemSysctl.FAMILY + dev + ".")) {
+                    p = p.with(k.key().substring((NetemSysctl.FAMILY + dev + ".").length()), k.value());
                 }
             }
             return p;

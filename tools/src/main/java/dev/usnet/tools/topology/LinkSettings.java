@@ -1,5 +1,6 @@
 package dev.usnet.tools.topology;
 
+import dev.usnet.core.netem.NetemSysctl;
 import dev.usnet.core.device.Device;
 import dev.usnet.core.netem.NetemParams;
 import dev.usnet.core.wire.Ipv4Addr;
@@ -71,7 +72,7 @@ final class LinkSettings {
             if (spec != null) {
                 try {
                     NetemParams.parse(spec);
-                    l.add(new Knob("usnet.netem." + dev, spec.trim(), m.where("netem")));
+                    l.add(new Knob(NetemSysctl.FAMILY + dev, spec.trim(), m.where("netem")));
                 } catch (IllegalArgumentException e) {
                     m.problems().add(m.where("netem"), e.getMessage());
                 }
@@ -94,7 +95,7 @@ final class LinkSettings {
             }
             try {
                 NetemParams.NONE.with(e.getKey(), s);
-                l.add(new Knob("usnet.netem." + dev + "." + e.getKey(), s.trim(), v.where()));
+                l.add(new Knob(NetemSysctl.FAMILY + dev + "." + e.getKey(), s.trim(), v.where()));
             } catch (IllegalArgumentException ex) {
                 m.problems().add(v.where(), ex.getMessage());
             }
