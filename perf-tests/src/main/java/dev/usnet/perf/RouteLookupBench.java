@@ -3,7 +3,7 @@ package dev.usnet.perf;
 import static dev.usnet.perf.BridgeForwardBench.check;
 
 import dev.usnet.core.route.Route;
-import dev.usnet.core.route.RouteTable;
+import dev.usnet.core.route.Fib4;
 import dev.usnet.core.route.RouteType;
 import dev.usnet.core.wire.Ipv4Addr;
 import java.util.ArrayList;
@@ -17,7 +17,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 
 /**
- * Longest-prefix match: {@code RouteTable.lookup} over {@code prefixes} distinct random prefixes of length
+ * Longest-prefix match: {@code Fib4.lookup} over {@code prefixes} distinct random prefixes of length
  * 8..32 (fixed seed). Probe addresses come from a precomputed array walked in order: {@code uniform} draws
  * them uniformly from the address space, {@code covered} picks a random installed prefix and randomises its
  * host bits, so the answer is mostly a long, specific prefix.
@@ -33,7 +33,7 @@ public class RouteLookupBench extends UsnetBench {
     @Param({"uniform", "covered"})
     String probe;
 
-    private RouteTable table;
+    private Fib4 table;
     private final int[] addrs = new int[PROBES];
     private int i;
 
@@ -41,7 +41,7 @@ public class RouteLookupBench extends UsnetBench {
     public void setup() {
         SplittableRandom rnd = new SplittableRandom(0x5eed_0000L + prefixes);
         SinkDevice dev = new SinkDevice("eth0", 0x02_00_00_00_00_01L);
-        table = new RouteTable();
+        table = new Fib4();
         List<Route> installed = new ArrayList<>(prefixes);
         while (table.size() < prefixes) {
             int len = 8 + rnd.nextInt(25);

@@ -4,7 +4,7 @@ import static dev.usnet.core.util.SpreadKeys.spread;
 
 import dev.usnet.core.device.Device;
 import dev.usnet.core.route.Route;
-import dev.usnet.core.route.RouteTable;
+import dev.usnet.core.route.Fib4;
 import dev.usnet.core.route.RouteType;
 import dev.usnet.core.wire.Ipv4Addr;
 import io.netty.util.collection.IntObjectHashMap;
@@ -19,7 +19,7 @@ import java.util.Map;
  * consulted before the main FIB, connected routes, and source address selection.
  */
 public final class Devinet {
-    private final RouteTable main;
+    private final Fib4 main;
     // Every address in the order added (the order source selection and the lookups see), and each device's: the
     // changes of one device cost its own addresses, not the namespace's (a router with a /30 per host has
     // thousands).
@@ -36,7 +36,7 @@ public final class Devinet {
     private volatile IntObjectHashMap<IfAddr> local;
     private volatile IntObjectHashMap<IfAddr> broadcasts;
 
-    public Devinet(RouteTable main) {
+    public Devinet(Fib4 main) {
         this.main = main;
     }
 

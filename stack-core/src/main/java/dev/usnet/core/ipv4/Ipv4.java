@@ -5,7 +5,7 @@ import dev.usnet.core.neigh.NeighListener;
 import dev.usnet.core.neigh.NeighTable;
 import dev.usnet.core.netns.Netns;
 import dev.usnet.core.route.RouteListener;
-import dev.usnet.core.route.RouteTable;
+import dev.usnet.core.route.Fib4;
 import dev.usnet.core.wire.EthernetFrame;
 
 /**
@@ -16,7 +16,7 @@ import dev.usnet.core.wire.EthernetFrame;
  */
 public final class Ipv4 {
     private final Netns netns;
-    private final RouteTable routes = new RouteTable();
+    private final Fib4 routes = new Fib4();
     private final Devinet devinet = new Devinet(routes);
     private final Arp arp;
     private final NeighTable neigh;
@@ -49,7 +49,7 @@ public final class Ipv4 {
         return netns;
     }
 
-    public RouteTable routes() {
+    public Fib4 routes() {
         return routes;
     }
 

@@ -23,7 +23,7 @@ import dev.usnet.core.netns.NetCoreSysctl;
 import dev.usnet.core.netns.Netns;
 import dev.usnet.core.netns.PacketHandler;
 import dev.usnet.core.netns.PacketTypes;
-import dev.usnet.core.route.RouteTable;
+import dev.usnet.core.route.Fib4;
 import dev.usnet.core.stats.CpuAccount;
 import dev.usnet.core.stats.DropCounters;
 import dev.usnet.core.stats.DropReason;
@@ -240,7 +240,7 @@ public final class NetStack implements Netns {
     // The IPv4 family's parts, reached through the namespace by the many callers above stack-core (thin
     // delegations to ipv4(); inside stack-core the family's parts use their Ipv4 object).
 
-    public RouteTable routes() {
+    public Fib4 routes() {
         return ipv4.routes();
     }
 

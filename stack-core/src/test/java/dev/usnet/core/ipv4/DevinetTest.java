@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.usnet.core.device.Device;
 import dev.usnet.core.device.Loopback;
-import dev.usnet.core.route.RouteTable;
+import dev.usnet.core.route.Fib4;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -29,7 +29,7 @@ class DevinetTest {
         for (int i = 0; i < devices; i++) {
             devs.add(new Loopback());
         }
-        RouteTable routes = new RouteTable();
+        Fib4 routes = new Fib4();
         Devinet in = new Devinet(routes);
         List<IfAddr> model = new ArrayList<>();
         for (int step = 0; step < 4000; step++) {

@@ -8,7 +8,7 @@ import dev.usnet.core.wire.Ipv4Addr;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
-class RouteTableTest {
+class Fib4Test {
 
     private static Route r(String prefix, int len) {
         return new Route(Ipv4Addr.parse(prefix), len, RouteType.UNICAST, 0, null, 0, 0, false);
@@ -16,7 +16,7 @@ class RouteTableTest {
 
     @Test
     void longestPrefixWinsAndEdgesOfTheAddressSpaceWork() {
-        RouteTable t = new RouteTable();
+        Fib4 t = new Fib4();
         assertNull(t.lookup(Ipv4Addr.parse("1.2.3.4")));
         Route def = r("0.0.0.0", 0);
         Route net = r("198.18.0.0", 15);
@@ -48,7 +48,7 @@ class RouteTableTest {
     void fastLookupMatchesBruteForceOnRandomTables(long seed) {
         Random rnd = new Random(seed);
         int n = 1 + rnd.nextInt(seed % 2 == 0 ? 20 : 2000);
-        RouteTable t = new RouteTable();
+        Fib4 t = new Fib4();
         int[] bases = new int[n];
         for (int i = 0; i < n; i++) {
             int len = rnd.nextInt(33);
@@ -73,7 +73,7 @@ class RouteTableTest {
     @Test
     void indexedLookupOfAHundredThousandPrefixesMatchesBruteForce() {
         Random rnd = new Random(100_000);
-        RouteTable t = new RouteTable();
+        Fib4 t = new Fib4();
         for (int i = 0; i < 100_000; i++) {
             t.add(new Route(rnd.nextInt(), 8 + rnd.nextInt(25), RouteType.UNICAST, 0, null, 0, 0, false));
         }
@@ -89,7 +89,7 @@ class RouteTableTest {
 
     @Test
     void addNewRefusesAnExistingPrefix() {
-        RouteTable t = new RouteTable();
+        Fib4 t = new Fib4();
         t.addNew(r("198.18.0.0", 24));
         var e = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
                 () -> t.addNew(r("198.18.0.0", 24)));
@@ -106,7 +106,7 @@ class RouteTableTest {
         Random rnd = new Random(seed);
         dev.usnet.core.device.Device[] devs = {
             new dev.usnet.core.device.Loopback(), new dev.usnet.core.device.Loopback(), new dev.usnet.core.device.Loopback()};
-        RouteTable t = new RouteTable();
+        Fib4 t = new Fib4();
         java.util.Map<String, Route> model = new java.util.HashMap<>();
         for (int step = 0; step < 3000; step++) {
             int prefix = 0xc612_0000 | (rnd.nextInt(64) << 2);

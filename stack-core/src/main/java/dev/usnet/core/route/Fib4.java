@@ -18,7 +18,7 @@ import java.util.Map;
  * an int array: no allocation, O(log n), about 50 ns at 100k prefixes. The flat form is rebuilt lazily after
  * changes and published as an immutable snapshot, so lookups need no lock.
  */
-public final class RouteTable {
+public final class Fib4 {
     // Small to start: a container has two routes (lo's and eth0's connected ones).
     private final Map<Long, Route> routes = new HashMap<>(4);
     // The keys of each device's routes: a device that goes away takes its routes in time proportional to them,
