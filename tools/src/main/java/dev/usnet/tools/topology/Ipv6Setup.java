@@ -6,6 +6,7 @@ import dev.usnet.core.ipv6.Ipv6Sysctl;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.ns.NetNamespace;
 import dev.usnet.tools.iproute.Ip6RouteSyntax;
+import dev.usnet.tools.iproute.Ipv6On;
 import dev.usnet.tools.topology.file.Problems;
 import dev.usnet.tools.topology.file.TopologySpec;
 import dev.usnet.tools.topology.file.TopologySpec.Addr6;
@@ -48,9 +49,8 @@ final class Ipv6Setup {
         return false;
     }
 
-    /** The knob key of {@code disable_ipv6} for {@code dev} ({@code all}, {@code default} or a device). */
     static String disableKey(String dev) {
-        return Ipv6Sysctl.DISABLE_IPV6.family() + dev + "." + Ipv6Sysctl.DISABLE_IPV6.name();
+        return Ipv6On.disableKey(dev);
     }
 
     /**
@@ -66,12 +66,9 @@ final class Ipv6Setup {
             }
             NetStack s = n.stack();
             if (usesIpv6(ns)) {
-                for (String dev : List.of("all", "default")) {
-                    String key = disableKey(dev);
-                    if (ns.knobs().stream().noneMatch(k -> k.key().equals(key))) {
-                        s.knobs().set(key, "0");
-                    }
-                }
+                Set<String> setByFile = new HashSet<>();
+                ns.knobs().forEach(k -> setByFile.add(k.key()));
+                Ipv6On.turnOn(s, setByFile);
             }
             for (Knob k : ns.knobs()) {
                 if (k.key().startsWith(Ipv6Sysctl.CONF)) {
@@ -84,10 +81,8 @@ final class Ipv6Setup {
                 }
             }
             // lo came up with the namespace, while IPv6 was still off: it gets ::1 now, as Linux gives it when
-            // disable_ipv6 goes to 0 on a device that is up.
-            if (s.ipv6().enabled(s.loopback())) {
-                s.ipv6().linkChanged(s.loopback());
-            }
+            // disable_ipv6 goes to 0 on a device that is up (the file's own knobs may have turned it on).
+            Ipv6On.linksChanged(s);
         }
         return applied;
     }
