@@ -95,8 +95,8 @@ public final class Ip6RouteSyntax {
         }
         if (type != RouteType.UNICAST) {
             if (gw != null) {
-                throw new IllegalArgumentException("route '" + text + "': a " + type.name().toLowerCase(java.util.Locale.ROOT)
-                        + " route has no gateway");
+                throw new IllegalArgumentException("route '" + text + "': " + (type == RouteType.UNREACHABLE ? "an " : "a ")
+                        + type.name().toLowerCase(java.util.Locale.ROOT) + " route has no gateway");
             }
             // Linux gives a route that rejects or drops the loopback as its device (ip -6 route shows 'dev lo').
             return new Route6(p.addr(), p.len(), type, null, stack.loopback(), metric, false);

@@ -167,6 +167,16 @@ class Ctl6VerbsTest {
     }
 
     @Test
+    void theCommandLinesSixGoesToTheVerb() {
+        java.io.StringWriter out = new java.io.StringWriter();
+        int code = dev.usnet.tools.Usnet.execute(new String[] {"ctl", "--socket", d.socket.toString(), "-n", "h", "-6", "route",
+                "show"}, new java.io.PrintWriter(out, true), new java.io.PrintWriter(new java.io.StringWriter(), true));
+        assertEquals(0, code);
+        assertTrue(out.toString().contains("default via fe80::ff:fe00:1 dev eth0 metric 1024 pref medium"), out.toString());
+        assertFalse(out.toString().contains("198.18."), out.toString());
+    }
+
+    @Test
     void neighSixSaysThereIsNoIpv6TableYet() throws Exception {
         assertTrue(d.error("r", "neigh", "-6", "show").startsWith("neigh -6: this build has no IPv6 neighbour table yet"));
         assertTrue(d.error("r", "neigh", "add", "2001:db8:1::2", "lladdr", "02:00:00:00:00:02", "dev", "eth0")
