@@ -195,6 +195,32 @@ class Ipv6TopologyTest {
     }
 
     @Test
+    void ipv6InAnIpv4OnlyFieldNamesTheField() {
+        List<String> e = TopologyErrors.errors("""
+                version: 1
+                namespaces:
+                  a:
+                    devices:
+                      - name: tap0
+                        kind: tap
+                        addresses: [2001:db8:1::1/64]
+                        kernel:
+                          name: k0
+                          addresses: [2001:db8:1::2/64]
+                          routes: [2001:db8:3::/64 via 2001:db8:1::1]
+                    apps:
+                      - {kind: ping, to: "2001:db8:1::2"}
+                """);
+        assertEquals(List.of(
+                "t.yaml:10: namespaces.a.devices[0].kernel.addresses[0]: the kernel end of a TAP takes IPv4 addresses only,"
+                        + " got \"2001:db8:1::2/64\"",
+                "t.yaml:11: namespaces.a.devices[0].kernel.routes[0]: route '2001:db8:3::/64 via 2001:db8:1::1':"
+                        + " 2001:db8:3::/64 is an IPv6 prefix where an IPv4 one is expected",
+                "t.yaml:13: namespaces.a.apps[0].to: apps reach IPv4 destinations only so far (the stack has no IPv6 sockets"
+                        + " yet), got \"2001:db8:1::2\""), e);
+    }
+
+    @Test
     void aDuplicateAddressOnOneLinkIsAnError() {
         assertEquals("t.yaml:5: namespaces.a.devices[0].peer.addresses[0]: 2001:db8:1::1 is already the address of a/eth0"
                 + " (line 5) on the same link; two ends of one segment cannot share an address (both would answer neighbour"
