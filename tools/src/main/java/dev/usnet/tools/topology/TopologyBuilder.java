@@ -41,7 +41,8 @@ import java.util.stream.Collectors;
 
 /**
  * Builds a {@link TopologySpec} into live usnet namespaces, in the order {@code ip} commands would: devices,
- * their MAC/MTU/offloads, bridge ports, addresses, up, knobs, routes, neighbours. Whatever the core refuses
+ * their MAC/MTU/offloads, bridge ports, IPv6 on and its device knobs ({@link Ipv6Setup}), addresses, up, knobs,
+ * routes, neighbours. Whatever the core refuses
  * (a route to a gateway that is not connected, a knob out of range, an address added twice) is reported
  * with the line it came from. {@link #check} does the same build in virtual time with stand-ins for TAP and
  * pcap devices: no privileges, no side effects.

@@ -601,23 +601,6 @@ public record TopologySpec(String file, String name, long seed, Output output, L
         return l;
     }
 
-    /** Every IPv6 address declared in namespace {@code ns}, as {@link #addresses} lists the IPv4 ones. */
-    public List<Addr6> addresses6(String ns) {
-        Ns n = namespace(ns);
-        List<Addr6> l = new java.util.ArrayList<>();
-        if (n == null) {
-            return l;
-        }
-        for (int pass = 0; pass < 2; pass++) {
-            for (DeviceSpec d : n.devices()) {
-                if (d instanceof Loopback == (pass == 1)) {
-                    l.addAll(d.link().addresses6());
-                }
-            }
-        }
-        return l;
-    }
-
     /**
      * The address the client of {@code app} (declared in namespace {@code clientNs}) connects to: its {@code to:},
      * else the server namespace's first address on a network the client namespace has an address on, else the
