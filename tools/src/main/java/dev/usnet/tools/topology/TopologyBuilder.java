@@ -270,7 +270,7 @@ public final class TopologyBuilder {
                 }
             }
         }
-        // 4a. IPv6 on in the namespaces the file gives it, and the file's own IPv6 device settings, before any address
+        // 3b. IPv6 on in the namespaces the file gives it, and the file's own IPv6 device settings, before any address
         // is added or link comes up: whether an address starts tentative and what a link makes at up depend on them.
         Set<Knob> appliedEarly = Ipv6Setup.enable(spec, nss, problems);
         // 4. Addresses, then up.
