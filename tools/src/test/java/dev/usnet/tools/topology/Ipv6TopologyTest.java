@@ -253,6 +253,10 @@ class Ipv6TopologyTest {
                 + " and its peer c/eth0 (2001:db8:5::3/64) share no IPv6 prefix"), w.get(0));
         assertTrue(w.get(1).contains("2001:db8:2::/64 on a/eth1 is the subnet-router anycast address of 2001:db8:2::/64"),
                 w.get(1));
+        w = warnings(two.replace("EXTRA", "2001:db8:1::7/64").replace("PEER", "2001:db8:1::8/64"));
+        assertEquals(List.of("t.yaml:6: namespaces.a.devices[1].addresses[0]: warning: prefix 2001:db8:1::/64 of a/eth1 is"
+                + " also on a/eth0 (line 5), a device on another link: packets to 2001:db8:1::/64 leave by one of them only;"
+                + " give each link its own prefix"), w);
         // Different prefixes that share a link: nothing to say.
         assertEquals(List.of(), warnings(two.replace("EXTRA", "2001:db8:2::1/64").replace("PEER", "2001:db8:2::3/64")));
     }

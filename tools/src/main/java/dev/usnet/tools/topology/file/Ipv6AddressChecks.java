@@ -71,31 +71,70 @@ public final class Ipv6AddressChecks {
                                 + " prefix length, or one device");
                     }
                     if (!(d instanceof Loopback) && !a.ip().isLinkLocal() && a.prefixLen() < 128) {
-                        warnIfOverlapping(parent, prefixes, here, p);
                         prefixes.add(here);
                     }
                 }
             }
+            warnIfOverlapping(parent, prefixes, p);
         }
     }
 
-    /** A prefix of {@code here} that overlaps one already seen in the namespace on a device of another segment. */
-    private static void warnIfOverlapping(Map<String, String> parent, List<Placed> seen, Placed here, Problems p) {
-        Addr6 a = here.addr();
-        for (Placed o : seen) {
-            Addr6 b = o.addr();
-            int len = Math.min(a.prefixLen(), b.prefixLen());
-            if (o.device().equals(here.device()) || !a.ip().prefix(len).equals(b.ip().prefix(len))
-                    || find(parent, o.device()).equals(find(parent, here.device()))) {
-                continue;
-            }
-            String pa = a.ip().prefix(a.prefixLen()) + "/" + a.prefixLen();
-            String pb = b.ip().prefix(b.prefixLen()) + "/" + b.prefixLen();
-            p.warn(a.where(), "prefix " + pa + " of " + here.device() + (pa.equals(pb) ? " is also on " : " overlaps " + pb
-                    + " of ") + o.device() + " (line " + b.where().line() + "), a device on another link: packets to "
-                    + (a.prefixLen() >= b.prefixLen() ? pa : pb) + " leave by one of them only; give each link its own prefix");
-            return;
+    /**
+     * Prefixes of one namespace (in file order) that overlap one on a device of another segment. Sorted by address,
+     * a covering prefix before what it covers, the prefixes nest like intervals: a stack of the open ones finds each
+     * prefix's enclosing ones in one pass, so a namespace with thousands of devices is not compared pairwise. The
+     * warning goes to the later of the two in the file.
+     */
+    private static void warnIfOverlapping(Map<String, String> parent, List<Placed> inFileOrder, Problems p) {
+        List<Integer> order = new ArrayList<>();
+        for (int i = 0; i < inFileOrder.size(); i++) {
+            order.add(i);
         }
+        order.sort((x, y) -> {
+            Addr6 a = inFileOrder.get(x).addr();
+            Addr6 b = inFileOrder.get(y).addr();
+            int c = a.ip().prefix(Math.min(a.prefixLen(), b.prefixLen())).compareTo(b.ip().prefix(Math.min(a.prefixLen(),
+                    b.prefixLen())));
+            return c != 0 ? c : a.prefixLen() != b.prefixLen() ? Integer.compare(a.prefixLen(), b.prefixLen())
+                    : Integer.compare(x, y);
+        });
+        java.util.ArrayDeque<Integer> open = new java.util.ArrayDeque<>();
+        java.util.Set<Integer> warned = new java.util.HashSet<>();
+        for (int i : order) {
+            Placed here = inFileOrder.get(i);
+            while (!open.isEmpty() && !covers(inFileOrder.get(open.peek()).addr(), here.addr())) {
+                open.pop();
+            }
+            for (int o : open) {
+                Placed other = inFileOrder.get(o);
+                if (other.device().equals(here.device())
+                        || find(parent, other.device()).equals(find(parent, here.device()))) {
+                    continue;
+                }
+                int later = Math.max(i, o);
+                if (warned.add(later)) {
+                    warnOverlap(inFileOrder.get(later), inFileOrder.get(Math.min(i, o)), p);
+                }
+                break;
+            }
+            open.push(i);
+        }
+    }
+
+    /** Whether prefix {@code outer} covers (or equals) {@code inner}'s. */
+    private static boolean covers(Addr6 outer, Addr6 inner) {
+        return outer.prefixLen() <= inner.prefixLen()
+                && outer.ip().prefix(outer.prefixLen()).equals(inner.ip().prefix(outer.prefixLen()));
+    }
+
+    private static void warnOverlap(Placed here, Placed first, Problems p) {
+        Addr6 a = here.addr();
+        Addr6 b = first.addr();
+        String pa = a.ip().prefix(a.prefixLen()) + "/" + a.prefixLen();
+        String pb = b.ip().prefix(b.prefixLen()) + "/" + b.prefixLen();
+        p.warn(a.where(), "prefix " + pa + " of " + here.device() + (pa.equals(pb) ? " is also on " : " overlaps " + pb
+                + " of ") + first.device() + " (line " + b.where().line() + "), a device on another link: packets to "
+                + (a.prefixLen() >= b.prefixLen() ? pa : pb) + " leave by one of them only; give each link its own prefix");
     }
 
     private static void warnIfSubnetRouterAnycast(String dev, Addr6 a, Problems p) {
