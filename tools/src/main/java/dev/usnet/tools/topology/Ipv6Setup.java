@@ -3,6 +3,7 @@ package dev.usnet.tools.topology;
 import dev.usnet.core.device.Device;
 import dev.usnet.core.ipv6.Inet6Ifaddr.Origin;
 import dev.usnet.core.ipv6.Ipv6Sysctl;
+import dev.usnet.core.knob.Knobs;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.ns.NetNamespace;
 import dev.usnet.tools.iproute.Ip6RouteSyntax;
@@ -73,6 +74,16 @@ final class Ipv6Setup {
             for (Knob k : ns.knobs()) {
                 if (k.key().startsWith(Ipv6Sysctl.CONF)) {
                     applied.add(k);
+                    String dev = Knobs.deviceOf(k.key());
+                    if (dev != null && !List.of("all", "default", "lo").contains(dev) && s.device(dev) == null) {
+                        // The stack would keep the setting for a device that may come later; the file has no such device.
+                        if (!problems.hasErrorAt(k.where()) && !problems.mayBeDropped(ns.name(), dev)) {
+                            problems.add(k.where(), "knob names device " + dev + ", which namespace " + ns.name()
+                                    + " does not have (has: " + String.join(", ", s.devices().stream().map(Device::name)
+                                    .toList()) + ")");
+                        }
+                        continue;
+                    }
                     try {
                         s.knobs().set(k.key(), k.value());
                     } catch (RuntimeException e) {

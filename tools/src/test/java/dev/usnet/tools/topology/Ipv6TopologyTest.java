@@ -221,6 +221,15 @@ class Ipv6TopologyTest {
     }
 
     @Test
+    void anIpv6DeviceKnobForAMissingDeviceIsAnError() {
+        String yaml = file("2001:db8:1::1/64", "2001:db8:1::2/64", "2001:db8:3::/64 via 2001:db8:1::2")
+                .replace("    routes:", "    knobs: {net.ipv6.conf.eth9.forwarding: 1, net.ipv6.conf.eth0.forwarding: 1}\n"
+                        + "    routes:");
+        assertEquals("t.yaml:6: namespaces.a.knobs.net.ipv6.conf.eth9.forwarding: knob names device eth9, which namespace a"
+                + " does not have (has: lo, eth0)", TopologyErrors.onlyError(yaml));
+    }
+
+    @Test
     void aDuplicateAddressOnOneLinkIsAnError() {
         assertEquals("t.yaml:5: namespaces.a.devices[0].peer.addresses[0]: 2001:db8:1::1 is already the address of a/eth0"
                 + " (line 5) on the same link; two ends of one segment cannot share an address (both would answer neighbour"
