@@ -84,13 +84,25 @@ final class Route6Verbs {
         return Reply.of(l, String.join("\n", l.stream().map(m -> (String) m.get("text")).toList()));
     }
 
-    /** {@code ip -6 route get ADDR}: the route the namespace would take and the source it would choose. */
+    /**
+     * {@code ip -6 route get ADDR}: the route the namespace would take and the source it would choose, in the line
+     * {@code ip -6 route get} prints, with the matched route below it.
+     */
     static Reply get(ControlPlane.Call c, Args a) {
         String t = a.next("address");
         Ipv6Addr dst = Args.ipv6(t, "destination");
         a.end();
         NetStack s = c.stack();
         return c.cp().onLoop(s, () -> {
+            if (s.ipv6().addrconf().local(dst.hi(), dst.lo()) != null) {
+                // One of the namespace's own addresses: Linux answers from its local table, through lo.
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("type", "local");
+                m.put("dst", dst.toString());
+                m.put("dev", "lo");
+                m.put("prefsrc", dst.toString());
+                return Reply.of(m, "local " + dst + " from :: dev lo table local proto kernel src " + dst + " metric 0 pref medium");
+            }
             Route6 r = s.ipv6().fib().lookup(dst.hi(), dst.lo());
             if (r == null || r.type() != RouteType.UNICAST) {
                 String why = r == null ? "Network is unreachable" : switch (r.type()) {
@@ -102,13 +114,14 @@ final class Route6Verbs {
             }
             Inet6Ifaddr src = s.ipv6().addrconf().selectSource(r.dev(), dst.hi(), dst.lo());
             Map<String, Object> m = new LinkedHashMap<>();
+            m.put("type", "unicast");
             m.put("dst", dst.toString());
             m.put("gateway", r.gateway() == null ? null : r.gateway().toString());
             m.put("dev", r.dev().name());
             m.put("prefsrc", src == null ? null : src.address().toString());
             m.put("route", describe(r));
             String text = dst + " from ::" + (r.gateway() != null ? " via " + r.gateway() : "") + " dev " + r.dev().name()
-                    + (src != null ? " src " + src.address() : "") + " metric " + r.metric() + " pref medium\n    (matched "
+                    + (r.connected() ? " proto kernel" : "") + (src != null ? " src " + src.address() : "") + " metric " + r.metric() + " pref medium\n    (matched "
                     + describe(r).get("text") + ")";
             return Reply.of(m, text);
         });

@@ -153,6 +153,11 @@ class Ctl6VerbsTest {
         assertEquals("2001:db8:1::1", g.path("prefsrc").asText());
         assertTrue(d.text("r", "route", "-6", "get", "2001:db8:4::9").startsWith(
                 "2001:db8:4::9 from :: dev eth0 src 2001:db8:1::1 metric 1024 pref medium"));
+        assertEquals("local 2001:db8:1::1 from :: dev lo table local proto kernel src 2001:db8:1::1 metric 0 pref medium",
+                d.text("r", "route", "-6", "get", "2001:db8:1::1"));
+        assertEquals("local", d.ok("r", "route", "-6", "get", "2001:db8:1::1").path("type").asText());
+        assertTrue(d.text("r", "route", "-6", "get", "2001:db8:1::9").startsWith("2001:db8:1::9 from :: dev eth0 proto kernel"
+                + " src 2001:db8:1::1 metric 256 pref medium\n"));
         assertTrue(d.error("r", "route", "-6", "del", "2001:db8:4::/64", "via", "2001:db8:1::9").contains(
                 "the routes for that prefix are '2001:db8:4::/64 dev eth0 metric 1024 pref medium'"));
         d.ok("r", "route", "-6", "del", "2001:db8:4::/64", "dev", "eth0");
