@@ -1,6 +1,7 @@
 package dev.usnet.tools.ctl;
 
 import dev.usnet.core.wire.Ipv4Addr;
+import dev.usnet.core.wire.Ipv6Addr;
 import dev.usnet.core.wire.MacAddr;
 import java.util.List;
 
@@ -48,6 +49,13 @@ final class Args {
         }
     }
 
+    /** The words not read yet, joined by spaces; reads them all. */
+    String rest() {
+        String r = String.join(" ", words.subList(i, words.size()));
+        i = words.size();
+        return r;
+    }
+
     CtlException unexpected(String word) {
         return new CtlException("unknown word '" + word + "' (usage: " + usage + ")");
     }
@@ -76,6 +84,31 @@ final class Args {
             }
         }
         return new int[] {ip, len};
+    }
+
+    static Ipv6Addr ipv6(String s, String what) {
+        try {
+            return Ipv6Addr.parse(s);
+        } catch (RuntimeException e) {
+            throw new CtlException(what + " '" + s + "' is not an IPv6 address (inet6 address is expected)");
+        }
+    }
+
+    /** An IPv6 address and prefix length from {@code ADDR[/LEN]} (LEN 0..128, 128 when left out, as ip -6 takes it). */
+    record Cidr6(Ipv6Addr addr, int len) {}
+
+    static Cidr6 cidr6(String s, String what) {
+        int slash = s.indexOf('/');
+        Ipv6Addr a = ipv6(slash < 0 ? s : s.substring(0, slash), what);
+        int len = 128;
+        if (slash >= 0) {
+            String l = s.substring(slash + 1);
+            len = l.matches("[0-9]{1,3}") ? Integer.parseInt(l) : -1;
+            if (len < 0 || len > 128) {
+                throw new CtlException(what + " '" + s + "': prefix length is not 0..128");
+            }
+        }
+        return new Cidr6(a, len);
     }
 
     static long mac(String s) {

@@ -41,6 +41,9 @@ public final class CtlCommand implements Callable<Integer> {
     @Option(names = {"-j", "--json"}, description = "print the reply's data as JSON instead of text")
     boolean json;
 
+    @Option(names = "-6", description = "IPv6, as ip -6: addr, route and neigh show and change the IPv6 ones")
+    boolean ipv6;
+
     /** Where a streamed capture's pcap bytes go ({@code capture start NS/DEV -}); standard output but in tests. */
     // Not System.out: a PrintStream hides the broken pipe of a reader that went away, and the copy would go on.
     java.io.OutputStream binaryOut = new java.io.FileOutputStream(java.io.FileDescriptor.out);
@@ -59,6 +62,10 @@ public final class CtlCommand implements Callable<Integer> {
         }
         if (args.isEmpty()) {
             throw new UsageException("ctl: missing VERB");
+        }
+        if (ipv6) {
+            // The family goes to the daemon as the verb's first word: route -6 show.
+            args.add(1, "-6");
         }
         if (args.equals(List.of("help"))) {
             // The verbs are this build's, the same as any daemon of it answers: no daemon needed to list them.

@@ -16,6 +16,10 @@ final class NeighVerbs {
 
     static Reply run(ControlPlane.Call c) {
         Args a = c.args("neigh show [dev DEV] | neigh add|replace IP lladdr MAC dev DEV | neigh del IP dev DEV | neigh flush [dev DEV]");
+        if (a.accept("-6") || (List.of("add", "replace", "del", "delete").contains(String.valueOf(a.peek()))
+                && c.words().size() > 2 && c.words().get(2).indexOf(':') >= 0)) {
+            throw noIpv6Table();
+        }
         String sub = a.more() ? a.next("subcommand") : "show";
         return switch (sub) {
             case "show", "list", "ls" -> show(c, a);
@@ -24,6 +28,15 @@ final class NeighVerbs {
             case "flush" -> flush(c, a);
             default -> throw a.unexpected(sub);
         };
+    }
+
+    /**
+     * The IPv6 neighbour table (neighbour discovery) is not in this build of the stack: {@code neigh -6} says so
+     * rather than showing an empty table that would look like one nobody has talked to yet.
+     */
+    private static CtlException noIpv6Table() {
+        return new CtlException("neigh -6: this build has no IPv6 neighbour table yet (neighbour discovery is not in the"
+                + " stack); the IPv4 one is 'neigh show'");
     }
 
     static Map<String, Object> describe(Neighbour n) {

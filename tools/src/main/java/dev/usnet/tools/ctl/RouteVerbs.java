@@ -4,6 +4,7 @@ import dev.usnet.core.route.Route;
 import dev.usnet.core.route.RouteType;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.wire.Ipv4Addr;
+import dev.usnet.tools.iproute.Ip6RouteSyntax;
 import dev.usnet.tools.iproute.IpRouteSyntax;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -11,30 +12,37 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/** {@code route show|get|add|del|replace}: the main table as {@code ip route} shows and changes it, in its syntax. */
+/**
+ * {@code route [-6] show|get|add|del|replace}: the main table as {@code ip route} shows and changes it, in its syntax;
+ * with {@code -6} (or an IPv6 prefix or gateway in the route) the IPv6 one, as {@code ip -6 route} ({@link Route6Verbs}).
+ */
 final class RouteVerbs {
     private RouteVerbs() {}
 
     static Reply run(ControlPlane.Call c) {
-        Args a = c.args("route show | route get ADDR | route add|del|replace [TYPE] PREFIX [via GW] [dev DEV] [src S] [metric N]");
+        Args a = c.args("route [-6] show | route [-6] get ADDR | route [-6] add|del|replace [TYPE] PREFIX [via GW] [dev DEV]"
+                + " [src S] [metric N]");
+        boolean v6 = a.accept("-6");
         String sub = a.more() ? a.next("subcommand") : "show";
         return switch (sub) {
             case "show", "list", "ls" -> {
                 a.end();
-                yield show(c);
+                yield v6 ? Route6Verbs.show(c) : show(c);
             }
-            case "get" -> get(c, a);
-            case "add", "replace", "del", "delete", "change" -> change(c, sub, rest(c, 2));
+            case "get" -> v6 ? Route6Verbs.get(c, a) : get(c, a);
+            case "add", "replace", "del", "delete", "change" -> {
+                String text = rest(sub, a);
+                yield v6 || Ip6RouteSyntax.isIpv6(text) ? Route6Verbs.change(c, sub, text) : change(c, sub, text);
+            }
             default -> throw a.unexpected(sub);
         };
     }
 
-    private static String rest(ControlPlane.Call c, int from) {
-        List<String> w = c.words();
-        if (w.size() <= from) {
-            throw new CtlException("route " + w.get(1) + ": missing the route (PREFIX|default [via GW] [dev DEV] ...)");
+    private static String rest(String sub, Args a) {
+        if (!a.more()) {
+            throw new CtlException("route " + sub + ": missing the route (PREFIX|default [via GW] [dev DEV] ...)");
         }
-        return String.join(" ", w.subList(from, w.size()));
+        return a.rest();
     }
 
     static Map<String, Object> describe(Route r) {

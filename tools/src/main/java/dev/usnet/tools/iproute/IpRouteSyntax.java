@@ -44,6 +44,10 @@ public final class IpRouteSyntax {
             len = 0;
         } else {
             int slash = p.indexOf('/');
+            if (p.indexOf(':') >= 0) {
+                throw new IllegalArgumentException("route '" + text + "': " + p + " is an IPv6 prefix where an IPv4 one is"
+                        + " expected");
+            }
             prefix = Ipv4Addr.parse(slash < 0 ? p : p.substring(0, slash));
             len = slash < 0 ? 32 : parseLen(p.substring(slash + 1), text);
             if ((prefix & ~Ipv4Addr.mask(len)) != 0) {
@@ -61,7 +65,13 @@ public final class IpRouteSyntax {
             }
             String v = t[i++];
             switch (k) {
-                case "via" -> gw = Ipv4Addr.parse(v);
+                case "via" -> {
+                    if (v.indexOf(':') >= 0) {
+                        throw new IllegalArgumentException("route '" + text + "': gateway " + v + " is an IPv6 address,"
+                                + " and an IPv4 route needs an IPv4 gateway (Linux's 'via inet6' is not modelled)");
+                    }
+                    gw = Ipv4Addr.parse(v);
+                }
                 case "dev" -> dev = stack.requireDevice(v);
                 case "src" -> src = Ipv4Addr.parse(v);
                 case "metric", "preference" -> metric = Integer.parseInt(v);

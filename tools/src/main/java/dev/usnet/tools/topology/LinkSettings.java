@@ -3,13 +3,11 @@ package dev.usnet.tools.topology;
 import dev.usnet.core.netem.NetemSysctl;
 import dev.usnet.core.device.Device;
 import dev.usnet.core.netem.NetemParams;
-import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.core.wire.MacAddr;
+import dev.usnet.tools.topology.file.AddressSyntax;
 import dev.usnet.tools.topology.file.TopologySpec.Addr;
 import dev.usnet.tools.topology.file.TopologySpec.Knob;
 import dev.usnet.tools.topology.file.TopologySpec.Link;
-import dev.usnet.tools.topology.file.Problems;
-import dev.usnet.tools.topology.file.Where;
 import dev.usnet.tools.topology.file.YamlMap;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,14 +44,14 @@ final class LinkSettings {
         Long mac = mac(m, "mac");
         Long mtu = m.integer("mtu", 68, 65535);
         Boolean up = m.bool("up");
-        List<Addr> addrs = addresses(m, "addresses");
+        AddressSyntax.Addresses addrs = AddressSyntax.read(m, "addresses");
         Boolean csum = m.bool("tx_checksumming");
         Boolean gso = m.bool("gso");
         Boolean gro = m.bool("gro");
         List<Knob> netem = readNetem(m, name);
         Long headroom = m.integer("needed_headroom", 0, Device.MAX_NEEDED_HEADROOM);
-        return new Link(name, m.where(), mac, mtu == null ? null : mtu.intValue(), up == null || up, addrs, csum, netem,
-                gso, headroom == null ? null : headroom.intValue(), gro);
+        return new Link(name, m.where(), mac, mtu == null ? null : mtu.intValue(), up == null || up, addrs.v4(), csum, netem,
+                gso, headroom == null ? null : headroom.intValue(), gro, addrs.v6());
     }
 
     /**
@@ -122,45 +120,8 @@ final class LinkSettings {
         }
     }
 
-    /** A list of IPv4 addresses with prefix length; the bad ones are reported and left out. */
+    /** A list of IPv4 addresses with prefix length (the kernel end of a TAP's); the bad ones are reported and left out. */
     static List<Addr> addresses(YamlMap m, String key) {
-        List<Addr> l = new ArrayList<>();
-        for (YamlMap.Item it : m.list(key)) {
-            String s = m.scalar(it.node(), it.where(), "an address with prefix length like 198.18.0.1/24");
-            if (s == null) {
-                continue;
-            }
-            Addr a = cidr(s.trim(), it.where(), m.problems());
-            if (a != null) {
-                l.add(a);
-            }
-        }
-        return List.copyOf(l);
-    }
-
-    private static Addr cidr(String s, Where w, Problems problems) {
-        if (s.indexOf(':') >= 0) {
-            problems.add(w, "IPv6 is not supported yet (usnet speaks IPv4 only), got \"" + s + "\"");
-            return null;
-        }
-        int slash = s.indexOf('/');
-        try {
-            if (slash < 0) {
-                throw new IllegalArgumentException();
-            }
-            int ip = Ipv4Addr.parse(s.substring(0, slash));
-            String lenText = s.substring(slash + 1);
-            if (!lenText.matches("[0-9]{1,2}")) {
-                throw new IllegalArgumentException();
-            }
-            int len = Integer.parseInt(lenText);
-            if (len > 32) {
-                throw new IllegalArgumentException();
-            }
-            return new Addr(ip, len, s, w);
-        } catch (IllegalArgumentException e) {
-            problems.add(w, "expected an IPv4 address with prefix length like 198.18.0.1/24, got \"" + s + "\"");
-            return null;
-        }
+        return AddressSyntax.readIpv4Only(m, key, "the kernel end of a TAP");
     }
 }

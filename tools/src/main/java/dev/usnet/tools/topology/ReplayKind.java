@@ -33,7 +33,7 @@ final class ReplayKind implements LinkKind<Veth> {
         YamlMap m = e.m();
         TopologyFile f = e.file();
         PcapReplay r = PcapReplay.read(m, PcapReplay.baseDir(f.file()), f.problems());
-        if (!e.link().addresses().isEmpty()) {
+        if (!e.link().addresses().isEmpty() || !e.link().addresses6().isEmpty()) {
             f.problems().add(m.where("addresses"), "a replay device only sends its file's frames and takes in what"
                     + " arrives; give the addresses to its peer");
         }

@@ -11,6 +11,7 @@ import dev.usnet.core.time.VirtualScheduler;
 import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.ns.NamespaceRegistry;
 import dev.usnet.ns.NetNamespace;
+import dev.usnet.tools.iproute.Ip6RouteSyntax;
 import dev.usnet.tools.iproute.IpRouteSyntax;
 import dev.usnet.tools.kernel.TapProvider;
 import dev.usnet.tools.topology.build.Topology;
@@ -40,7 +41,8 @@ import java.util.stream.Collectors;
 
 /**
  * Builds a {@link TopologySpec} into live usnet namespaces, in the order {@code ip} commands would: devices,
- * their MAC/MTU/offloads, bridge ports, addresses, up, knobs, routes, neighbours. Whatever the core refuses
+ * their MAC/MTU/offloads, bridge ports, IPv6 on and its device knobs ({@link Ipv6Setup}), addresses, up, knobs,
+ * routes, neighbours. Whatever the core refuses
  * (a route to a gateway that is not connected, a knob out of range, an address added twice) is reported
  * with the line it came from. {@link #check} does the same build in virtual time with stand-ins for TAP and
  * pcap devices: no privileges, no side effects.
@@ -268,6 +270,9 @@ public final class TopologyBuilder {
                 }
             }
         }
+        // 3b. IPv6 on in the namespaces the file gives it, and the file's own IPv6 device settings, before any address
+        // is added or link comes up: whether an address starts tentative and what a link makes at up depend on them.
+        Set<Knob> appliedEarly = Ipv6Setup.enable(spec, nss, problems);
         // 4. Addresses, then up.
         for (Ns ns : spec.namespaces()) {
             NetStack s = nss.get(ns.name()).stack();
@@ -283,6 +288,7 @@ public final class TopologyBuilder {
                         problems.add(a.where(), e.getMessage());
                     }
                 }
+                Ipv6Setup.addAddresses(s, ns, dev, d.link().addresses6(), problems);
                 dev.setUp(d.link().up());
             }
         }
@@ -300,6 +306,9 @@ public final class TopologyBuilder {
                 }
             }
             for (Knob k : ns.knobs()) {
+                if (appliedEarly.contains(k)) {
+                    continue;
+                }
                 try {
                     s.knobs().set(k.key(), k.value());
                 } catch (RuntimeException e) {
@@ -313,6 +322,10 @@ public final class TopologyBuilder {
             boolean complete = complete(ns);
             for (Text r : ns.routes()) {
                 try {
+                    if (Ip6RouteSyntax.isIpv6(r.text())) {
+                        s.ipv6().fib().addNew(Ip6RouteSyntax.parse(r.text(), s));
+                        continue;
+                    }
                     s.routes().addNew(IpRouteSyntax.parse(r.text(), s));
                 } catch (RuntimeException e) {
                     // A gateway or device may be missing only because an entry it is on was wrong.
@@ -326,6 +339,10 @@ public final class TopologyBuilder {
                     continue;
                 }
                 try {
+                    if (n.ip6() != null) {
+                        Ipv6Setup.addNeighbour(s, n);
+                        continue;
+                    }
                     s.neigh().addPermanent(s.requireDevice(n.dev()), n.ip(), n.mac());
                 } catch (RuntimeException e) {
                     report(n.where(), e.getMessage());

@@ -141,6 +141,9 @@ class CaptureFilterTest {
     void errorsNameTheColumn() {
         assertEquals("column 6: expected an IPv4 address like 198.18.0.1, got '80'",
                 assertThrows(IllegalArgumentException.class, () -> CaptureFilter.parse("host 80")).getMessage());
+        assertEquals("column 10: capture filters match IPv4 addresses only so far (no ip6 primitives yet), got"
+                + " '2001:db8::1'", assertThrows(IllegalArgumentException.class,
+                () -> CaptureFilter.parse("src host 2001:db8::1")).getMessage());
         assertEquals("column 10: expected a port number 0..65535, got '70000'",
                 assertThrows(IllegalArgumentException.class, () -> CaptureFilter.parse("tcp port 70000")).getMessage());
         assertTrue(assertThrows(IllegalArgumentException.class, () -> CaptureFilter.parse("tcp and vlan"))

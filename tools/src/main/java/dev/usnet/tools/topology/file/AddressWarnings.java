@@ -19,6 +19,7 @@ import java.util.Map;
  *     /32 have no such addresses) given to a device: packets to a broadcast address are broadcasts to every host of
  *     the subnet, and a network address names the subnet, not a host.
  * </ul>
+ * The IPv6 addresses are judged by {@link Ipv6AddressChecks}, which this check runs too.
  */
 public final class AddressWarnings {
     private AddressWarnings() {}
@@ -42,6 +43,7 @@ public final class AddressWarnings {
                 }
             }
         }
+        Ipv6AddressChecks.check(spec, p);
     }
 
     private static void warnIfNetworkOrBroadcast(Ns ns, DeviceSpec d, Addr a, Problems p) {

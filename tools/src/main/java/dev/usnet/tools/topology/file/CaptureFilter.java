@@ -477,6 +477,10 @@ public final class CaptureFilter {
         }
 
         private int ipv4(Token t) {
+            if (t.text.indexOf(':') >= 0) {
+                throw error(t, "capture filters match IPv4 addresses only so far (no ip6 primitives yet), got '" + t.text
+                        + "'");
+            }
             try {
                 return Ipv4Addr.parse(t.text);
             } catch (IllegalArgumentException e) {

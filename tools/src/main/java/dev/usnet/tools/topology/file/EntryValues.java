@@ -99,7 +99,8 @@ public final class EntryValues {
             return null;
         }
         if (s.indexOf(':') >= 0) {
-            m.problems().add(m.where(key), "IPv6 is not supported yet (usnet speaks IPv4 only), got \"" + s + "\"");
+            m.problems().add(m.where(key), "apps reach IPv4 destinations only so far (the stack has no"
+                    + " IPv6 sockets yet), got \"" + s + "\"");
             return null;
         }
         try {

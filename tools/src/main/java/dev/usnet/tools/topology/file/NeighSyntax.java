@@ -1,6 +1,7 @@
 package dev.usnet.tools.topology.file;
 
 import dev.usnet.core.wire.Ipv4Addr;
+import dev.usnet.core.wire.Ipv6Addr;
 import dev.usnet.core.wire.MacAddr;
 import dev.usnet.tools.topology.file.TopologySpec.Neigh;
 import dev.usnet.tools.topology.file.Problems;
@@ -10,7 +11,7 @@ import dev.usnet.tools.topology.file.Where;
 public final class NeighSyntax {
     private NeighSyntax() {}
 
-    /** {@code IP lladdr MAC dev DEV [nud permanent]}, the {@code ip neigh replace} arguments. */
+    /** {@code IP lladdr MAC dev DEV [nud permanent]}, the {@code ip neigh replace} arguments; IP of either family. */
     public static Neigh parse(String s, Where w, Problems problems) {
         String[] t = s.trim().split("\\s+");
         int i = 0;
@@ -21,9 +22,20 @@ public final class NeighSyntax {
             problems.add(w, "expected \"IP lladdr MAC dev DEV\", got \"" + s + "\"");
             return null;
         }
-        int ip;
+        int ip = 0;
+        Ipv6Addr ip6 = null;
+        String addr = t[i++];
         try {
-            ip = Ipv4Addr.parse(t[i++]);
+            if (addr.indexOf(':') >= 0) {
+                ip6 = Ipv6Addr.parse(addr);
+                if (ip6.isMulticast() || ip6.isUnspecified()) {
+                    problems.add(w, "neighbour \"" + s + "\": " + addr + " is " + (ip6.isMulticast() ? "a multicast"
+                            : "the unspecified") + " address; a neighbour entry is for one unicast address");
+                    return null;
+                }
+            } else {
+                ip = Ipv4Addr.parse(addr);
+            }
         } catch (IllegalArgumentException e) {
             problems.add(w, "neighbour \"" + s + "\": " + e.getMessage());
             return null;
@@ -63,6 +75,6 @@ public final class NeighSyntax {
             problems.add(w, "neighbour \"" + s + "\": needs both 'lladdr MAC' and 'dev DEV'");
             return null;
         }
-        return new Neigh(ip, mac, dev, w);
+        return new Neigh(ip, ip6, mac, dev, w);
     }
 }

@@ -212,19 +212,34 @@ public record TopologySpec(String file, String name, long seed, Output output, L
     /** An address with its prefix length, as {@code ip addr add 198.18.0.1/24} takes it. */
     public record Addr(int ip, int prefixLen, String text, Where where) {}
 
+    /**
+     * An IPv6 address with its prefix length, as {@code ip -6 addr add 2001:db8:1::1/64 [nodad]} takes it; with
+     * {@code nodad} it is usable at once, without duplicate address detection.
+     */
+    public record Addr6(dev.usnet.core.wire.Ipv6Addr ip, int prefixLen, boolean nodad, String text, Where where) {}
+
     /** A reference to a device by name (a bridge port). */
     public record Ref(String name, Where where) {}
 
     /**
-     * What every device kind can set: name, MAC, MTU, up, IPv4 addresses, the tx-checksumming offload, link
+     * What every device kind can set: name, MAC, MTU, up, IPv4 addresses ({@code addresses6}: the IPv6 ones of the same
+     * {@code addresses:} list), the tx-checksumming offload, link
      * emulation on its transmit side ({@code netem:}), kept as the {@code usnet.netem.<dev>.*} knobs it means,
      * generic segmentation offload ({@code gso:}), dev->needed_headroom ({@code needed_headroom:}) and generic
      * receive offload ({@code gro:}); null when not set.
      */
     public record Link(String name, Where where, Long mac, Integer mtu, boolean up, List<Addr> addresses,
-                       Boolean txChecksumming, List<Knob> netem, Boolean gso, Integer neededHeadroom, Boolean gro) {
+                       Boolean txChecksumming, List<Knob> netem, Boolean gso, Integer neededHeadroom, Boolean gro,
+                       List<Addr6> addresses6) {
         public Link {
             netem = netem == null ? List.of() : List.copyOf(netem);
+            addresses6 = addresses6 == null ? List.of() : List.copyOf(addresses6);
+        }
+
+        /** A link without IPv6 addresses. */
+        public Link(String name, Where where, Long mac, Integer mtu, boolean up, List<Addr> addresses,
+                    Boolean txChecksumming, List<Knob> netem, Boolean gso, Integer neededHeadroom, Boolean gro) {
+            this(name, where, mac, mtu, up, addresses, txChecksumming, netem, gso, neededHeadroom, gro, List.of());
         }
 
         /** A link without a GRO setting of its own. */
@@ -252,7 +267,7 @@ public record TopologySpec(String file, String name, long seed, Output output, L
 
         /** This link with the gso and tx-checksumming offloads set ({@code ethtool -K DEV gso on tx on}). */
         public Link withOffloads(boolean on) {
-            return new Link(name, where, mac, mtu, up, addresses, on, netem, on, neededHeadroom, gro);
+            return new Link(name, where, mac, mtu, up, addresses, on, netem, on, neededHeadroom, gro, addresses6);
         }
     }
 
@@ -326,8 +341,16 @@ public record TopologySpec(String file, String name, long seed, Output output, L
         }
     }
 
-    /** A static neighbour: {@code ip neigh replace IP lladdr MAC dev DEV nud permanent}. */
-    public record Neigh(int ip, long mac, String dev, Where where) {}
+    /**
+     * A static neighbour: {@code ip neigh replace IP lladdr MAC dev DEV nud permanent}; {@code ip6} is its IPv6 address
+     * ({@code ip} then 0), null for an IPv4 neighbour.
+     */
+    public record Neigh(int ip, dev.usnet.core.wire.Ipv6Addr ip6, long mac, String dev, Where where) {
+        /** An IPv4 neighbour. */
+        public Neigh(int ip, long mac, String dev, Where where) {
+            this(ip, null, mac, dev, where);
+        }
+    }
 
     /** A pcap capture of one device, like {@code tcpdump -i DEV -Q DIR -w FILE}. */
     public record Capture(String device, PcapTap.Direction direction, String file, long maxFrames, Where where) {}
