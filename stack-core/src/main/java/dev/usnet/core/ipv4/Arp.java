@@ -173,6 +173,12 @@ public final class Arp implements NeighOps {
 
     // ---- the neighbour table's operations for IPv4 (arp_hh_ops / arp_generic_ops, arp_constructor) ----
 
+    /** IPv4 addresses: 4 bytes, in the low 32 bits of the table's {@code lo}. */
+    @Override
+    public int keyLength() {
+        return 4;
+    }
+
     @Override
     public int ethertype() {
         return EthernetFrame.ETH_P_IP;
@@ -180,7 +186,8 @@ public final class Arp implements NeighOps {
 
     /** arp_constructor: broadcast and multicast next hops are NOARP, mapped without asking. */
     @Override
-    public long mapWithoutAsking(Device dev, int nextHop) {
+    public long mapWithoutAsking(Device dev, long hi, long lo) {
+        int nextHop = (int) lo;
         if (Ipv4Addr.isMulticast(nextHop)) {
             return 0x0100_5e00_0000L | (nextHop & 0x7f_ffff);
         }

@@ -1,7 +1,5 @@
 package dev.usnet.core.neigh;
 
-import static dev.usnet.core.util.SpreadKeys.spread;
-
 import dev.usnet.core.buf.Packet;
 import dev.usnet.core.device.Device;
 import dev.usnet.core.device.Loopback;
@@ -11,14 +9,14 @@ import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.stats.Mib;
 import dev.usnet.core.time.Timeout;
 import dev.usnet.core.wire.EthernetFrame;
-import io.netty.util.collection.LongObjectHashMap;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The ARP cache of a namespace (arp_tbl): resolution with Linux's NUD state machine and default timers
- * (three broadcast solicitations one second apart, then FAILED and ICMP host unreachable for what was
- * queued), a byte-bounded queue per unresolved entry (unres_qlen_bytes), permanent entries, and Linux's
+ * A neighbour table of a namespace for one protocol (arp_tbl for IPv4 now, nd_tbl for IPv6 later): entries keyed by
+ * device and protocol address of the length the protocol's {@link NeighOps} gives (4 or 16 bytes, held as two longs
+ * {@code hi}:{@code lo}; the {@code int} overloads are the IPv4 form). Resolution with Linux's NUD state machine and default timers
+ * (three broadcast solicitations one second apart, then FAILED and, through the protocol, ICMP host unreachable
+ * for what was queued), a byte-bounded queue per unresolved entry (unres_qlen_bytes), permanent entries, and Linux's
  * garbage collection: with gc_thresh2 or more entries a new one forces a GC (at most every 5 s), at gc_thresh3
  * always, and creation fails when that GC can remove nothing; the forced GC removes entries that no timer holds
  * and that have failed or not been updated for 5 s, oldest first, down to gc_thresh2. From gc_thresh1 entries a
@@ -32,13 +30,14 @@ public final class NeighTable {
 
     private final Netns stack;
     private final NeighOps ops;
+    // ops.keyLength(): 4 or 16 bytes.
+    private final int keyLength;
     // ops.ethertype(), read once: written into every frame sent.
     private final int ethertype;
     // Who is told of entry changes ({@code ip monitor neigh}), or null.
     private volatile NeighListener listener;
-    // The shared empty table until the first entry (never changed: the first create replaces it). Guarded by this.
-    private static final LongObjectHashMap<Neighbour> NONE = new LongObjectHashMap<>(1);
-    private LongObjectHashMap<Neighbour> entries = NONE;
+    // Guarded by this.
+    private final NeighHash entries = new NeighHash();
     /** Entries per NUD state, kept at every change so they can be read from any thread without the table's lock. */
     private final java.util.concurrent.atomic.AtomicIntegerArray byState =
             new java.util.concurrent.atomic.AtomicIntegerArray(NudState.values().length);
@@ -60,16 +59,43 @@ public final class NeighTable {
         this.stack = stack;
         this.ops = ops;
         this.ethertype = ops.ethertype();
+        this.keyLength = ops.keyLength();
+        if (keyLength != 4 && keyLength != 16) {
+            throw new IllegalArgumentException("neighbour table key length " + keyLength + " is neither 4 nor 16");
+        }
         this.lastFlush = stack.now();
     }
 
-    private static long key(Device dev, int ip) {
-        return spread(((long) dev.ifindex() << 32) | (ip & 0xffff_ffffL));
+    /** The length of the table's protocol addresses in bytes: 4 or 16. */
+    public int keyLength() {
+        return keyLength;
+    }
+
+    /** An IPv4 address as the table's {@code lo}; the int overloads are for a 4-byte table only. */
+    private long v4(int ip) {
+        if (keyLength != 4) {
+            throw new IllegalStateException("an IPv4 address given to a neighbour table of " + keyLength
+                    + "-byte addresses");
+        }
+        return ip & 0xffff_ffffL;
+    }
+
+    /** Refuses an address that does not fit the table's key length (a 4-byte table's has hi = 0, lo < 2^32). */
+    private void checkKey(long hi, long lo) {
+        if (keyLength == 4 && (hi != 0 || lo >>> 32 != 0)) {
+            throw new IllegalArgumentException("address " + NeighAddress.format(16, hi, lo)
+                    + " does not fit a neighbour table of 4-byte addresses");
+        }
     }
 
     public Neighbour lookup(Device dev, int ip) {
+        return lookup(dev, 0, v4(ip));
+    }
+
+    /** The entry for {@code hi}:{@code lo} on {@code dev}, or null. */
+    public Neighbour lookup(Device dev, long hi, long lo) {
         synchronized (this) {
-            return entries.get(key(dev, ip));
+            return entries.get(dev.ifindex(), hi, lo);
         }
     }
 
@@ -88,18 +114,15 @@ public final class NeighTable {
     /** Packets waiting for resolution in every entry, in bytes as unres_qlen_bytes counts them. */
     public long queuedBytes() {
         synchronized (this) {
-            long b = 0;
-            for (Neighbour n : entries.values()) {
-                b += n.arpQueueBytes;
-            }
-            return b;
+            return entries.queuedBytes();
         }
     }
 
     /** neigh_alloc: a permanent entry is exempt from the GC and its limits; others count against gc_thresh2/3. */
-    private Neighbour create(Device dev, int ip, boolean permanent) {
+    private Neighbour create(Device dev, long hi, long lo, boolean permanent) {
+        checkKey(hi, lo);
         synchronized (this) {
-            Neighbour n = entries.get(key(dev, ip));
+            Neighbour n = entries.get(dev.ifindex(), hi, lo);
             if (n != null) {
                 return n;
             }
@@ -115,12 +138,9 @@ public final class NeighTable {
                     }
                 }
             }
-            n = new Neighbour(dev, ip);
+            n = new Neighbour(dev, keyLength, hi, lo);
             n.updated = n.used = stack.now();
-            if (entries == NONE) {
-                entries = new LongObjectHashMap<>();
-            }
-            entries.put(key(dev, ip), n);
+            entries.add(n);
             n.inTable = true;
             byState.incrementAndGet(NudState.NONE.ordinal());
             if (!permanent) {
@@ -245,7 +265,7 @@ public final class NeighTable {
     }
 
     private void remove(Neighbour n) {
-        if (entries.remove(key(n.dev, n.ip)) == n) {
+        if (entries.remove(n)) {
             n.inTable = false;
             byState.decrementAndGet(n.state.ordinal());
             NeighListener l = listener;
@@ -283,7 +303,12 @@ public final class NeighTable {
 
     /** {@code ip neigh replace IP lladdr MAC dev DEV nud permanent}. */
     public void addPermanent(Device dev, int ip, long mac) {
-        Neighbour n = create(dev, ip, true);
+        addPermanent(dev, 0, v4(ip), mac);
+    }
+
+    /** {@code ip neigh replace ADDR lladdr MAC dev DEV nud permanent} for {@code hi}:{@code lo}. */
+    public void addPermanent(Device dev, long hi, long lo, long mac) {
+        Neighbour n = create(dev, hi, lo, true);
         if (n == null) {
             throw new IllegalStateException("neighbour table full (gc_thresh3)");
         }
@@ -299,8 +324,13 @@ public final class NeighTable {
 
     /** {@code ip neigh del}. */
     public boolean delete(Device dev, int ip) {
+        return delete(dev, 0, v4(ip));
+    }
+
+    /** {@code ip neigh del} of {@code hi}:{@code lo}; false when there is no such entry. */
+    public boolean delete(Device dev, long hi, long lo) {
         synchronized (this) {
-            Neighbour n = entries.get(key(dev, ip));
+            Neighbour n = entries.get(dev.ifindex(), hi, lo);
             if (n == null) {
                 return false;
             }
@@ -310,11 +340,12 @@ public final class NeighTable {
         }
     }
 
+    /** Every entry, by ifindex then address (unsigned, as the bytes compare). */
     public List<Neighbour> list() {
         synchronized (this) {
-            List<Neighbour> l = new ArrayList<>(entries.values());
-            l.sort((a, b) -> a.dev.ifindex() != b.dev.ifindex() ? Integer.compare(a.dev.ifindex(), b.dev.ifindex())
-                    : Integer.compareUnsigned(a.ip, b.ip));
+            List<Neighbour> l = entries.entries(null);
+            l.sort((a, b) -> a.ifindex != b.ifindex ? Integer.compare(a.ifindex, b.ifindex)
+                    : a.hi != b.hi ? Long.compareUnsigned(a.hi, b.hi) : Long.compareUnsigned(a.lo, b.lo));
             return l;
         }
     }
@@ -326,8 +357,8 @@ public final class NeighTable {
     public int flush(Device dev) {
         synchronized (this) {
             int n = 0;
-            for (Neighbour x : new ArrayList<>(entries.values())) {
-                if ((dev == null || x.dev == dev) && x.state != NudState.PERMANENT && x.state != NudState.NOARP) {
+            for (Neighbour x : entries.entries(dev)) {
+                if (x.state != NudState.PERMANENT && x.state != NudState.NOARP) {
                     remove(x);
                     dropQueue(x, DropReason.NEIGH_DEAD);
                     n++;
@@ -341,17 +372,9 @@ public final class NeighTable {
         synchronized (this) {
             // Only the device's own entries are copied: a router deleting thousands of ports, one neighbour each,
             // copied the whole table per port.
-            List<Neighbour> gone = null;
-            for (Neighbour n : entries.values()) {
-                if (n.dev == dev) {
-                    (gone == null ? gone = new ArrayList<>(2) : gone).add(n);
-                }
-            }
-            if (gone != null) {
-                for (Neighbour n : gone) {
-                    remove(n);
-                    dropQueue(n, DropReason.NEIGH_DEAD);
-                }
+            for (Neighbour n : entries.entries(dev)) {
+                remove(n);
+                dropQueue(n, DropReason.NEIGH_DEAD);
             }
         }
     }
@@ -362,7 +385,7 @@ public final class NeighTable {
                 periodicGc.cancel();
                 periodicGc = null;
             }
-            for (Neighbour n : new ArrayList<>(entries.values())) {
+            for (Neighbour n : entries.entries(null)) {
                 remove(n);
                 dropQueue(n, DropReason.NEIGH_DEAD);
             }
@@ -374,20 +397,25 @@ public final class NeighTable {
      * must start with a 14-byte link-layer slot followed by the network header; the slot is filled here.
      */
     public void output(Device dev, int nextHop, Packet p) {
+        output(dev, 0, v4(nextHop), p);
+    }
+
+    /** {@link #output(Device, int, Packet)} to the next hop {@code hi}:{@code lo}. */
+    public void output(Device dev, long hi, long lo, Packet p) {
         if (dev instanceof Loopback || dev.noArp()) {
             EthernetFrame.write(p.buf(), p.start(), 0L, 0L, ethertype);
             dev.transmit(p);
             return;
         }
-        long mapped = ops.mapWithoutAsking(dev, nextHop);
+        long mapped = ops.mapWithoutAsking(dev, hi, lo);
         if (mapped != NeighOps.RESOLVE) {
             EthernetFrame.write(p.buf(), p.start(), mapped, dev.mac(), ethertype);
             dev.transmit(p);
             return;
         }
-        Neighbour n = lookup(dev, nextHop);
+        Neighbour n = lookup(dev, hi, lo);
         if (n == null) {
-            n = create(dev, nextHop, false);
+            n = create(dev, hi, lo, false);
             if (n == null) {
                 stack.drop(p, DropReason.NEIGH_CREATEFAIL);
                 return;
@@ -569,9 +597,14 @@ public final class NeighTable {
 
     /** Creates or refreshes the entry for a requester (neigh_event_ns), as STALE. */
     public Neighbour eventNs(Device dev, int ip, long mac) {
-        Neighbour n = lookup(dev, ip);
+        return eventNs(dev, 0, v4(ip), mac);
+    }
+
+    /** {@link #eventNs(Device, int, long)} for the requester {@code hi}:{@code lo}. */
+    public Neighbour eventNs(Device dev, long hi, long lo, long mac) {
+        Neighbour n = lookup(dev, hi, lo);
         if (n == null) {
-            n = create(dev, ip, false);
+            n = create(dev, hi, lo, false);
             if (n == null) {
                 return null;
             }

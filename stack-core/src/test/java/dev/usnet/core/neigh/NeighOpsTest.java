@@ -36,13 +36,18 @@ class NeighOpsTest {
         int unreachable;
 
         @Override
+        public int keyLength() {
+            return 4;
+        }
+
+        @Override
         public int ethertype() {
             return ETHERTYPE;
         }
 
         @Override
-        public long mapWithoutAsking(Device dev, int nextHop) {
-            return nextHop == GROUP ? GROUP_MAC : RESOLVE;
+        public long mapWithoutAsking(Device dev, long hi, long lo) {
+            return lo == GROUP ? GROUP_MAC : RESOLVE;
         }
 
         @Override
