@@ -6,6 +6,7 @@ import dev.usnet.core.buf.PacketDevice;
 import dev.usnet.core.knob.DevConf;
 import dev.usnet.core.netem.LinkEmulation;
 import dev.usnet.core.netem.NetemParams;
+import dev.usnet.core.netem.NetemSysctl;
 import dev.usnet.core.stats.DeviceStats;
 import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.stats.LatencyPaths;
@@ -398,7 +399,7 @@ public abstract class Device implements PacketDevice {
         long now = s.now();
         recordPath(p, s, now);
         DevConf c = conf;
-        NetemParams np = c == null ? null : c.netem;
+        NetemParams np = c == null ? null : NetemSysctl.NETEM.get(c);
         LinkEmulation ne = netem;
         if (np != null || (ne != null && ne.queueLength() > 0)) {
             // Link emulation (the device's netem qdisc); with its settings removed, what it still holds
@@ -493,7 +494,7 @@ public abstract class Device implements PacketDevice {
     /** This device's link-emulation settings ({@code usnet.netem.<dev>.*}); {@link NetemParams#NONE} when none. */
     public NetemParams netemParams() {
         DevConf c = conf;
-        NetemParams p = c == null ? null : c.netem;
+        NetemParams p = c == null ? null : NetemSysctl.NETEM.get(c);
         return p == null ? NetemParams.NONE : p;
     }
 
@@ -507,7 +508,7 @@ public abstract class Device implements PacketDevice {
         if (s == null) {
             throw new IllegalStateException(name + " is not in a namespace");
         }
-        s.knobs().setNetem(name, params);
+        s.knobs().set(NetemSysctl.NETEM, name, params);
     }
 
     /** skb_checksum_help: finishes a partial L4 checksum in software. */

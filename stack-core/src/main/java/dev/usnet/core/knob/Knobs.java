@@ -1,6 +1,6 @@
 package dev.usnet.core.knob;
 
-import dev.usnet.core.netem.NetemParams;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -15,7 +15,13 @@ import java.util.function.Consumer;
  * neighbour, bridge, ...), as Linux registers one ctl_table per subsystem; every table, stack-core's as well as
  * other modules', is found the same way, by {@link java.util.ServiceLoader}. This class keeps the values, parses
  * and checks text, names knobs and says what is wrong. The packet path reads a value by its declaration (an array
- * slot, or a {@link DevConf} field), never by name.
+ * slot, or a {@link DevConf} slot), never by name.
+ *
+ * <p>Per-device knobs come in families, each a prefix its table declares: numbers ({@link DeviceKnob},
+ * {@code net.ipv4.conf.<dev>.<name>}) and whole specs ({@link DeviceSpecKnob}, {@code usnet.netem.<dev>[.<param>]}).
+ * Callers ask this class which key names which device ({@link #deviceOf}), whether a key is of a family
+ * ({@link #isPerDevice}) and which families there are ({@link #deviceFamilies}), so a new family needs no change
+ * outside its table.
  */
 public final class Knobs {
     // ---- declared knobs (LongKnob, ValueKnob, DeviceKnob): name -> declaration ----
@@ -24,12 +30,14 @@ public final class Knobs {
     // Per-device knobs by family + name ("net.ipv4.conf.proxy_arp"), and the families (prefixes) declared.
     private static final ConcurrentHashMap<String, DeviceKnob> DEVICE_KNOBS = new ConcurrentHashMap<>();
     private static final java.util.Set<String> FAMILIES = ConcurrentHashMap.newKeySet();
+    // Per-device spec knobs by family ("usnet.netem.").
+    private static final ConcurrentHashMap<String, DeviceSpecKnob<?>> SPEC_KNOBS = new ConcurrentHashMap<>();
     private static volatile boolean tablesLoaded;
 
     /** Registers a declared knob by name; declaring the same name twice is a programming error. */
     static <K extends Knob> K register(K k) {
-        if (k.key().startsWith(NETEM_PREFIX) || deviceKnobOf(k.key()) != null) {
-            throw new IllegalStateException("knob " + k.key() + " is already one of stack-core's");
+        if (specOf(k.key()) != null || deviceKnobOf(k.key()) != null) {
+            throw new IllegalStateException("knob " + k.key() + " would be a per-device knob's name");
         }
         Knob prev = DECLARED.putIfAbsent(k.key(), k);
         if (prev != null && prev != k) {
@@ -41,7 +49,7 @@ public final class Knobs {
     /** Registers a per-device knob; its family becomes a per-device prefix no namespace-wide knob may start with. */
     static DeviceKnob register(DeviceKnob d) {
         String f = d.family();
-        if (f.startsWith(NETEM_PREFIX) || NETEM_PREFIX.startsWith(f)
+        if (SPEC_KNOBS.keySet().stream().anyMatch(s -> s.startsWith(f) || f.startsWith(s))
                 || DECLARED.keySet().stream().anyMatch(key -> key.startsWith(f) && key.endsWith("." + d.name()))) {
             throw new IllegalStateException("per-device knob " + d.pattern() + " collides with a knob of another kind");
         }
@@ -56,6 +64,38 @@ public final class Knobs {
         }
         FAMILIES.add(f);
         return d;
+    }
+
+    /**
+     * Registers a per-device spec family; no other family may overlap it and no namespace-wide knob start with it.
+     */
+    static <T> DeviceSpecKnob<T> register(DeviceSpecKnob<T> d) {
+        String f = d.family();
+        if (SPEC_KNOBS.get(f) == d) {
+            return d;
+        }
+        for (String other : java.util.stream.Stream.concat(FAMILIES.stream(), SPEC_KNOBS.keySet().stream()).toList()) {
+            if (other.startsWith(f) || f.startsWith(other)) {
+                throw new IllegalStateException("per-device family " + f + " overlaps " + other);
+            }
+        }
+        if (DECLARED.keySet().stream().anyMatch(key -> key.startsWith(f))) {
+            throw new IllegalStateException("per-device spec " + d.pattern() + " collides with a knob of another kind");
+        }
+        if (SPEC_KNOBS.putIfAbsent(f, d) != null) {
+            throw new IllegalStateException("per-device spec " + d.pattern() + " declared twice");
+        }
+        return d;
+    }
+
+    /** The per-device spec family {@code key} starts with, or null. */
+    private static DeviceSpecKnob<?> specOf(String key) {
+        for (DeviceSpecKnob<?> d : SPEC_KNOBS.values()) {
+            if (key.startsWith(d.family())) {
+                return d;
+            }
+        }
+        return null;
     }
 
     /** The per-device knob {@code key} would set on some device ({@code <family><dev>.<name>}), or null. */
@@ -112,6 +152,9 @@ public final class Knobs {
                     for (DeviceKnob d : t.deviceKnobs()) {
                         register(d);
                     }
+                    for (DeviceSpecKnob<?> d : t.deviceSpecKnobs()) {
+                        register(d);
+                    }
                 }
                 tablesLoaded = true;
             }
@@ -129,7 +172,7 @@ public final class Knobs {
     }
 
     private final ConcurrentHashMap<String, String> explicit = new ConcurrentHashMap<>();
-    // The explicit keys that name a device (net.ipv4.conf.DEV.*, net.ipv4.neigh.DEV.*, usnet.netem.DEV.*), by device:
+    // The explicit keys that name a device (of a per-device family: net.ipv4.conf.DEV.*, usnet.netem.DEV.*), by device:
     // forgetting or re-setting one device's keys touches only its own. A scan of every key per device was quadratic
     // in the devices (a bridge namespace with 10 000 emulated ports: 10^8 string tests to build it, again to delete).
     private final ConcurrentHashMap<String, java.util.Set<String>> explicitByDevice = new ConcurrentHashMap<>();
@@ -287,18 +330,9 @@ public final class Knobs {
     private void setUnversioned(String key, String value) {
         String k = key.trim();
         String v = value.trim();
-        if (k.startsWith(NETEM_PREFIX)) {
-            NetemKey nk = parseNetemKey(k);
-            DevConf c = dev(nk.dev);
-            synchronized (c) {
-                NetemParams p;
-                try {
-                    p = nk.param == null ? NetemParams.parse(v) : netem(nk.dev).with(nk.param, v);
-                } catch (IllegalArgumentException e) {
-                    throw new IllegalArgumentException(k + ": " + e.getMessage(), e);
-                }
-                putNetem(nk.dev, p);
-            }
+        DeviceSpecKnob<?> spec = specOf(k);
+        if (spec != null) {
+            setSpec(spec, k, v);
             return;
         }
         Knob d = declared(k);
@@ -347,104 +381,180 @@ public final class Knobs {
 
     /**
      * The device a per-device knob names ({@code eth0} in {@code net.ipv4.conf.eth0.forwarding}, {@code all},
-     * {@code default}), or null when {@code key} is not of a declared per-device family.
+     * {@code default}; {@code eth0.100} in {@code usnet.netem.eth0.100.delay}), or null when {@code key} is not of a
+     * declared per-device family or is malformed.
      */
     public static String deviceOf(String key) {
         loadTables();
+        DeviceSpecKnob<?> spec = specOf(key);
+        if (spec != null) {
+            try {
+                return parseSpecKey(spec, key.trim()).dev;
+            } catch (IllegalArgumentException e) {
+                return null;
+            }
+        }
         String family = familyOf(key);
         int dot = key.lastIndexOf('.');
         return family == null || dot <= family.length() ? null : key.substring(family.length(), dot);
+    }
+
+    /**
+     * Whether {@code key} starts with a declared per-device family's prefix: it is that family's to accept or
+     * refuse (with a message naming the nearest of its knobs), whatever follows.
+     */
+    public static boolean isPerDevice(String key) {
+        loadTables();
+        return familyOf(key) != null || specOf(key) != null;
+    }
+
+    /**
+     * Whether a per-device spec family (a setting of one real device, never of {@code all} or {@code default})
+     * names {@code key}'s device.
+     */
+    public static boolean isDeviceSpec(String key) {
+        loadTables();
+        return specOf(key) != null;
+    }
+
+    /** Every per-device family's prefix ({@code net.ipv4.conf.}, {@code usnet.netem.}, ...), sorted. */
+    public static java.util.SortedSet<String> deviceFamilies() {
+        loadTables();
+        java.util.SortedSet<String> s = new java.util.TreeSet<>(FAMILIES);
+        s.addAll(SPEC_KNOBS.keySet());
+        return s;
+    }
+
+    /**
+     * The device a per-device spec knob names ({@link #isDeviceSpec}), or null.
+     *
+     * @deprecated link emulation is one per-device spec family among any others declared: use
+     *     {@link #isDeviceSpec} and {@link #deviceOf}. Kept until its last caller moves.
+     */
+    @Deprecated(forRemoval = true)
+    public static String netemDevice(String key) {
+        return isDeviceSpec(key) ? deviceOf(key) : null;
+    }
+
+    /** Whether any knob, namespace-wide or of a per-device family, is declared under {@code prefix}. */
+    public static boolean anyDeclaredUnder(String prefix) {
+        loadTables();
+        return DECLARED.keySet().stream().anyMatch(k -> k.startsWith(prefix))
+                || deviceFamilies().stream().anyMatch(f -> f.startsWith(prefix) || prefix.startsWith(f));
+    }
+
+    /**
+     * The name of per-device knob {@code name} of {@code family} for device {@code dev}
+     * ({@code net.ipv4.conf.} + {@code eth0} + {@code proxy_arp}); throws IllegalArgumentException naming the
+     * nearest of that family's knobs when it has none of that name.
+     */
+    public static String deviceKey(String family, String dev, String name) {
+        loadTables();
+        if (!FAMILIES.contains(family)) {
+            throw new IllegalArgumentException("no per-device knob family '" + family + "' (known: "
+                    + String.join(", ", deviceFamilies()) + ")");
+        }
+        String key = family + dev + "." + name;
+        if (DEVICE_KNOBS.get(family + name) == null) {
+            throw new IllegalArgumentException(unknown(key));
+        }
+        return key;
     }
 
     private static long parseRange(String k, String v, long min, long max) {
         return LongKnob.parseInRange(k, v, min, max);
     }
 
-    // ---- usnet.netem.<dev>[.<param>]: link emulation ----
+    // ---- per-device specs: <family><dev>[.<param>] ----
 
-    private static final String NETEM_PREFIX = "usnet.netem.";
-
-    private record NetemKey(String dev, String param) {}
+    private record SpecKey(String dev, String param) {}
 
     /**
-     * {@code usnet.netem.<dev>.<param>} or {@code usnet.netem.<dev>} (a whole spec). A last part that is not a
-     * parameter is part of the device name only when it is a number (a VLAN device like eth0.100).
+     * {@code <family><dev>.<param>} or {@code <family><dev>} (a whole spec). A last part that is not a parameter is
+     * part of the device name only when it is a number (a VLAN device like eth0.100).
      */
-    private static NetemKey parseNetemKey(String k) {
-        String rest = k.substring(NETEM_PREFIX.length());
+    private static SpecKey parseSpecKey(DeviceSpecKnob<?> spec, String k) {
+        String family = spec.family();
+        String rest = k.substring(family.length());
         String dev = rest;
         String param = null;
         int dot = rest.lastIndexOf('.');
         if (dot > 0) {
             String last = rest.substring(dot + 1);
-            if (NetemParams.PARAMS.contains(last)) {
+            List<String> params = spec.params();
+            if (params.contains(last)) {
                 dev = rest.substring(0, dot);
                 param = last;
             } else if (!last.chars().allMatch(Character::isDigit)) {
-                String near = NearestNames.nearest(last, NetemParams.PARAMS);
-                throw new IllegalArgumentException("unknown knob '" + k + "': '" + last + "' is not a link-emulation parameter"
-                        + " (" + (near != null ? "did you mean '" + near + "'? " : "") + "known: "
-                        + String.join(", ", NetemParams.PARAMS) + ")");
+                String near = NearestNames.nearest(last, params);
+                throw new IllegalArgumentException("unknown knob '" + k + "': '" + last + "' is not a "
+                        + spec.parameter() + " ("
+                        + (near != null ? "did you mean '" + near + "'? " : "") + "known: " + String.join(", ", params) + ")");
             }
         }
         if (dev.isEmpty() || dev.endsWith(".")) {
-            throw new IllegalArgumentException("unknown knob '" + k + "' (expected usnet.netem.<dev> or usnet.netem.<dev>.<param>)");
+            throw new IllegalArgumentException("unknown knob '" + k + "' (expected " + family + "<dev> or " + family
+                    + "<dev>.<param>)");
         }
         if (dev.equals("all") || dev.equals("default")) {
-            throw new IllegalArgumentException(k + ": link emulation is set per device, not for '" + dev + "'");
+            throw new IllegalArgumentException(k + ": " + spec.what() + " is set per device, not for '" + dev + "'");
         }
-        return new NetemKey(dev, param);
+        return new SpecKey(dev, param);
     }
 
-    /** The device a {@code usnet.netem.*} knob names, or null when {@code key} is not one (or is malformed). */
-    public static String netemDevice(String key) {
-        if (!key.startsWith(NETEM_PREFIX)) {
-            return null;
-        }
-        try {
-            return parseNetemKey(key.trim()).dev;
-        } catch (IllegalArgumentException e) {
-            return null;
+    private <T> void setSpec(DeviceSpecKnob<T> spec, String k, String v) {
+        SpecKey sk = parseSpecKey(spec, k);
+        DevConf c = dev(sk.dev);
+        synchronized (c) {
+            T p;
+            try {
+                p = sk.param == null ? spec.syntax().parse(v) : spec.syntax().with(get(spec, sk.dev), sk.param, v);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(k + ": " + e.getMessage(), e);
+            }
+            putSpec(spec, sk.dev, p);
         }
     }
 
-    /** The link-emulation settings of device {@code dev} ({@link NetemParams#NONE} when none). */
-    public NetemParams netem(String dev) {
+    /** Device {@code dev}'s value of {@code spec} (the syntax's none when it has none). */
+    public <T> T get(DeviceSpecKnob<T> spec, String dev) {
         DevConf c = devices.get(dev);
-        NetemParams p = c == null ? null : c.netem;
-        return p == null ? NetemParams.NONE : p;
+        T p = c == null ? null : c.get(spec);
+        return p == null ? spec.syntax().none() : p;
     }
 
     /**
-     * Sets device {@code dev}'s link emulation as a whole ({@code tc qdisc replace ... netem}); NONE removes it.
-     * The explicit values then list each parameter that differs from none.
+     * Sets device {@code dev}'s value of {@code spec} as a whole (link emulation: {@code tc qdisc replace ...
+     * netem}); the syntax's none removes it. The explicit values then list each parameter that differs from none.
      */
-    public void setNetem(String dev, NetemParams p) {
-        parseNetemKey(NETEM_PREFIX + dev);
-        putNetem(dev, p);
+    public <T> void set(DeviceSpecKnob<T> spec, String dev, T value) {
+        parseSpecKey(spec, spec.family() + dev);
+        putSpec(spec, dev, value);
         version++;
     }
 
-    private void putNetem(String dev, NetemParams p) {
+    private <T> void putSpec(DeviceSpecKnob<T> spec, String dev, T p) {
         DevConf c = dev(dev);
+        DeviceSpecKnob.Syntax<T> syntax = spec.syntax();
         synchronized (c) {
-            c.netem = p.isNone() ? null : p;
+            c.set(spec, syntax.isNone(p) ? null : p);
             java.util.Set<String> keys = explicitByDevice.get(dev);
+            String whole = spec.family() + dev;
             if (keys != null) {
-                String whole = NETEM_PREFIX + dev;
                 keys.removeIf(x -> {
-                    boolean netem = x.equals(whole) || x.startsWith(whole + ".")
-                            && NetemParams.PARAMS.contains(x.substring(whole.length() + 1));
-                    if (netem) {
+                    boolean mine = x.equals(whole) || x.startsWith(whole + ".")
+                            && spec.params().contains(x.substring(whole.length() + 1));
+                    if (mine) {
                         explicit.remove(x);
                     }
-                    return netem;
+                    return mine;
                 });
             }
-            for (String param : NetemParams.PARAMS) {
-                String v = p.get(param);
-                if (!v.equals(NetemParams.NONE.get(param))) {
-                    putExplicit(dev, NETEM_PREFIX + dev + "." + param, v);
+            T none = syntax.none();
+            for (String param : spec.params()) {
+                String v = syntax.get(p, param);
+                if (!v.equals(syntax.get(none, param))) {
+                    putExplicit(dev, whole + "." + param, v);
                 }
             }
         }
@@ -452,10 +562,9 @@ public final class Knobs {
 
     /** The current value of a knob as text. */
     public String get(String key) {
-        if (key.startsWith(NETEM_PREFIX)) {
-            NetemKey nk = parseNetemKey(key.trim());
-            NetemParams p = netem(nk.dev);
-            return nk.param == null ? p.format() : p.get(nk.param);
+        DeviceSpecKnob<?> spec = specOf(key);
+        if (spec != null) {
+            return getSpec(spec, key.trim());
         }
         String e = explicit.get(key);
         if (e != null) {
@@ -475,6 +584,12 @@ public final class Knobs {
             default -> dev(t.dev);
         };
         return Long.toString(t.knob.get(c));
+    }
+
+    private <T> String getSpec(DeviceSpecKnob<T> spec, String key) {
+        SpecKey sk = parseSpecKey(spec, key);
+        T p = get(spec, sk.dev);
+        return sk.param == null ? spec.syntax().format(p) : spec.syntax().get(p, sk.param);
     }
 
     /** Every knob set explicitly, sorted. */
@@ -501,8 +616,10 @@ public final class Knobs {
     public static java.util.List<String> known() {
         java.util.List<String> l = new java.util.ArrayList<>(declared().keySet());
         new TreeMap<>(DEVICE_KNOBS).values().forEach(d -> l.add(d.pattern()));
-        l.add(NETEM_PREFIX + "<dev>");
-        NetemParams.PARAMS.forEach(p -> l.add(NETEM_PREFIX + "<dev>." + p));
+        new TreeMap<>(SPEC_KNOBS).values().forEach(d -> {
+            l.add(d.pattern());
+            d.params().forEach(p -> l.add(d.pattern(p)));
+        });
         return l;
     }
 }

@@ -15,4 +15,9 @@ public interface SysctlTable {
     default List<DeviceKnob> deviceKnobs() {
         return List.of();
     }
+
+    /** Every per-device spec the module declares ({@code <family><dev>[.<param>]}). */
+    default List<DeviceSpecKnob<?>> deviceSpecKnobs() {
+        return List.of();
+    }
 }

@@ -1,6 +1,7 @@
 package dev.usnet.core.knob;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -11,6 +12,7 @@ import dev.usnet.core.ipv4.CowSysctl;
 import dev.usnet.core.ipv4.IcmpSysctl;
 import dev.usnet.core.ipv4.Ipv4Sysctl;
 import dev.usnet.core.neigh.NeighSysctl;
+import dev.usnet.core.netem.NetemSysctl;
 import dev.usnet.core.stack.CpuModelSysctl;
 import dev.usnet.core.netns.NetCoreSysctl;
 import java.util.List;
@@ -20,7 +22,7 @@ import org.junit.jupiter.api.Test;
 /** stack-core's knobs as tables next to their users: found like any module's, per-device families declared. */
 class KnobTablesTest {
     private static final List<SysctlTable> CORE_TABLES = List.of(new NetCoreSysctl(), new CpuModelSysctl(),
-            new Ipv4Sysctl(), new IcmpSysctl(), new NeighSysctl(), new BridgeSysctl(), new CowSysctl());
+            new Ipv4Sysctl(), new IcmpSysctl(), new NeighSysctl(), new BridgeSysctl(), new CowSysctl(), new NetemSysctl());
 
     // A per-device family of the test's own: declared here, nothing else in the knob package knows it.
     static final DeviceKnob WIDGET = DeviceKnob.define("usnet.example.dev.", "widgets", 4, 0, 9,
@@ -37,6 +39,12 @@ class KnobTablesTest {
             }
             for (DeviceKnob d : t.deviceKnobs()) {
                 assertTrue(Knobs.known().contains(d.pattern()), d.pattern());
+                assertTrue(Knobs.deviceFamilies().contains(d.family()), d.family());
+            }
+            for (DeviceSpecKnob<?> d : t.deviceSpecKnobs()) {
+                assertTrue(Knobs.known().contains(d.pattern()), d.pattern());
+                d.params().forEach(p -> assertTrue(Knobs.known().contains(d.pattern(p)), d.pattern(p)));
+                assertTrue(Knobs.deviceFamilies().contains(d.family()), d.family());
             }
         }
         assertEquals(Knob.Applies.BUILD, Knobs.applies("usnet.hz"));
@@ -73,6 +81,134 @@ class KnobTablesTest {
         assertEquals("eth0", Knobs.deviceOf("usnet.example.dev.eth0.widgets"));
         k.forgetDevice("eth0");
         assertNull(k.explicitValues().get("usnet.example.dev.eth0.widgets"), "a device's keys leave with it");
+    }
+
+    // A per-device spec family of the test's own: a pair "a/b" with parameters a and b, none being "0/0".
+    record Pair(long a, long b) {}
+
+    static final DeviceSpecKnob<Pair> PAIR = DeviceSpecKnob.define("usnet.example.pair.", "example pair",
+            "pair parameter", new DeviceSpecKnob.Syntax<>() {
+                @Override
+                public Pair none() {
+                    return new Pair(0, 0);
+                }
+
+                @Override
+                public boolean isNone(Pair v) {
+                    return v.a() == 0 && v.b() == 0;
+                }
+
+                @Override
+                public Pair parse(String text) {
+                    String[] ab = text.split("/");
+                    if (ab.length != 2) {
+                        throw new IllegalArgumentException("'" + text + "' is not A/B");
+                    }
+                    return new Pair(Long.parseLong(ab[0]), Long.parseLong(ab[1]));
+                }
+
+                @Override
+                public String format(Pair v) {
+                    return v.a() + "/" + v.b();
+                }
+
+                @Override
+                public List<String> params() {
+                    return List.of("a", "b");
+                }
+
+                @Override
+                public String get(Pair v, String param) {
+                    return Long.toString(param.equals("a") ? v.a() : v.b());
+                }
+
+                @Override
+                public Pair with(Pair v, String param, String text) {
+                    long n = Long.parseLong(text);
+                    return param.equals("a") ? new Pair(n, v.b()) : new Pair(v.a(), n);
+                }
+            });
+
+    @Test
+    void aNewPerDeviceSpecFamilyIsRecognisedFromItsDeclarationAlone() {
+        Knobs k = new Knobs();
+        assertEquals("0/0", k.get("usnet.example.pair.eth0"));
+        k.set("usnet.example.pair.eth0.b", "5");
+        assertEquals(new Pair(0, 5), PAIR.get(k.dev("eth0")), "the packet path's read");
+        assertEquals(java.util.Map.of("usnet.example.pair.eth0.b", "5"), k.explicitValues());
+        k.set("usnet.example.pair.eth0", "2/3");
+        assertEquals("2/3", k.get("usnet.example.pair.eth0"));
+        assertEquals("2", k.get("usnet.example.pair.eth0.a"));
+        assertEquals(java.util.Map.of("usnet.example.pair.eth0.a", "2", "usnet.example.pair.eth0.b", "3"),
+                k.explicitValues(), "a whole spec lists each parameter in force");
+        k.set(PAIR, "eth1", new Pair(7, 0));
+        assertEquals(new Pair(7, 0), k.get(PAIR, "eth1"));
+        k.set("usnet.example.pair.eth0", "0/0");
+        assertNull(PAIR.get(k.dev("eth0")), "none stores nothing");
+        assertEquals(new Pair(0, 0), k.get(PAIR, "eth0"));
+        var e = assertThrows(IllegalArgumentException.class, () -> k.set("usnet.example.pair.eth0.c", "1"));
+        assertEquals("unknown knob 'usnet.example.pair.eth0.c': 'c' is not a pair parameter (did you mean 'a'? known: a, b)",
+                e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> k.set("usnet.example.pair.default", "1/1"));
+        assertEquals("usnet.example.pair.default: example pair is set per device, not for 'default'", e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> k.set("usnet.example.pair.eth0", "1"));
+        assertEquals("usnet.example.pair.eth0: '1' is not A/B", e.getMessage());
+        assertEquals("eth0.7", Knobs.deviceOf("usnet.example.pair.eth0.7.a"));
+        assertTrue(Knobs.isPerDevice("usnet.example.pair.eth0") && Knobs.isDeviceSpec("usnet.example.pair.eth0"));
+        assertTrue(Knobs.deviceFamilies().contains("usnet.example.pair."));
+        assertTrue(Knobs.known().containsAll(List.of("usnet.example.pair.<dev>", "usnet.example.pair.<dev>.b")));
+        k.forgetDevice("eth1");
+        assertNull(k.explicitValues().get("usnet.example.pair.eth1.a"), "a device's spec leaves with it");
+    }
+
+    @Test
+    void familiesMayNotOverlapWhateverTheirKind() {
+        var e = assertThrows(IllegalStateException.class, () -> DeviceKnob.define("usnet.netem.x.", "y", 0, 0, 1,
+                DeviceKnob.Combine.DEVICE));
+        assertTrue(e.getMessage().contains("usnet.netem."), e.getMessage());
+        e = assertThrows(IllegalStateException.class, () -> DeviceSpecKnob.define("net.ipv4.", "x", "x parameter",
+                NetemSysctl.NETEM.syntax()));
+        assertTrue(e.getMessage().contains("overlaps"), e.getMessage());
+        e = assertThrows(IllegalStateException.class, () -> LongKnob.define("usnet.netem.eth0", 0, 0, 1, "shadows"));
+        assertTrue(e.getMessage().contains("usnet.netem.eth0"), e.getMessage());
+    }
+
+    @Test
+    void registryQueriesForTools() {
+        assertTrue(Knobs.isPerDevice("net.ipv4.conf.eth0.no_such_knob"), "the family's to refuse, by name");
+        assertTrue(Knobs.isPerDevice("net.ipv4.neigh.eth0.retrans_time_ms"));
+        assertFalse(Knobs.isPerDevice("net.ipv4.tcp_sack"));
+        assertFalse(Knobs.isDeviceSpec("net.ipv4.conf.eth0.forwarding"));
+        assertEquals("net.ipv4.conf.p1.proxy_arp", Knobs.deviceKey(Ipv4Sysctl.CONF, "p1", "proxy_arp"));
+        var e = assertThrows(IllegalArgumentException.class, () -> Knobs.deviceKey(Ipv4Sysctl.CONF, "p1", "proxyarp"));
+        assertEquals("unknown knob 'net.ipv4.conf.p1.proxyarp' (did you mean 'net.ipv4.conf.p1.proxy_arp'?)",
+                e.getMessage());
+        assertTrue(Knobs.anyDeclaredUnder("net.ipv4."));
+        assertTrue(Knobs.anyDeclaredUnder("usnet.netem.eth0"), "within a family");
+        assertFalse(Knobs.anyDeclaredUnder("net.ipv6."), "no IPv6 knob yet");
+    }
+
+    @Test
+    void aNeighbourTableIsDeclarableUnderAnotherFamilyWithTheSameNamesAndDefaults() {
+        NeighSysctl.Table t = NeighSysctl.Table.declare("usnet.example.neigh.");
+        NeighSysctl.Table v4 = NeighSysctl.IPV4;
+        assertEquals("usnet.example.neigh.", t.family());
+        assertEquals(v4.deviceKnobs().size(), t.deviceKnobs().size());
+        for (int i = 0; i < t.deviceKnobs().size(); i++) {
+            DeviceKnob a = v4.deviceKnobs().get(i);
+            DeviceKnob b = t.deviceKnobs().get(i);
+            assertEquals(a.name(), b.name());
+            assertEquals(a.defaultValue(), b.defaultValue(), b.pattern());
+            assertEquals(a.min(), b.min(), b.pattern());
+            assertEquals(a.max(), b.max(), b.pattern());
+        }
+        assertSame(t.gcThresh3, Knobs.declared("usnet.example.neigh.default.gc_thresh3"));
+        Knobs k = new Knobs();
+        k.set("usnet.example.neigh.eth0.ucast_solicit", "7");
+        assertEquals(7, k.dev("eth0").get(t.ucastSolicit));
+        assertEquals(3, k.dev("eth0").get(NeighSysctl.UCAST_SOLICIT), "IPv4's table keeps its own value");
+        assertEquals("eth0", Knobs.deviceOf("usnet.example.neigh.eth0.ucast_solicit"));
+        assertSame(NeighSysctl.IPV4.ucastSolicit, NeighSysctl.UCAST_SOLICIT);
     }
 
     @Test

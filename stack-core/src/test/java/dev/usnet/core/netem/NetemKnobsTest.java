@@ -1,6 +1,8 @@
 package dev.usnet.core.netem;
 
+import static dev.usnet.core.netem.NetemSysctl.NETEM;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -33,7 +35,7 @@ class NetemKnobsTest {
         for (String[] c : cases) {
             k.set("usnet.netem.eth0.rate", c[0]);
             assertEquals(c[1], k.get("usnet.netem.eth0.rate"), c[0]);
-            assertEquals(Long.parseLong(c[2]), k.netem("eth0").rateBitsPerSecond(), c[0]);
+            assertEquals(Long.parseLong(c[2]), k.get(NETEM, "eth0").rateBitsPerSecond(), c[0]);
         }
     }
 
@@ -41,29 +43,29 @@ class NetemKnobsTest {
     void timesSizesAndProbabilities() {
         Knobs k = new Knobs();
         k.set("usnet.netem.eth0.delay", "50us");
-        assertEquals(50_000, k.netem("eth0").delayNanos());
+        assertEquals(50_000, k.get(NETEM, "eth0").delayNanos());
         k.set("usnet.netem.eth0.delay", "1.5ms");
         assertEquals("1500us", k.get("usnet.netem.eth0.delay"));
         k.set("usnet.netem.eth0.jitter", "250ns");
-        assertEquals(250, k.netem("eth0").jitterNanos());
+        assertEquals(250, k.get(NETEM, "eth0").jitterNanos());
         k.set("usnet.netem.eth0.delay", "2s");
         assertEquals("2s", k.get("usnet.netem.eth0.delay"));
         k.set("usnet.netem.eth0.burst", "64k");
-        assertEquals(65_536, k.netem("eth0").burstBytes());
+        assertEquals(65_536, k.get(NETEM, "eth0").burstBytes());
         k.set("usnet.netem.eth0.burst", "32kbit");
-        assertEquals(4096, k.netem("eth0").burstBytes());
+        assertEquals(4096, k.get(NETEM, "eth0").burstBytes());
         k.set("usnet.netem.eth0.loss", "1%");
-        assertEquals(0.01, k.netem("eth0").loss());
+        assertEquals(0.01, k.get(NETEM, "eth0").loss());
         k.set("usnet.netem.eth0.loss", "0.01");
-        assertEquals(0.01, k.netem("eth0").loss());
+        assertEquals(0.01, k.get(NETEM, "eth0").loss());
         assertEquals("1%", k.get("usnet.netem.eth0.loss"));
         k.set("usnet.netem.eth0.duplicate", "0.05%");
         assertEquals("0.05%", k.get("usnet.netem.eth0.duplicate"));
         k.set("usnet.netem.eth0.limit", "10");
         k.set("usnet.netem.eth0.seed", "0x10");
-        assertEquals(16L, k.netem("eth0").seed());
+        assertEquals(16L, k.get(NETEM, "eth0").seed());
         k.set("usnet.netem.eth0.seed", "auto");
-        assertNull(k.netem("eth0").seed());
+        assertNull(k.get(NETEM, "eth0").seed());
         k.set("usnet.netem.eth0.queue", "tfifo");
         k.set("usnet.netem.eth0.distribution", "normal");
         k.set("usnet.netem.eth0.overhead", "-4");
@@ -76,7 +78,7 @@ class NetemKnobsTest {
         Knobs k = new Knobs();
         k.set("usnet.netem.eth0.loss", "5%");
         k.set("usnet.netem.eth0", "rate 100mbit delay 10ms 1ms loss random 1% limit 500");
-        NetemParams p = k.netem("eth0");
+        NetemParams p = k.get(NETEM, "eth0");
         assertEquals(100_000_000, p.rateBitsPerSecond());
         assertEquals(10_000_000, p.delayNanos());
         assertEquals(1_000_000, p.jitterNanos(), "tc's positional jitter");
@@ -87,8 +89,8 @@ class NetemKnobsTest {
                 "usnet.netem.eth0.loss", "1%", "usnet.netem.eth0.limit", "500"), k.explicitValues(),
                 "the explicit values list each parameter in force");
         k.set("usnet.netem.eth0", "none");
-        assertSame(NetemParams.NONE, k.netem("eth0"));
-        assertNull(k.dev("eth0").netem, "no emulation at all: frames bypass it");
+        assertSame(NetemParams.NONE, k.get(NETEM, "eth0"));
+        assertNull(NETEM.get(k.dev("eth0")), "no emulation at all: frames bypass it");
         assertTrue(k.explicitValues().isEmpty());
         assertEquals("none", k.get("usnet.netem.eth0"));
         assertEquals("1000", k.get("usnet.netem.eth0.limit"), "defaults are readable");
@@ -151,7 +153,7 @@ class NetemKnobsTest {
         assertTrue(e.contains("given twice"), e);
         e = error(k, "usnet.netem.", "1");
         assertTrue(e.contains("usnet.netem.<dev>"), e);
-        assertSame(NetemParams.NONE, k.netem("eth0"), "nothing was applied by a failed set");
+        assertSame(NetemParams.NONE, k.get(NETEM, "eth0"), "nothing was applied by a failed set");
     }
 
     @Test
@@ -159,11 +161,15 @@ class NetemKnobsTest {
         Knobs k = new Knobs();
         k.set("usnet.netem.eth0.100.delay", "1ms");
         k.set("usnet.netem.eth0.200", "delay 2ms");
-        assertEquals(1_000_000, k.netem("eth0.100").delayNanos());
-        assertEquals(2_000_000, k.netem("eth0.200").delayNanos());
-        assertEquals("eth0.100", Knobs.netemDevice("usnet.netem.eth0.100.delay"));
-        assertEquals("eth0.200", Knobs.netemDevice("usnet.netem.eth0.200"));
-        assertNull(Knobs.netemDevice("net.ipv4.ip_forward"));
+        assertEquals(1_000_000, k.get(NETEM, "eth0.100").delayNanos());
+        assertEquals(2_000_000, k.get(NETEM, "eth0.200").delayNanos());
+        assertEquals("eth0.100", Knobs.deviceOf("usnet.netem.eth0.100.delay"));
+        assertEquals("eth0.200", Knobs.deviceOf("usnet.netem.eth0.200"));
+        assertTrue(Knobs.isDeviceSpec("usnet.netem.eth0.200"));
+        assertNull(Knobs.deviceOf("usnet.netem.all.delay"), "link emulation has no all");
+        assertNull(Knobs.deviceOf("usnet.netem.eth0.dealy"), "not a parameter, not a device number");
+        assertNull(Knobs.deviceOf("net.ipv4.ip_forward"));
+        assertFalse(Knobs.isDeviceSpec("net.ipv4.conf.eth0.forwarding"));
     }
 
     @Test
@@ -174,10 +180,10 @@ class NetemKnobsTest {
         long v = k.version();
         k.set("usnet.netem.eth0.delay", "1ms");
         assertTrue(k.version() > v);
-        k.setNetem("eth1", NetemParams.NONE.withLoss(0.5));
+        k.set(NETEM, "eth1", NetemParams.NONE.withLoss(0.5));
         assertEquals("50%", k.get("usnet.netem.eth1.loss"));
         k.forgetDevice("eth0");
-        assertSame(NetemParams.NONE, k.netem("eth0"), "a device that left takes its settings with it");
+        assertSame(NetemParams.NONE, k.get(NETEM, "eth0"), "a device that left takes its settings with it");
         assertEquals(Map.of("usnet.netem.eth1.loss", "50%"), k.explicitValues());
     }
 }

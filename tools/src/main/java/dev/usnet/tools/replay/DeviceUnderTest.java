@@ -5,6 +5,8 @@ import dev.usnet.core.buf.Buffers;
 import dev.usnet.core.buf.Packet;
 import dev.usnet.core.device.Device;
 import dev.usnet.core.device.VethEnd;
+import dev.usnet.core.ipv4.Ipv4Sysctl;
+import dev.usnet.core.knob.Knobs;
 import dev.usnet.core.pcap.PcapRecord;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.time.VirtualScheduler;
@@ -22,6 +24,9 @@ import java.util.Map;
  * from the tester ends and what arrives there is recorded. Runs in virtual time.
  */
 public final class DeviceUnderTest implements AutoCloseable {
+    // The Linux sysctls of IPv6, which the oracle's scenarios set (to turn it off) before usnet declares any.
+    private static final String IPV6 = "net.ipv6.";
+
     private final VirtualScheduler scheduler = new VirtualScheduler();
     private final NetStack dut;
     private final NetStack tester;
@@ -99,7 +104,14 @@ public final class DeviceUnderTest implements AutoCloseable {
                     }
                 }
                 for (var e : p.sysctl().entrySet()) {
-                    setKnob("net.ipv4.conf." + p.name() + "." + e.getKey(), e.getValue(), "ports." + p.name() + ".sysctl");
+                    String where = "ports." + p.name() + ".sysctl";
+                    String key;
+                    try {
+                        key = Knobs.deviceKey(Ipv4Sysctl.CONF, p.name(), e.getKey());
+                    } catch (IllegalArgumentException ex) {
+                        throw new UsageException(where + ": " + ex.getMessage());
+                    }
+                    setKnob(key, e.getValue(), where);
                 }
             }
         }
@@ -126,8 +138,9 @@ public final class DeviceUnderTest implements AutoCloseable {
     }
 
     private void setKnob(String key, String value, String where) {
-        if (key.startsWith("net.ipv6.")) {
-            // usnet has no IPv6: the oracle ran with IPv6 disabled, which is what usnet is anyway.
+        if (key.startsWith(IPV6) && !Knobs.anyDeclaredUnder(IPV6)) {
+            // No IPv6 knob is declared, so usnet has no IPv6: the oracle ran with IPv6 disabled, which is what usnet
+            // is anyway. Once the IPv6 family declares its knobs, they are set like any other.
             return;
         }
         try {

@@ -150,7 +150,7 @@ class NetemTopologyTest {
             assertEquals(7, t.device("host", "hb1").netemParams().limit());
             assertEquals(3_000_000, t.device("ctr1", "eth0").netemParams().delayNanos(), "every namespace with no NS: prefix");
             assertEquals(3_000_000, t.device("ctr2", "eth0").netemParams().delayNanos());
-            assertEquals(3_000_000, t.stack("host").knobs().netem("eth0").delayNanos(), "a device that may come later");
+            assertEquals(3_000_000, t.stack("host").knobs().get(dev.usnet.core.netem.NetemSysctl.NETEM, "eth0").delayNanos(), "a device that may come later");
         }
         var u = assertThrows(UsageException.class, () -> TopologyFile.parse("t.yaml", FILE).withKnobs(List.of("nosuch:a=1")));
         assertTrue(u.getMessage().contains("no namespace 'nosuch'"), u.getMessage());

@@ -126,9 +126,12 @@ final class Sysctls {
                 + "knows how to treat)");
     }
 
+    /**
+     * A key usnet's knobs answer for: a declared one, or one under a declared per-device family, whose own
+     * message then names what is wrong with it (the nearest knob of that family, the device's spelling).
+     */
     private static boolean isKnob(String key) {
-        return Knobs.declared(key) != null || Knobs.known().contains(key)
-                || key.startsWith("net.ipv4.conf.") || key.startsWith("net.ipv4.neigh.");
+        return Knobs.declared(key) != null || Knobs.known().contains(key) || Knobs.isPerDevice(key);
     }
 
     private void setKnob(String key, String value, String asked) {

@@ -1,25 +1,21 @@
 package dev.usnet.tools.topology.file;
 
 import dev.usnet.core.knob.Knobs;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The device a per-device knob's name carries: the file's checks and a parameter override use it to refuse a knob
- * naming a device its namespace does not have.
+ * naming a device its namespace does not have. The families are the ones stack-core's tables declare, so a new
+ * one is checked here without a change.
  */
 public final class KnobDevices {
-    private static final Pattern DEV_KNOB = Pattern.compile("net\\.ipv4\\.(conf|neigh)\\.(.+)\\.[a-z_]+");
-
     private KnobDevices() {}
 
-    /** The device a per-device knob names ({@code net.ipv4.conf.<dev>.*}, {@code usnet.netem.<dev>...}), or null. */
+    /**
+     * The device a per-device knob names ({@code eth0} in {@code net.ipv4.conf.eth0.proxy_arp} or
+     * {@code usnet.netem.eth0.delay}; {@code all} and {@code default} as written), or null when the key is of no
+     * declared per-device family or names no device.
+     */
     public static String of(String key) {
-        String netem = Knobs.netemDevice(key);
-        if (netem != null) {
-            return netem;
-        }
-        Matcher m = DEV_KNOB.matcher(key);
-        return m.matches() ? m.group(2) : null;
+        return Knobs.deviceOf(key);
     }
 }
