@@ -13,10 +13,11 @@ import java.util.List;
 
 /**
  * A neighbour table of a namespace for one protocol (arp_tbl for IPv4 now, nd_tbl for IPv6 later): entries keyed by
- * device and protocol address of the length the protocol's {@link NeighOps} gives (4 or 16 bytes, held as two longs
- * {@code hi}:{@code lo}; the {@code int} overloads are the IPv4 form). Resolution with Linux's NUD state machine and default timers
- * (three broadcast solicitations one second apart, then FAILED and, through the protocol, ICMP host unreachable
- * for what was queued), a byte-bounded queue per unresolved entry (unres_qlen_bytes), permanent entries, and Linux's
+ * device and protocol address of the length the protocol's {@link NeighOps} gives (4 or 16 bytes, held as two
+ * longs {@code hi}:{@code lo}; the {@code int} overloads are the IPv4 form). Resolution with Linux's NUD state
+ * machine and default timers (three broadcast solicitations one second apart, then FAILED and, through the
+ * protocol, ICMP host unreachable for what was queued), a byte-bounded queue per unresolved entry
+ * (unres_qlen_bytes), permanent entries, and Linux's
  * garbage collection: with gc_thresh2 or more entries a new one forces a GC (at most every 5 s), at gc_thresh3
  * always, and creation fails when that GC can remove nothing; the forced GC removes entries that no timer holds
  * and that have failed or not been updated for 5 s, oldest first, down to gc_thresh2. From gc_thresh1 entries a

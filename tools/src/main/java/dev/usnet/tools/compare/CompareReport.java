@@ -1,7 +1,16 @@
 package dev.usnet.tools.compare;
 
+import static dev.usnet.tools.compare.RunValues.byKey;
+import static dev.usnet.tools.compare.RunValues.drops;
+import static dev.usnet.tools.compare.RunValues.join;
+import static dev.usnet.tools.compare.RunValues.measured;
+import static dev.usnet.tools.compare.RunValues.medianOf;
+import static dev.usnet.tools.compare.RunValues.num;
+import static dev.usnet.tools.compare.RunValues.per;
+import static dev.usnet.tools.compare.RunValues.rx;
+import static dev.usnet.tools.compare.RunValues.rxPackets;
+
 import dev.usnet.tools.results.Results;
-import dev.usnet.tools.topology.file.Expectation;
 import dev.usnet.tools.results.RunHistograms;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -307,8 +316,9 @@ final class CompareReport {
         if (!anyDrops) {
             b.append("No namespace dropped a packet in any run.\n\n");
         }
-        expectations(b);
-        b.insert(summaryAt, summary());
+        CompareVerdicts verdicts = new CompareVerdicts(groups, rows, seeds, realClock);
+        verdicts.expectations(b);
+        b.insert(summaryAt, verdicts.summary(tables));
         Files.writeString(report, b.toString());
         return written;
     }
@@ -401,80 +411,6 @@ final class CompareReport {
         return m;
     }
 
-    /**
-     * The tables in which a variant differs from the baseline: major differences first, each rank by size (at most
-     * 20). With the real clock these are measurements and say so.
-     */
-    private String summary() {
-        if (groups.size() < 2) {
-            return "";
-        }
-        List<MetricTable> differing = new ArrayList<>(tables.stream().filter(t -> t.mostDifferent(realClock) != null).toList());
-        differing.sort(java.util.Comparator.<MetricTable, MetricTable.Rank>comparing(t -> t.mostDifferent(realClock).rank())
-                .thenComparing(t -> -t.mostDifferent(realClock).score()));
-        StringBuilder b = new StringBuilder("## Largest differences from the baseline\n\n");
-        if (differing.isEmpty()) {
-            return b.append("No variant differs from the baseline by more than 1 % in any ")
-                    .append(realClock ? "number" : "simulated number").append(seeds > 1 ? " beyond the seeds' spread" : "")
-                    .append(".\n\n").toString();
-        }
-        if (realClock) {
-            b.append("Measured on the wall clock (‡), not simulated: noise of this machine is part of every number.\n\n");
-        }
-        b.append("| table | variant | column | baseline | variant's | relative difference | rank |\n|---|---|---|---:|---:|---:|---|\n");
-        for (MetricTable t : differing.subList(0, Math.min(20, differing.size()))) {
-            MetricTable.Most m = t.mostDifferent(realClock);
-            b.append("| ").append(t.title()).append(" | ").append(rows.get(m.row())).append(" | ")
-                    .append(t.columnName(m.column())).append(realClock ? " ‡" : "").append(" | ")
-                    .append(MetricTable.format(t.median(0, m.column())))
-                    .append(" | ").append(MetricTable.format(t.median(m.row(), m.column()))).append(" | ")
-                    .append(String.format(Locale.ROOT, "%.3f", m.score())).append(" | ")
-                    .append(m.rank() == MetricTable.Rank.MAJOR ? (seeds > 1 ? "beyond the seeds' spread" : "one seed")
-                            : "minor: " + t.minorReason(m)).append(" |\n");
-        }
-        if (differing.size() > 20) {
-            b.append("\n(").append(differing.size() - 20).append(" more tables differ; see below.)\n");
-        }
-        return b.append('\n').toString();
-    }
-
-    /** The file's {@code expect:} lines against each run: held, or what the run had instead. */
-    private void expectations(StringBuilder b) {
-        List<Expectation> ex = groups.getFirst().getFirst().planned().spec().expectations();
-        if (ex.isEmpty()) {
-            return;
-        }
-        b.append("## Expectations\n\n| variant |");
-        for (Expectation x : ex) {
-            b.append(" `").append(x.text()).append("` |");
-        }
-        b.append("\n|---|").append("---|".repeat(ex.size())).append('\n');
-        for (int g = 0; g < groups.size(); g++) {
-            b.append("| ").append(rows.get(g)).append(g == 0 ? " (baseline)" : "").append(" |");
-            for (int i = 0; i < ex.size(); i++) {
-                List<String> failed = new ArrayList<>();
-                int held = 0;
-                for (CompareRunner.Run r : groups.get(g)) {
-                    List<Expectation> own = r.planned().spec().expectations();
-                    if (i >= own.size()) {
-                        continue;
-                    }
-                    java.math.BigDecimal v = own.get(i).actual(r.result().results());
-                    if (own.get(i).holds(v)) {
-                        held++;
-                    } else {
-                        failed.add(v == null ? "absent" : v.stripTrailingZeros().toPlainString());
-                    }
-                }
-                String cell = failed.isEmpty() ? "held" : "**failed** (was " + String.join(", ", failed) + ")";
-                b.append(' ').append(seeds > 1 && !failed.isEmpty() ? held + " of " + groups.get(g).size() + " held; " + cell
-                        : cell).append(" |");
-            }
-            b.append('\n');
-        }
-        b.append('\n');
-    }
-
     private void chartCpu(Path dir, List<Path> written, StringBuilder b, List<String> nss, List<String> modelled)
             throws IOException {
         if (!modelled.isEmpty()) {
@@ -511,38 +447,6 @@ final class CompareReport {
         }
         double cpu = model ? num(m.get("cpu_model_ns")) : num(measured(r, "cpu_ns").get(ns));
         return per(cpu, perByte ? rx(r, ns, "rx_bytes") : rx(r, ns, "rx_packets"));
-    }
-
-    private static long rxPackets(CompareRunner.Run r, String ns) {
-        return rx(r, ns, "rx_packets");
-    }
-
-    /** The sum of a counter over a namespace's devices in one run. */
-    private static long rx(CompareRunner.Run r, String ns, String counter) {
-        long n = 0;
-        for (Map<String, Object> d : r.result().results().devices()) {
-            if (((String) d.get("name")).startsWith(ns + "/")) {
-                n += ((Number) d.get(counter)).longValue();
-            }
-        }
-        return n;
-    }
-
-    private static Double per(double v, double n) {
-        return Double.isNaN(v) || n == 0 ? null : v / n;
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Map<String, Long> drops(Map<String, Object> ns) {
-        Map<String, Long> out = new LinkedHashMap<>();
-        ((Map<String, Object>) ns.get("drops")).forEach((k, v) -> out.put(k, ((Number) v).longValue()));
-        return out;
-    }
-
-    @SuppressWarnings("unchecked")
-    private static Map<String, Object> measured(CompareRunner.Run r, String key) {
-        Object o = r.result().results().measured().get(key);
-        return o instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
     }
 
     private static final List<String> PERCENTILES = List.of("p50_us", "p99_us", "p999_us", "max_us");
@@ -599,15 +503,6 @@ final class CompareReport {
         }
     }
 
-    private static double medianOf(List<CompareRunner.Run> runs, Function<CompareRunner.Run, Double> f) {
-        double[] v = runs.stream().map(f).filter(x -> x != null && !Double.isNaN(x)).mapToDouble(Double::doubleValue)
-                .sorted().toArray();
-        if (v.length == 0) {
-            return Double.NaN;
-        }
-        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
-    }
-
     /** Per variant, its seeds' histograms added up (null when no run has one). */
     private List<ComparePlots.Named<Histogram>> pooled(Function<RunHistograms, Histogram> f) {
         List<ComparePlots.Named<Histogram>> out = new ArrayList<>();
@@ -653,23 +548,6 @@ final class CompareReport {
             }
         }
         throw new IllegalStateException("no " + name);
-    }
-
-    private static Map<String, Object> byKey(List<Map<String, Object>> l, String key, String value) {
-        for (Map<String, Object> m : l) {
-            if (value.equals(m.get(key))) {
-                return m;
-            }
-        }
-        return null;
-    }
-
-    private static double num(Object o) {
-        return o instanceof Number n ? n.doubleValue() : Double.NaN;
-    }
-
-    private static String join(List<Long> l) {
-        return String.join(", ", l.stream().map(String::valueOf).toList());
     }
 
     /** A subject's name as part of a file name: {@code host/hb1->br0} is {@code host_hb1-br0}. */

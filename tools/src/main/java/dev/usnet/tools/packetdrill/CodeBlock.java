@@ -1,9 +1,12 @@
 package dev.usnet.tools.packetdrill;
 
+import static dev.usnet.tools.packetdrill.CodeValues.str;
+import static dev.usnet.tools.packetdrill.CodeValues.truthy;
+
+import dev.usnet.tools.packetdrill.CodeLexer.Tok;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -40,19 +43,17 @@ final class CodeBlock {
         }
     }
 
-    private record Tok(char kind, String text, int line) {
-        // kind: n number, s string, i identifier, o operator, ; end of statement, E end
-    }
-
     private final List<Tok> toks = new ArrayList<>();
     private final Map<String, Object> vars;
     private int p;
     private final String source;
+    /** Errors about a value are reported at the line of the token being read. */
+    private final CodeValues values = new CodeValues(() -> peek().line());
 
     private CodeBlock(String source, int firstLine, Map<String, Object> vars) {
         this.source = source;
         this.vars = vars;
-        lex(source, firstLine);
+        toks.addAll(CodeLexer.lex(source, firstLine));
     }
 
     /** The {@code tcpi_*} names a block reads, to know whether tcp_info is needed. */
@@ -79,111 +80,6 @@ final class CodeBlock {
      */
     static void checkTokens(String source, int firstLine) {
         new CodeBlock(source, firstLine, Map.of());
-    }
-
-    // ---- lexing ----
-
-    private void lex(String s, int line) {
-        int i = 0;
-        int depth = 0;
-        while (i < s.length()) {
-            char c = s.charAt(i);
-            if (c == '\n') {
-                if (depth == 0) {
-                    toks.add(new Tok(';', ";", line));
-                }
-                line++;
-                i++;
-            } else if (c == '\\' && i + 1 < s.length() && s.charAt(i + 1) == '\n') {
-                line++;
-                i += 2;
-            } else if (c == '\\' && i + 2 < s.length() && s.charAt(i + 1) == '\r' && s.charAt(i + 2) == '\n') {
-                line++;
-                i += 3;
-            } else if (Character.isWhitespace(c)) {
-                i++;
-            } else if (c == '#') {
-                while (i < s.length() && s.charAt(i) != '\n') {
-                    i++;
-                }
-            } else if (c == ';') {
-                toks.add(new Tok(';', ";", line));
-                i++;
-            } else if (Character.isDigit(c) || (c == '.' && i + 1 < s.length() && Character.isDigit(s.charAt(i + 1)))) {
-                int st = i;
-                if (c == '0' && i + 1 < s.length() && (s.charAt(i + 1) == 'x' || s.charAt(i + 1) == 'X')) {
-                    i += 2;
-                    while (i < s.length() && Character.digit(s.charAt(i), 16) >= 0) {
-                        i++;
-                    }
-                } else {
-                    while (i < s.length() && (Character.isDigit(s.charAt(i)) || s.charAt(i) == '.'
-                            || s.charAt(i) == '_')) {
-                        i++;
-                    }
-                    if (i < s.length() && (s.charAt(i) == 'e' || s.charAt(i) == 'E')) {
-                        i++;
-                        if (i < s.length() && (s.charAt(i) == '-' || s.charAt(i) == '+')) {
-                            i++;
-                        }
-                        while (i < s.length() && Character.isDigit(s.charAt(i))) {
-                            i++;
-                        }
-                    }
-                }
-                toks.add(new Tok('n', s.substring(st, i), line));
-            } else if (Character.isLetter(c) || c == '_') {
-                int st = i;
-                while (i < s.length() && (Character.isLetterOrDigit(s.charAt(i)) || s.charAt(i) == '_')) {
-                    i++;
-                }
-                toks.add(new Tok('i', s.substring(st, i), line));
-            } else if (c == '\'' || c == '"') {
-                StringBuilder b = new StringBuilder();
-                i++;
-                while (i < s.length() && s.charAt(i) != c) {
-                    char ch = s.charAt(i);
-                    if (ch == '\n') {
-                        throw new CodeException(line, "string not closed");
-                    }
-                    if (ch == '\\' && i + 1 < s.length()) {
-                        char e = s.charAt(++i);
-                        b.append(switch (e) {
-                            case 'n' -> '\n';
-                            case 't' -> '\t';
-                            default -> e;
-                        });
-                    } else {
-                        b.append(ch);
-                    }
-                    i++;
-                }
-                if (i >= s.length()) {
-                    throw new CodeException(line, "string not closed");
-                }
-                i++;
-                toks.add(new Tok('s', b.toString(), line));
-            } else {
-                String two = i + 1 < s.length() ? s.substring(i, i + 2) : "";
-                String op;
-                if (List.of("**", "//", "==", "!=", "<=", ">=", "<<", ">>").contains(two)) {
-                    op = two;
-                } else if ("+-*/%()<>,=[]&|^~".indexOf(c) >= 0) {
-                    op = String.valueOf(c);
-                } else {
-                    throw new CodeException(line, "unexpected character '" + c + "' in code");
-                }
-                if (op.equals("(") || op.equals("[")) {
-                    depth++;
-                } else if (op.equals(")") || op.equals("]")) {
-                    depth = Math.max(0, depth - 1);
-                }
-                toks.add(new Tok('o', op, line));
-                i += op.length();
-            }
-        }
-        toks.add(new Tok(';', ";", line));
-        toks.add(new Tok('E', "", line));
     }
 
     private Tok peek() {
@@ -358,7 +254,7 @@ final class CodeBlock {
             }
             any = true;
             Object r = bitOr();
-            result &= compare(op, l, r);
+            result &= values.compare(op, l, r);
             l = r;
         }
         return any ? result : l;
@@ -379,54 +275,6 @@ final class CodeBlock {
             return "==";
         }
         return null;
-    }
-
-    private boolean compare(String op, Object a, Object b) {
-        if (op.equals("==")) {
-            return equal(a, b);
-        }
-        if (op.equals("!=")) {
-            return !equal(a, b);
-        }
-        if (a instanceof String sa && b instanceof String sb) {
-            int c = sa.compareTo(sb);
-            return switch (op) {
-                case "<" -> c < 0;
-                case ">" -> c > 0;
-                case "<=" -> c <= 0;
-                default -> c >= 0;
-            };
-        }
-        double x = num(a);
-        double y = num(b);
-        if (a instanceof Long la && b instanceof Long lb) {
-            long c = Long.compare(la, lb);
-            return switch (op) {
-                case "<" -> c < 0;
-                case ">" -> c > 0;
-                case "<=" -> c <= 0;
-                default -> c >= 0;
-            };
-        }
-        return switch (op) {
-            case "<" -> x < y;
-            case ">" -> x > y;
-            case "<=" -> x <= y;
-            default -> x >= y;
-        };
-    }
-
-    private boolean equal(Object a, Object b) {
-        if (a == null || b == null) {
-            return a == b;
-        }
-        if (isNumber(a) && isNumber(b)) {
-            if (a instanceof Double || b instanceof Double) {
-                return num(a) == num(b);
-            }
-            return integer(a) == integer(b);
-        }
-        return a.equals(b);
     }
 
     private Object bitOr() {
@@ -682,7 +530,7 @@ final class CodeBlock {
                 }
                 Object best = items.get(0);
                 for (Object o : items) {
-                    boolean better = f.text().equals("min") ? compare("<", o, best) : compare(">", o, best);
+                    boolean better = f.text().equals("min") ? values.compare("<", o, best) : values.compare(">", o, best);
                     if (better) {
                         best = o;
                     }
@@ -700,117 +548,16 @@ final class CodeBlock {
         }
     }
 
-    // ---- values ----
-
-    private static boolean isNumber(Object o) {
-        return o instanceof Long || o instanceof Double || o instanceof Boolean;
-    }
-
     private long integer(Object o) {
-        if (o instanceof Long l) {
-            return l;
-        }
-        if (o instanceof Boolean b) {
-            return b ? 1 : 0;
-        }
-        if (o instanceof Double d && d == Math.rint(d)) {
-            return (long) (double) d;
-        }
-        throw new CodeException(peek().line(), "expected an integer in code, got " + str(o));
+        return values.integer(o);
     }
 
     private double num(Object o) {
-        if (o instanceof Double d) {
-            return d;
-        }
-        if (o instanceof Long || o instanceof Boolean) {
-            return integer(o);
-        }
-        throw new CodeException(peek().line(), "expected a number in code, got " + str(o));
+        return values.num(o);
     }
 
-    private static boolean truthy(Object o) {
-        if (o == null) {
-            return false;
-        }
-        if (o instanceof Boolean b) {
-            return b;
-        }
-        if (o instanceof Long l) {
-            return l != 0;
-        }
-        if (o instanceof Double d) {
-            return d != 0;
-        }
-        if (o instanceof String s) {
-            return !s.isEmpty();
-        }
-        if (o instanceof List<?> l) {
-            return !l.isEmpty();
-        }
-        return true;
-    }
-
-    static String str(Object o) {
-        if (o == null) {
-            return "None";
-        }
-        if (o instanceof Boolean b) {
-            return b ? "True" : "False";
-        }
-        if (o instanceof List<?> l) {
-            StringBuilder b = new StringBuilder("(");
-            for (int k = 0; k < l.size(); k++) {
-                b.append(k > 0 ? ", " : "").append(l.get(k) instanceof String s ? "'" + s + "'" : str(l.get(k)));
-            }
-            return b.append(l.size() == 1 ? ",)" : ")").toString();
-        }
-        return o.toString();
-    }
-
-    /** Python's {@code fmt % args}: %d %i %u %s %r %x %X %f %e %g %%, with flags and width. */
     private String format(int line, String fmt, Object args) {
-        List<?> values = args instanceof List<?> l ? l : List.of(args == null ? "None" : args);
-        StringBuilder b = new StringBuilder();
-        int next = 0;
-        for (int i = 0; i < fmt.length(); i++) {
-            char c = fmt.charAt(i);
-            if (c != '%') {
-                b.append(c);
-                continue;
-            }
-            int st = i;
-            i++;
-            while (i < fmt.length() && "-+ 0#.0123456789".indexOf(fmt.charAt(i)) >= 0) {
-                i++;
-            }
-            if (i >= fmt.length()) {
-                throw new CodeException(line, "incomplete format in '" + fmt + "'");
-            }
-            char conv = fmt.charAt(i);
-            String spec = fmt.substring(st, i);
-            if (conv == '%') {
-                b.append('%');
-                continue;
-            }
-            if (next >= values.size()) {
-                throw new CodeException(line, "not enough arguments for format string '" + fmt + "'");
-            }
-            Object v = values.get(next++);
-            b.append(switch (conv) {
-                case 'd', 'i', 'u' -> String.format(Locale.ROOT, spec + "d", v instanceof Double d ? (long) (double) d
-                        : integer(v));
-                case 'x', 'X', 'o' -> String.format(Locale.ROOT, spec + conv, integer(v));
-                case 'f', 'e', 'g', 'E', 'G' -> String.format(Locale.ROOT, spec + conv, num(v));
-                case 's' -> String.format(Locale.ROOT, spec + "s", str(v));
-                case 'r' -> String.format(Locale.ROOT, spec + "s", v instanceof String s ? "'" + s + "'" : str(v));
-                default -> throw new CodeException(line, "unsupported format %" + conv + " in '" + fmt + "'");
-            });
-        }
-        if (next < values.size()) {
-            throw new CodeException(line, "not all arguments converted during string formatting of '" + fmt + "'");
-        }
-        return b.toString();
+        return values.format(line, fmt, args);
     }
 
     @Override

@@ -13,10 +13,8 @@ import dev.usnet.tools.app.App;
 import dev.usnet.tools.app.Apps;
 import dev.usnet.tools.cli.UsageException;
 import dev.usnet.tools.kernel.KernelNet;
-import dev.usnet.tools.kernel.Leftovers;
 import dev.usnet.tools.kernel.PcapProvider;
 import dev.usnet.tools.kernel.Privileges;
-import dev.usnet.tools.kernel.TapBridgeTaps;
 import dev.usnet.tools.kernel.TapProvider;
 import dev.usnet.tools.kernel.UsnetMark;
 import dev.usnet.tools.report.DeviceTable;
@@ -26,7 +24,6 @@ import dev.usnet.tools.topology.TopologyBuilder;
 import dev.usnet.tools.topology.build.Topology;
 import dev.usnet.tools.topology.file.TopologySpec.DeviceSpec;
 import dev.usnet.tools.topology.file.TopologySpec.KernelNs;
-import dev.usnet.tools.topology.file.TopologySpec.Ns;
 import dev.usnet.tools.topology.file.TopologySpec.Pcap;
 import dev.usnet.tools.topology.file.TopologySpec.Tap;
 import dev.usnet.tools.topology.file.TopologySpec;
@@ -39,7 +36,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -134,7 +130,7 @@ public final class Daemon implements AutoCloseable {
         }
     }
 
-    private record OpenedTap(TapProvider.TapRequest req, TopologySpec.KernelSide side) {}
+    record OpenedTap(TapProvider.TapRequest req, TopologySpec.KernelSide side) {}
 
     private final TopologySpec spec;
     private final Options options;
@@ -159,7 +155,7 @@ public final class Daemon implements AutoCloseable {
 
     private final Startup startup;
     /** After {@link #dropPrivileges}: a shell kept as root that deletes the kernel namespaces at the stop, or null. */
-    private Process teardown;
+    private NamespaceTeardownHelper teardown;
 
     private Daemon(TopologySpec spec, Options options, Providers providers, Startup startup) {
         this.spec = spec;
@@ -167,6 +163,7 @@ public final class Daemon implements AutoCloseable {
         this.providers = providers;
         this.startup = startup;
         this.histograms = new HistogramFiles(spec, options.outDir());
+        this.liveTaps = new LiveKernelTaps(providers, taps, () -> becameUser);
     }
 
     /**
@@ -225,87 +222,11 @@ public final class Daemon implements AutoCloseable {
     }
 
     private void preflight() {
-        requirePrivileges();
-        List<String> problems = new ArrayList<>();
-        List<String> declared = spec.kernelNamespaces().stream().map(KernelNs::name).toList();
-        for (Ns ns : spec.namespaces()) {
-            for (DeviceSpec d : ns.devices()) {
-                if (d instanceof Tap t) {
-                    String k = t.kernel().namespace();
-                    if (k != null && !declared.contains(k) && !providers.kernel().namespaceExists(k)) {
-                        problems.add(t.kernel().where().error("kernel namespace " + k
-                                + " does not exist; list it under kernel.namespaces for usnet to create it"));
-                    }
-                }
-            }
-        }
-        if (hasDevice(Tap.class)) {
-            providers.tap().requireAvailable();
-        }
-        if (hasDevice(Pcap.class)) {
-            providers.pcap().requireAvailable();
-        }
-        List<Leftovers.Found> found = Leftovers.find(spec, providers.kernel());
-        for (Leftovers.Found f : found) {
-            problems.add(f.where().error(f.message()));
-        }
-        if (found.stream().anyMatch(Leftovers.Found::removable)) {
-            problems.add("run: usnet cleanup " + found.get(0).where().file());
-        }
-        if (!problems.isEmpty()) {
-            throw new UsageException(String.join("\n", problems));
-        }
-    }
-
-    /**
-     * Refuses a topology that changes the kernel when this process lacks the capabilities for it, before anything
-     * is done (else the first {@code ip} or TUNSETIFF would fail half-way with its own words).
-     */
-    private void requirePrivileges() {
-        List<String> what = new ArrayList<>();
-        List<String> caps = new ArrayList<>();
-        Privileges p = providers.privileges();
-        boolean namespaces = !spec.kernelNamespaces().isEmpty();
-        if (namespaces) {
-            what.add("kernel namespaces (" + String.join(", ", spec.kernelNamespaces().stream().map(KernelNs::name).toList()) + ")");
-        }
-        boolean tapIntoNamespace = false;
-        List<String> tapNames = new ArrayList<>();
-        List<String> pcapNames = new ArrayList<>();
-        for (Ns ns : spec.namespaces()) {
-            for (DeviceSpec d : ns.devices()) {
-                if (d instanceof Tap t) {
-                    tapNames.add(t.kernel().ifname());
-                    tapIntoNamespace |= t.kernel().namespace() != null;
-                } else if (d instanceof Pcap pc) {
-                    pcapNames.add(pc.iface());
-                }
-            }
-        }
-        if (!tapNames.isEmpty()) {
-            what.add("TAP devices (" + String.join(", ", tapNames) + ")");
-        }
-        if (!pcapNames.isEmpty()) {
-            what.add("pcap ports on " + String.join(", ", pcapNames));
-        }
-        if ((namespaces || !tapNames.isEmpty()) && !p.has(Privileges.CAP_NET_ADMIN)) {
-            caps.add("CAP_NET_ADMIN");
-        }
-        // ip netns add mounts; a TAP goes into its namespace through unshare and setns.
-        if ((namespaces || tapIntoNamespace) && !p.has(Privileges.CAP_SYS_ADMIN)) {
-            caps.add("CAP_SYS_ADMIN");
-        }
-        if (!pcapNames.isEmpty() && !p.has(Privileges.CAP_NET_RAW)) {
-            caps.add("CAP_NET_RAW");
-        }
-        if (!caps.isEmpty()) {
-            throw new UsageException(spec.name() + ": " + String.join(" and ", what) + " need " + String.join(" and ", caps)
-                    + ", which this process does not have (CapEff in /proc/self/status): run as root (sudo)");
-        }
+        DaemonPreflight.check(spec, providers);
     }
 
     private boolean hasDevice(Class<? extends DeviceSpec> kind) {
-        return spec.namespaces().stream().flatMap(n -> n.devices().stream()).anyMatch(kind::isInstance);
+        return DaemonPreflight.hasDevice(spec, kind);
     }
 
     private void stopIfRequested(String step) {
@@ -422,7 +343,7 @@ public final class Daemon implements AutoCloseable {
         try {
             if (mayBecomeUser && uid > 0 && gid > 0) {
                 if (!kernelCreated.isEmpty()) {
-                    teardown = startTeardown(kernelCreated);
+                    teardown = NamespaceTeardownHelper.start(kernelCreated);
                 }
                 List<Path> give = new ArrayList<>(writable);
                 // Made now, as root: the control socket, histograms and logs go there afterwards.
@@ -470,16 +391,6 @@ public final class Daemon implements AutoCloseable {
                 java.nio.file.Files.setAttribute(f, "unix:gid", gid, java.nio.file.LinkOption.NOFOLLOW_LINKS);
             }
         }
-    }
-
-    /** A root shell that, given one line, deletes {@code namespaces} (last made first) and exits; at EOF it does nothing. */
-    private static Process startTeardown(List<String> namespaces) throws java.io.IOException {
-        List<String> cmd = new ArrayList<>(List.of("sh", "-c", "read -r go || exit 0; rc=0; for ns in \"$@\"; do"
-                + " ip netns del \"$ns\" || rc=1; done; exit $rc", "usnet-teardown"));
-        for (int i = namespaces.size() - 1; i >= 0; i--) {
-            cmd.add(namespaces.get(i));
-        }
-        return new ProcessBuilder(cmd).redirectErrorStream(true).start();
     }
 
     /** Writes out every capture's buffered frames now (SIGUSR1); returns how many captures were flushed. */
@@ -579,24 +490,7 @@ public final class Daemon implements AutoCloseable {
         List<String> deleted = new ArrayList<>();
         if (teardown != null) {
             // Root was dropped: the helper started before the drop deletes them.
-            try (var in = teardown.getOutputStream()) {
-                in.write('\n');
-            } catch (java.io.IOException e) {
-                errors.add("asking the teardown helper: " + e.getMessage());
-            }
-            try {
-                String out = new String(teardown.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).trim();
-                if (teardown.waitFor(15, TimeUnit.SECONDS) && teardown.exitValue() == 0) {
-                    for (int i = kernelCreated.size() - 1; i >= 0; i--) {
-                        deleted.add(kernelCreated.get(i));
-                    }
-                } else {
-                    errors.add("deleting kernel namespaces " + String.join(", ", kernelCreated) + ": " + out
-                            + " (delete them with: ip netns del NAME)");
-                }
-            } catch (java.io.IOException | InterruptedException e) {
-                errors.add("deleting kernel namespaces: " + e.getMessage());
-            }
+            teardown.deleteNamespaces(kernelCreated, deleted, errors);
             kernelCreated.clear();
         }
         for (int i = kernelCreated.size() - 1; i >= 0; i--) {
@@ -667,7 +561,7 @@ public final class Daemon implements AutoCloseable {
         return l;
     }
 
-    private final LiveTaps liveTaps = new LiveTaps();
+    private final LiveKernelTaps liveTaps;
     /** The uid {@link #dropPrivileges} became, or -1 while the daemon runs as it started. */
     private volatile int becameUser = -1;
 
@@ -677,151 +571,6 @@ public final class Daemon implements AutoCloseable {
      */
     public dev.usnet.tools.ctl.KernelTaps kernelTaps() {
         return liveTaps;
-    }
-
-    /** TAPs added while running. Its own lock: requests come from the control plane's threads, never the stop's. */
-    private final class LiveTaps implements dev.usnet.tools.ctl.KernelTaps {
-        private record Live(String ifname, String kernelNamespace, boolean namespaceCreated) {}
-
-        private final Map<Device, Live> live = new java.util.IdentityHashMap<>();
-        private boolean stopped;
-
-        @Override
-        public synchronized Opened open(Request r, NetStack stack) {
-            String what = "link add " + r.name() + " type tap";
-            if (stopped) {
-                throw new dev.usnet.tools.ctl.CtlException(what + ": the daemon is stopping");
-            }
-            Privileges p = providers.privileges();
-            List<String> missing = new ArrayList<>();
-            if (!p.has(Privileges.CAP_NET_ADMIN)) {
-                missing.add("CAP_NET_ADMIN");
-            }
-            if (!p.has(Privileges.CAP_SYS_ADMIN)) {
-                missing.add("CAP_SYS_ADMIN");
-            }
-            if (becameUser >= 0 || missing.isEmpty() && providers.tap() instanceof TapBridgeTaps && !threadMayCreate()) {
-                throw new dev.usnet.tools.ctl.CtlException(what + ": a TAP into kernel namespace " + r.kernelNamespace()
-                        + " needs CAP_NET_ADMIN and CAP_SYS_ADMIN, which this daemon gave up once it was running ("
-                        + (becameUser >= 0 ? "started through sudo, it became uid " + becameUser : "it dropped them")
-                        + " after its start); to add TAPs live, start usnet run as root without sudo: it then keeps them"
-                        + " on its control threads");
-            }
-            if (!missing.isEmpty()) {
-                throw new dev.usnet.tools.ctl.CtlException(what + ": a TAP into kernel namespace " + r.kernelNamespace()
-                        + " needs " + String.join(" and ", missing) + ", which this daemon does not have (CapEff in"
-                        + " /proc/self/status): start usnet run as root (sudo)");
-            }
-            try {
-                providers.tap().requireAvailable();
-            } catch (UsageException e) {
-                throw new dev.usnet.tools.ctl.CtlException(what + ": " + e.getMessage());
-            }
-            for (OpenedTap t : taps) {
-                if (t.req().ifname().equals(r.ifname())) {
-                    throw new dev.usnet.tools.ctl.CtlException(what + ": kernel name " + r.ifname() + " is taken by TAP "
-                            + t.req().usnetName() + " of the topology file (TAP kernel names are unique in a run)");
-                }
-            }
-            for (Map.Entry<Device, Live> e : live.entrySet()) {
-                if (e.getValue().ifname().equals(r.ifname())) {
-                    Device d = e.getKey();
-                    throw new dev.usnet.tools.ctl.CtlException(what + ": kernel name " + r.ifname() + " is taken by TAP "
-                            + (d.stack() == null ? "" : d.stack().name() + "/") + d.name()
-                            + " (TAP kernel names are unique in a run)");
-                }
-            }
-            KernelNet kernel = providers.kernel();
-            String kns = r.kernelNamespace();
-            boolean exists = kernel.namespaceExists(kns);
-            if (exists) {
-                kernel.link(kns, r.ifname()).ifPresent(l -> {
-                    Optional<UsnetMark> mark = UsnetMark.parse(l.alias());
-                    throw new dev.usnet.tools.ctl.CtlException(what + ": interface " + r.ifname()
-                            + " already exists in kernel namespace " + kns + mark.map(m -> " (marked by usnet pid " + m.pid()
-                            + ")").orElse(" (not created by usnet)") + "; delete it or choose another name (kernel-name NAME)");
-                });
-            }
-            boolean created = false;
-            Device dev = null;
-            try {
-                if (!exists) {
-                    kernel.addNamespace(kns);
-                    created = true;
-                }
-                TapProvider.TapRequest req = new TapProvider.TapRequest(r.name(), r.ifname(), kns, r.vnetHdr(), r.mac());
-                dev = providers.tap().openTap(req, stack);
-                // The mark first, as at the start: whoever finds the name taken can then say whose it is.
-                kernel.ip(kns, "link", "set", "dev", r.ifname(), "alias", UsnetMark.ofThisProcess().format());
-                kernel.ip(kns, "link", "set", "dev", r.ifname(), "up");
-            } catch (RuntimeException e) {
-                if (dev != null) {
-                    dev.delete();
-                }
-                if (created) {
-                    try {
-                        kernel.deleteNamespace(kns);
-                    } catch (RuntimeException again) {
-                        e.addSuppressed(again);
-                    }
-                }
-                throw new dev.usnet.tools.ctl.CtlException(what + ": " + e.getMessage(), e);
-            }
-            live.put(dev, new Live(r.ifname(), kns, created));
-            return new Opened(dev, created);
-        }
-
-        /** Whether this thread may still create TAPs and namespaces: the drop of root clears every thread's set. */
-        private boolean threadMayCreate() {
-            try {
-                long eff = dev.usnet.tap.Capabilities.effective();
-                return (eff >>> Privileges.CAP_NET_ADMIN & 1) != 0 && (eff >>> Privileges.CAP_SYS_ADMIN & 1) != 0;
-            } catch (TunException | RuntimeException e) {
-                return true;
-            }
-        }
-
-        @Override
-        public synchronized boolean owns(Device device) {
-            return live.containsKey(device);
-        }
-
-        @Override
-        public synchronized String deleted(Device device) {
-            Live l = live.remove(device);
-            if (l == null || !l.namespaceCreated() || stopped) {
-                return null;
-            }
-            for (Map.Entry<Device, Live> e : live.entrySet()) {
-                Live x = e.getValue();
-                if (x.kernelNamespace().equals(l.kernelNamespace())) {
-                    // Another live TAP still ends there: the namespace goes with the last of them.
-                    e.setValue(new Live(x.ifname(), x.kernelNamespace(), true));
-                    return null;
-                }
-            }
-            providers.kernel().deleteNamespace(l.kernelNamespace());
-            return "kernel namespace " + l.kernelNamespace();
-        }
-
-        /** At the stop, after the usnet namespaces (and with them the TAPs) are gone: the namespaces made for them. */
-        synchronized List<String> deleteAll(List<String> errors) {
-            stopped = true;
-            List<String> out = new ArrayList<>();
-            for (Live l : live.values()) {
-                if (l.namespaceCreated() && !out.contains(l.kernelNamespace())) {
-                    try {
-                        providers.kernel().deleteNamespace(l.kernelNamespace());
-                        out.add(l.kernelNamespace());
-                    } catch (RuntimeException e) {
-                        errors.add("deleting kernel namespace " + l.kernelNamespace() + ": " + e.getMessage()
-                                + " (delete it with: ip netns del " + l.kernelNamespace() + ")");
-                    }
-                }
-            }
-            live.clear();
-            return out;
-        }
     }
 
     /** {@link #stop()}, for try-with-resources. */

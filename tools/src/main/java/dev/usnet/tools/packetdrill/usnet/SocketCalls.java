@@ -13,8 +13,6 @@ import dev.usnet.tools.packetdrill.TargetException;
 import dev.usnet.tools.packetdrill.Value;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -53,19 +51,19 @@ final class SocketCalls {
     private final Tcp tcp;
     private final FdTable fds;
     private final SocketOptions options;
-    private final Clock clock;
     private final int localIp;
     private final int remoteIp;
     /** Zeros: what every write sends (scripts write {@code ...}). */
     private final ByteBuf zeros = Unpooled.wrappedBuffer(new byte[CHUNK]);
+    private final PollCalls polls;
 
     SocketCalls(Tcp tcp, FdTable fds, SocketOptions options, Clock clock, int localIp, int remoteIp) {
         this.tcp = tcp;
         this.fds = fds;
         this.options = options;
-        this.clock = clock;
         this.localIp = localIp;
         this.remoteIp = remoteIp;
+        this.polls = new PollCalls(fds, clock);
     }
 
     void close() {
@@ -93,16 +91,16 @@ final class SocketCalls {
             case "ioctl" -> now(onSocket(c, s -> ioctl(c, s)));
             case "setsockopt" -> now(onSocket(c, s -> options.set(s, c)));
             case "getsockopt" -> now(onSocket(c, s -> options.get(s, c)));
-            case "poll" -> poll(c);
-            case "epoll_create", "epoll_create1" -> now(epollCreate(c));
-            case "epoll_ctl" -> now(epollCtl(c));
-            case "epoll_wait" -> epollWait(c);
+            case "poll" -> polls.poll(c);
+            case "epoll_create", "epoll_create1" -> now(polls.epollCreate(c));
+            case "epoll_ctl" -> now(polls.epollCtl(c));
+            case "epoll_wait" -> polls.epollWait(c);
             default -> throw new TargetException("line " + c.line() + ": the usnet target does not implement the system "
                     + "call " + c.name());
         };
     }
 
-    private static BlockedCall.Attempt now(SyscallResult r) {
+    static BlockedCall.Attempt now(SyscallResult r) {
         return () -> r;
     }
 
@@ -597,137 +595,5 @@ final class SocketCalls {
             n = req == SIOCINQ ? s.sock.readableBytes() : s.sock.info().sendQueued();
         }
         return new SyscallResult(0, 0, Map.of(2, new Value.Array(List.of(Value.of(n)))));
-    }
-
-    // ---- poll, epoll ----
-
-    private long timeoutDeadline(long timeoutMs) {
-        if (timeoutMs <= 0) {
-            return timeoutMs;
-        }
-        long at = clock.nowNanos() + timeoutMs * 1_000_000L;
-        clock.wakeAt(at);
-        return at;
-    }
-
-    private BlockedCall.Attempt poll(Syscall c) {
-        if (!(c.arg(0) instanceof Value.Array a)) {
-            throw new TargetException("line " + c.line() + ": poll needs [{fd=..., events=...}, ...], got " + c.arg(0));
-        }
-        List<Value.Struct> entries = new ArrayList<>();
-        for (Value v : a.elements()) {
-            if (!(v instanceof Value.Struct st) || !(st.fields().get("fd") instanceof Value.Int)
-                    || !(st.fields().get("events") instanceof Value.Int)) {
-                throw new TargetException("line " + c.line() + ": a pollfd needs integer fd and events, got " + v);
-            }
-            entries.add(st);
-        }
-        long deadline = timeoutDeadline(c.intArg(2));
-        return () -> {
-            List<Value> out = new ArrayList<>();
-            int ready = 0;
-            for (Value.Struct st : entries) {
-                long fd = ((Value.Int) st.fields().get("fd")).value();
-                long events = ((Value.Int) st.fields().get("events")).value();
-                int revents;
-                if (fd < 0) {
-                    revents = 0;
-                } else {
-                    OpenFile f = fds.get(fd);
-                    revents = f == null ? POLLNVAL : f.readyEvents() & (int) (events | POLLERR | POLLHUP);
-                }
-                if (revents != 0) {
-                    ready++;
-                }
-                LinkedHashMap<String, Value> fields = new LinkedHashMap<>(st.fields());
-                fields.put("revents", Value.of(revents));
-                out.add(new Value.Struct(fields));
-            }
-            if (ready == 0 && deadline != 0 && (deadline < 0 || clock.nowNanos() < deadline)) {
-                return null;
-            }
-            return new SyscallResult(ready, 0, Map.of(0, new Value.Array(out)));
-        };
-    }
-
-    private SyscallResult epollCreate(Syscall c) {
-        if (c.name().equals("epoll_create") && c.intArg(0) <= 0) {
-            return SyscallResult.error(EINVAL);
-        }
-        return SyscallResult.ok(fds.allocate(new EpollFile()));
-    }
-
-    private SyscallResult epollCtl(Syscall c) {
-        OpenFile ef = fds.get(c.intArg(0));
-        long fd = c.intArg(2);
-        OpenFile target = fds.get(fd);
-        if (ef == null || target == null) {
-            return SyscallResult.error(EBADF);
-        }
-        if (!(ef instanceof EpollFile ep) || target == ef) {
-            return SyscallResult.error(EINVAL);
-        }
-        long op = c.intArg(1);
-        EpollFile.Interest existing = ep.interest((int) fd);
-        if (op == EPOLL_CTL_DEL) {
-            if (existing == null) {
-                return SyscallResult.error(ENOENT);
-            }
-            ep.remove((int) fd);
-            return SyscallResult.ok(0);
-        }
-        Value ev = c.arg(3);
-        if (!(ev instanceof Value.Struct st) || !(st.fields().get("events") instanceof Value.Int events)) {
-            throw new TargetException("line " + c.line() + ": epoll_ctl needs an event {events=..., fd=...}, got " + ev);
-        }
-        LinkedHashMap<String, Value> data = new LinkedHashMap<>(st.fields());
-        data.remove("events");
-        if (op == EPOLL_CTL_ADD) {
-            if (existing != null) {
-                return SyscallResult.error(EEXIST);
-            }
-            ep.add((int) fd, new EpollFile.Interest(target, (int) events.value(), data));
-            return SyscallResult.ok(0);
-        }
-        if (op == EPOLL_CTL_MOD) {
-            if (existing == null) {
-                return SyscallResult.error(ENOENT);
-            }
-            existing.events = (int) events.value();
-            existing.data = data;
-            existing.disabled = false;
-            existing.reportedWakeups = -1;
-            return SyscallResult.ok(0);
-        }
-        return SyscallResult.error(EINVAL);
-    }
-
-    private BlockedCall.Attempt epollWait(Syscall c) {
-        OpenFile ef = fds.get(c.intArg(0));
-        if (ef == null) {
-            return now(SyscallResult.error(EBADF));
-        }
-        if (!(ef instanceof EpollFile ep)) {
-            return now(SyscallResult.error(EINVAL));
-        }
-        long max = c.intArg(2);
-        if (max <= 0) {
-            return now(SyscallResult.error(EINVAL));
-        }
-        long deadline = timeoutDeadline(c.intArg(3));
-        return () -> {
-            var due = ep.collect((int) Math.min(max, Integer.MAX_VALUE));
-            if (due.isEmpty() && deadline != 0 && (deadline < 0 || clock.nowNanos() < deadline)) {
-                return null;
-            }
-            List<Value> out = new ArrayList<>();
-            for (var d : due) {
-                LinkedHashMap<String, Value> fields = new LinkedHashMap<>();
-                fields.put("events", Value.of(d.getValue()));
-                fields.putAll(ep.interest(d.getKey()).data);
-                out.add(new Value.Struct(fields));
-            }
-            return new SyscallResult(due.size(), 0, Map.of(1, new Value.Array(out)));
-        };
     }
 }
