@@ -33,6 +33,8 @@ public final class Ipv6Sysctl implements SysctlTable {
             "seconds a path MTU learned from a packet too big is kept");
     public static final LongKnob AUTO_FLOWLABELS = LongKnob.define("net.ipv6.auto_flowlabels", 1, 0, 3,
             "flow labels on locally sent packets from a hash of the flow (usnet writes 0 labels: see docs/data-plane.md)");
+    public static final LongKnob FLOWLABEL_REFLECT = LongKnob.define("net.ipv6.flowlabel_reflect", 0, 0, 7,
+            "bit 0: established sockets reflect the peer's flow label; bit 1: echo replies do; bit 2: TCP resets do");
     public static final LongKnob BINDV6ONLY = LongKnob.define("net.ipv6.bindv6only", 0, 0, 1,
             "IPv6 sockets bound to the unspecified address take IPv6 only, not IPv4-mapped, by default");
 
@@ -77,7 +79,7 @@ public final class Ipv6Sysctl implements SysctlTable {
     public static final DeviceKnob PROXY_NDP = DeviceKnob.define(CONF, "proxy_ndp", 0, 0, 1, Combine.DEVICE);
 
     private static final List<Knob> KNOBS = List.of(ICMP_RATELIMIT, ICMP_ECHO_IGNORE_ALL, IP6FRAG_TIME,
-            IP6FRAG_HIGH_THRESH, MTU_EXPIRES, AUTO_FLOWLABELS, BINDV6ONLY);
+            IP6FRAG_HIGH_THRESH, MTU_EXPIRES, AUTO_FLOWLABELS, FLOWLABEL_REFLECT, BINDV6ONLY);
     private static final List<DeviceKnob> DEVICE_KNOBS = List.of(FORWARDING, DISABLE_IPV6, HOP_LIMIT, MTU, ACCEPT_DAD,
             DAD_TRANSMITS, ADDR_GEN_MODE, ACCEPT_RA, AUTOCONF, ACCEPT_REDIRECTS, ROUTER_SOLICITATIONS,
             ROUTER_SOLICITATION_INTERVAL, ROUTER_SOLICITATION_DELAY, MLDV1_UNSOLICITED_REPORT_INTERVAL,

@@ -11,6 +11,7 @@ import dev.usnet.core.pcap.PcapRecord;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.time.VirtualScheduler;
 import dev.usnet.core.wire.Ipv4Addr;
+import dev.usnet.core.wire.Ipv6Addr;
 import dev.usnet.tools.cli.UsageException;
 import dev.usnet.tools.iproute.IpRouteSyntax;
 import java.util.ArrayList;
@@ -26,6 +27,7 @@ import java.util.Map;
 public final class DeviceUnderTest implements AutoCloseable {
     // The Linux sysctls of IPv6, which the oracle's scenarios set (to turn it off) before usnet declares any.
     private static final String IPV6 = "net.ipv6.";
+    private static final String DISABLE_IPV6_DEFAULT = "net.ipv6.conf.default.disable_ipv6";
 
     private final VirtualScheduler scheduler = new VirtualScheduler();
     private final NetStack dut;
@@ -45,6 +47,10 @@ public final class DeviceUnderTest implements AutoCloseable {
     }
 
     private void build(Scenario sc) {
+        if (sc.hasIpv6()) {
+            // usnet's namespaces start without IPv6 (disable_ipv6 1); a scenario with IPv6 addresses ran with it on.
+            setKnob(DISABLE_IPV6_DEFAULT, "0", "ports.addresses");
+        }
         for (var e : sc.linuxSysctl().entrySet()) {
             setKnob(e.getKey(), e.getValue(), "linux.sysctl");
         }
@@ -97,6 +103,11 @@ public final class DeviceUnderTest implements AutoCloseable {
                 for (String a : p.addresses()) {
                     int slash = a.indexOf('/');
                     try {
+                        if (a.indexOf(':') >= 0) {
+                            dut.ipv6().addAddress(d, Ipv6Addr.parse(slash < 0 ? a : a.substring(0, slash)),
+                                    slash < 0 ? 128 : Integer.parseInt(a.substring(slash + 1)), false);
+                            continue;
+                        }
                         dut.devinet().add(d, Ipv4Addr.parse(slash < 0 ? a : a.substring(0, slash)),
                                 slash < 0 ? 32 : Integer.parseInt(a.substring(slash + 1)));
                     } catch (IllegalArgumentException ex) {
@@ -122,6 +133,10 @@ public final class DeviceUnderTest implements AutoCloseable {
             Scenario.Router r = sc.router();
             for (String rt : r.routes()) {
                 try {
+                    if (Route6Syntax.isIpv6(rt)) {
+                        dut.ipv6().fib().addNew(Route6Syntax.parse(rt, dut));
+                        continue;
+                    }
                     dut.routes().addNew(IpRouteSyntax.parse(rt, dut));
                 } catch (IllegalArgumentException ex) {
                     throw new UsageException("router.routes: " + ex.getMessage());
@@ -129,6 +144,11 @@ public final class DeviceUnderTest implements AutoCloseable {
             }
             for (Scenario.Neighbor n : r.neighbors()) {
                 try {
+                    if (n.ip().indexOf(':') >= 0) {
+                        Ipv6Addr a = Ipv6Addr.parse(n.ip());
+                        dut.ipv6().neigh().addPermanent(dut.requireDevice(n.dev()), a.hi(), a.lo(), n.mac());
+                        continue;
+                    }
                     dut.neigh().addPermanent(dut.requireDevice(n.dev()), Ipv4Addr.parse(n.ip()), n.mac());
                 } catch (IllegalArgumentException ex) {
                     throw new UsageException("router.neighbors: " + ex.getMessage());
