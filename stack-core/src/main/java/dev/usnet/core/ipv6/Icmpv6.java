@@ -233,12 +233,14 @@ public final class Icmpv6 implements Inet6Protocol {
     }
 
     /**
-     * is_ineligible: an error is never sent about an ICMPv6 error, nor about an ICMPv6 message too short to show
-     * its type; the header chain is walked to find the upper layer, and a non-first fragment counts as eligible.
+     * is_ineligible: an error is never sent about an ICMPv6 error, nor about an unfragmented ICMPv6 message too short
+     * to show its type; the header chain is walked to find the upper layer, and a non-first fragment counts as
+     * eligible.
      */
     private static boolean isIneligible(ByteBuf b, int net, int end) {
         int nh = b.getUnsignedByte(net + Ipv6Packet.NEXT_HEADER);
         int off = net + Ipv6Packet.HEADER_LEN;
+        int fragField = 0;
         while (true) {
             switch (nh) {
                 case Ipv6Packet.NEXTHDR_HOP, Ipv6Packet.NEXTHDR_ROUTING, Ipv6Packet.NEXTHDR_DEST -> {
@@ -252,7 +254,8 @@ public final class Icmpv6 implements Inet6Protocol {
                     if (off + 8 > end) {
                         return false;
                     }
-                    if ((b.getUnsignedShort(off + 2) & 0xfff8) != 0) {
+                    fragField = b.getUnsignedShort(off + 2);
+                    if ((fragField & 0xfff8) != 0) {
                         return false;
                     }
                     nh = b.getUnsignedByte(off);
@@ -266,7 +269,12 @@ public final class Icmpv6 implements Inet6Protocol {
                     off += (b.getUnsignedByte(off + 1) + 2) << 2;
                 }
                 case Ipv6Packet.NEXTHDR_ICMPV6 -> {
-                    return off >= end || Icmpv6Packet.isError(b.getUnsignedByte(off));
+                    // A fragment cut before its ICMPv6 type is eligible (RFC 8200 §4.5: it gets its parameter
+                    // problem); an unfragmented message too short to show one is not.
+                    if (off >= end) {
+                        return fragField == 0;
+                    }
+                    return Icmpv6Packet.isError(b.getUnsignedByte(off));
                 }
                 default -> {
                     return false;
