@@ -36,7 +36,7 @@ public final class Ipv6 {
     public Ipv6(Netns netns) {
         this.netns = netns;
         this.ndisc = new Ndisc(this);
-        this.neigh = new NeighTable(netns, ndisc);
+        this.neigh = new NeighTable(netns, ndisc, Ipv6Sysctl.NEIGH);
         this.icmp = new Icmpv6(this);
         this.exthdr = new Ip6ExtHeaders(this);
         this.output = new Ip6Output(this);

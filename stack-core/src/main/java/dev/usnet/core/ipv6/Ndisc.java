@@ -4,7 +4,6 @@ import dev.usnet.core.buf.Packet;
 import dev.usnet.core.device.Device;
 import dev.usnet.core.neigh.NeighOps;
 import dev.usnet.core.neigh.Neighbour;
-import dev.usnet.core.neigh.NeighSysctl;
 import dev.usnet.core.neigh.NudState;
 import dev.usnet.core.netns.NetCoreSysctl;
 import dev.usnet.core.netns.Netns;
@@ -73,7 +72,7 @@ public final class Ndisc implements NeighOps {
 
     /**
      * ndisc_solicit: a solicitation for the entry's address, from the source of the packet waiting for it when that
-     * is ours on the device, else from the address source selection gives; to the solicited-node group, or to the
+     * is ours on the device, else from the device's link-local address; to the solicited-node group, or to the
      * entry's known address when probing.
      */
     @Override
@@ -98,7 +97,8 @@ public final class Ndisc implements NeighOps {
         long dh = unicast ? th : SOLICITED_NODE_HI;
         long dl = unicast ? tl : SOLICITED_NODE_LO | (tl & 0xff_ffffL);
         if (!haveSrc) {
-            Inet6Ifaddr a = inet6.addrconf().selectSource(dev, dh, dl);
+            // ndisc_send_ns without a source: the device's link-local address, or no solicitation at all.
+            Inet6Ifaddr a = inet6.addrconf().linkLocal(dev);
             if (a == null) {
                 return;
             }
@@ -431,7 +431,7 @@ public final class Ndisc implements NeighOps {
         long th = ifa.address().hi();
         long tl = ifa.address().lo();
         sendNs(dev, th, tl, SOLICITED_NODE_HI, SOLICITED_NODE_LO | (tl & 0xff_ffffL), 0, 0, 0L);
-        long retrans = Math.max(ns.conf(dev).get(NeighSysctl.RETRANS_TIME_MS), 10) * 1_000_000L;
+        long retrans = Math.max(ns.conf(dev).get(Ipv6Sysctl.NEIGH.retransTimeMs), 10) * 1_000_000L;
         dad.put(ifa, ns.schedule(() -> dadStep(ifa, left - 1), retrans));
     }
 

@@ -6,6 +6,7 @@ import dev.usnet.core.buf.Packet;
 import dev.usnet.core.device.Device;
 import dev.usnet.core.device.VethEnd;
 import dev.usnet.core.ipv4.Ipv4Sysctl;
+import dev.usnet.core.ipv6.Ipv6Sysctl;
 import dev.usnet.core.knob.Knobs;
 import dev.usnet.core.pcap.PcapRecord;
 import dev.usnet.core.stack.NetStack;
@@ -118,7 +119,7 @@ public final class DeviceUnderTest implements AutoCloseable {
                     String where = "ports." + p.name() + ".sysctl";
                     String key;
                     try {
-                        key = Knobs.deviceKey(Ipv4Sysctl.CONF, p.name(), e.getKey());
+                        key = portKey(p.name(), e.getKey());
                     } catch (IllegalArgumentException ex) {
                         throw new UsageException(where + ": " + ex.getMessage());
                     }
@@ -155,6 +156,20 @@ public final class DeviceUnderTest implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /**
+     * A port's sysctl as the oracle names it: {@code ipv6.KNOB} is {@code net.ipv6.conf.<port>.KNOB},
+     * {@code neigh6.KNOB} {@code net.ipv6.neigh.<port>.KNOB}, anything else the IPv4 family's.
+     */
+    private static String portKey(String port, String name) {
+        if (name.startsWith("ipv6.")) {
+            return Knobs.deviceKey(Ipv6Sysctl.CONF, port, name.substring(5));
+        }
+        if (name.startsWith("neigh6.")) {
+            return Knobs.deviceKey(Ipv6Sysctl.NEIGH.family(), port, name.substring(7));
+        }
+        return Knobs.deviceKey(Ipv4Sysctl.CONF, port, name);
     }
 
     private void setKnob(String key, String value, String where) {
