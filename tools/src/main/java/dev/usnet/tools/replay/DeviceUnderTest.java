@@ -26,8 +26,6 @@ import java.util.Map;
  * from the tester ends and what arrives there is recorded. Runs in virtual time.
  */
 public final class DeviceUnderTest implements AutoCloseable {
-    // The Linux sysctls of IPv6, which the oracle's scenarios set (to turn it off) before usnet declares any.
-    private static final String IPV6 = "net.ipv6.";
     private static final String DISABLE_IPV6_DEFAULT = "net.ipv6.conf.default.disable_ipv6";
 
     private final VirtualScheduler scheduler = new VirtualScheduler();
@@ -173,11 +171,6 @@ public final class DeviceUnderTest implements AutoCloseable {
     }
 
     private void setKnob(String key, String value, String where) {
-        if (key.startsWith(IPV6) && !Knobs.anyDeclaredUnder(IPV6)) {
-            // No IPv6 knob is declared, so usnet has no IPv6: the oracle ran with IPv6 disabled, which is what usnet
-            // is anyway. Once the IPv6 family declares its knobs, they are set like any other.
-            return;
-        }
         try {
             dut.knobs().set(key, value);
         } catch (IllegalArgumentException e) {
