@@ -32,6 +32,9 @@ public final class Ndisc implements NeighOps {
     private static final int ND_MSG_LEN = 24;
     private static final int LL_OPT_LEN = 8;
     private static final int ND_HOP_LIMIT = 255;
+    /** The nonce option of duplicate detection's probes (RFC 7527): type 14, 8 bytes with a 6-byte nonce. */
+    private static final int ND_OPT_NONCE = 14;
+    private static final int NONCE_OPT_LEN = 8;
     private static final int NA_ROUTER = 0x8000_0000;
     private static final int NA_SOLICITED = 0x4000_0000;
     private static final int NA_OVERRIDE = 0x2000_0000;
@@ -105,7 +108,7 @@ public final class Ndisc implements NeighOps {
             sh = a.address().hi();
             sl = a.address().lo();
         }
-        sendNs(dev, th, tl, dh, dl, sh, sl, unicast ? n.mac() : 0L);
+        sendNs(dev, th, tl, dh, dl, sh, sl, unicast ? n.mac() : 0L, 0L);
     }
 
     /** ndisc_error_report: what waited for a neighbour that never answered gets address unreachable. */
@@ -119,11 +122,11 @@ public final class Ndisc implements NeighOps {
     /**
      * ndisc_send_ns: a solicitation for {@code th}/{@code tl} to {@code dh}/{@code dl} from {@code sh}/{@code sl}
      * (:: for duplicate detection, then without a source link-layer address option); {@code knownMac} non-zero
-     * sends it straight to that MAC (a unicast probe).
+     * sends it straight to that MAC (a unicast probe); {@code nonce} non-zero adds a nonce option.
      */
-    void sendNs(Device dev, long th, long tl, long dh, long dl, long sh, long sl, long knownMac) {
+    void sendNs(Device dev, long th, long tl, long dh, long dl, long sh, long sl, long knownMac, long nonce) {
         boolean withSllao = sh != 0 || sl != 0;
-        int len = ND_MSG_LEN + (withSllao ? LL_OPT_LEN : 0);
+        int len = ND_MSG_LEN + (withSllao ? LL_OPT_LEN : 0) + (nonce != 0 ? NONCE_OPT_LEN : 0);
         Packet r = Ip6Output.allocate(len);
         ByteBuf b = r.buf();
         int t = r.transport();
@@ -134,6 +137,13 @@ public final class Ndisc implements NeighOps {
         b.setLong(t + 16, tl);
         if (withSllao) {
             NdOption.writeLinkAddress(b, t + ND_MSG_LEN, NdOption.SOURCE_LL_ADDR, dev.mac());
+        }
+        if (nonce != 0) {
+            int o = t + ND_MSG_LEN + (withSllao ? LL_OPT_LEN : 0);
+            b.setByte(o, ND_OPT_NONCE);
+            b.setByte(o + 1, 1);
+            b.setShort(o + 2, (int) (nonce >>> 32));
+            b.setInt(o + 4, (int) nonce);
         }
         ns.mib().inc(Mib.Icmp6OutNeighborSolicits);
         transmit(dev, r, sh, sl, dh, dl, knownMac);
@@ -430,7 +440,9 @@ public final class Ndisc implements NeighOps {
         Device dev = ifa.dev();
         long th = ifa.address().hi();
         long tl = ifa.address().lo();
-        sendNs(dev, th, tl, SOLICITED_NODE_HI, SOLICITED_NODE_LO | (tl & 0xff_ffffL), 0, 0, 0L);
+        // enhanced_dad (on by default): a nonce (RFC 7527) lets a node tell its own looped probe from another's.
+        long nonce = 1 + ns.randomBelow(0xffff_ffff_ffffL);
+        sendNs(dev, th, tl, SOLICITED_NODE_HI, SOLICITED_NODE_LO | (tl & 0xff_ffffL), 0, 0, 0L, nonce);
         long retrans = Math.max(ns.conf(dev).get(Ipv6Sysctl.NEIGH.retransTimeMs), 10) * 1_000_000L;
         dad.put(ifa, ns.schedule(() -> dadStep(ifa, left - 1), retrans));
     }

@@ -54,7 +54,8 @@ class NdiscTest {
             assertEquals(0x3333_ff00_0001L, ((f[0] & 0xffL) << 40) | ((f[1] & 0xffL) << 32) | ((f[2] & 0xffL) << 24)
                     | ((f[3] & 0xffL) << 16) | ((f[4] & 0xffL) << 8) | (f[5] & 0xffL));
             assertEquals(255, f[21] & 0xff, "hop limit 255");
-            assertEquals(14 + 40 + 24, f.length, "no source link-layer address option from ::");
+            assertEquals(14 + 40 + 24 + 8, f.length, "no source link-layer address option from ::, a nonce option");
+            assertEquals(14, f[14 + 40 + 24] & 0xff, "the nonce option (enhanced DAD)");
             assertEquals(Inet6Ifaddr.DadState.TENTATIVE, ifa.state(), "still waiting out retrans_time");
             net.run(SEC + 1);
             assertEquals(Inet6Ifaddr.DadState.PREFERRED, ifa.state());
