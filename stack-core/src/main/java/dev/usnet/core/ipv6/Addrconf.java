@@ -241,6 +241,20 @@ public final class Addrconf {
         return new ArrayList<>(byDevice.getOrDefault(dev, List.of()));
     }
 
+    /**
+     * Whether {@code dev} has an address, in any state, whose solicited-node group is the one ending in the low 24
+     * bits of {@code groupLo} (the node joined it when the address was added).
+     */
+    public boolean hasSolicitedNode(Device dev, long groupLo) {
+        for (Inet6Ifaddr a : current().all) {
+            if (a.dev() == dev && a.state() != Inet6Ifaddr.DadState.FAILED
+                    && ((a.address().lo() ^ groupLo) & 0xff_ffffL) == 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The device's link-local address that is usable, or null (ipv6_get_lladdr). */
     public Inet6Ifaddr linkLocal(Device dev) {
         for (Inet6Ifaddr a : current().all) {

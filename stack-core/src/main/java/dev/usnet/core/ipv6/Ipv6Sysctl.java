@@ -5,6 +5,7 @@ import dev.usnet.core.knob.DeviceKnob.Combine;
 import dev.usnet.core.knob.Knob;
 import dev.usnet.core.knob.LongKnob;
 import dev.usnet.core.knob.SysctlTable;
+import dev.usnet.core.neigh.NeighSysctl;
 import java.util.List;
 
 /**
@@ -21,6 +22,9 @@ public final class Ipv6Sysctl implements SysctlTable {
     /** The per-device family of addrconf's settings. */
     public static final String CONF = "net.ipv6.conf.";
 
+    /** The neighbour table neighbour discovery fills: {@code net.ipv6.neigh.*}, Linux's nd_tbl defaults. */
+    public static final NeighSysctl.Table NEIGH = NeighSysctl.Table.declare("net.ipv6.neigh.");
+
     public static final LongKnob ICMP_RATELIMIT = LongKnob.define("net.ipv6.icmp.ratelimit", 1000, 0, INT_MAX,
             "milliseconds between ICMPv6 errors to one destination (a token bucket; 0 disables the limit)");
     public static final LongKnob ICMP_ECHO_IGNORE_ALL = LongKnob.define("net.ipv6.icmp.echo_ignore_all", 0, 0, 1,
@@ -33,6 +37,8 @@ public final class Ipv6Sysctl implements SysctlTable {
             "seconds a path MTU learned from a packet too big is kept");
     public static final LongKnob AUTO_FLOWLABELS = LongKnob.define("net.ipv6.auto_flowlabels", 1, 0, 3,
             "flow labels on locally sent packets from a hash of the flow (usnet writes 0 labels: see docs/data-plane.md)");
+    public static final LongKnob FLOWLABEL_REFLECT = LongKnob.define("net.ipv6.flowlabel_reflect", 0, 0, 7,
+            "bit 0: established sockets reflect the peer's flow label; bit 1: echo replies do; bit 2: TCP resets do");
     public static final LongKnob BINDV6ONLY = LongKnob.define("net.ipv6.bindv6only", 0, 0, 1,
             "IPv6 sockets bound to the unspecified address take IPv6 only, not IPv4-mapped, by default");
 
@@ -76,12 +82,19 @@ public final class Ipv6Sysctl implements SysctlTable {
             "mldv2_unsolicited_report_interval", 1_000, 0, INT_MAX, Combine.DEVICE);
     public static final DeviceKnob PROXY_NDP = DeviceKnob.define(CONF, "proxy_ndp", 0, 0, 1, Combine.DEVICE);
 
-    private static final List<Knob> KNOBS = List.of(ICMP_RATELIMIT, ICMP_ECHO_IGNORE_ALL, IP6FRAG_TIME,
-            IP6FRAG_HIGH_THRESH, MTU_EXPIRES, AUTO_FLOWLABELS, BINDV6ONLY);
+    private static final List<Knob> KNOBS = concat(List.of(ICMP_RATELIMIT, ICMP_ECHO_IGNORE_ALL, IP6FRAG_TIME,
+            IP6FRAG_HIGH_THRESH, MTU_EXPIRES, AUTO_FLOWLABELS, FLOWLABEL_REFLECT, BINDV6ONLY), NEIGH.knobs());
     private static final List<DeviceKnob> DEVICE_KNOBS = List.of(FORWARDING, DISABLE_IPV6, HOP_LIMIT, MTU, ACCEPT_DAD,
             DAD_TRANSMITS, ADDR_GEN_MODE, ACCEPT_RA, AUTOCONF, ACCEPT_REDIRECTS, ROUTER_SOLICITATIONS,
             ROUTER_SOLICITATION_INTERVAL, ROUTER_SOLICITATION_DELAY, MLDV1_UNSOLICITED_REPORT_INTERVAL,
             MLDV2_UNSOLICITED_REPORT_INTERVAL, PROXY_NDP);
+    private static final List<DeviceKnob> ALL_DEVICE_KNOBS = concat(DEVICE_KNOBS, NEIGH.deviceKnobs());
+
+    private static <T> List<T> concat(List<? extends T> a, List<? extends T> b) {
+        List<T> l = new java.util.ArrayList<>(a);
+        l.addAll(b);
+        return List.copyOf(l);
+    }
 
     /** For {@link java.util.ServiceLoader}; the knobs themselves are the static fields. */
     public Ipv6Sysctl() {}
@@ -93,6 +106,6 @@ public final class Ipv6Sysctl implements SysctlTable {
 
     @Override
     public List<DeviceKnob> deviceKnobs() {
-        return DEVICE_KNOBS;
+        return ALL_DEVICE_KNOBS;
     }
 }

@@ -31,6 +31,7 @@ public final class NeighTable {
 
     private final Netns stack;
     private final NeighOps ops;
+    private final NeighSysctl.Table sysctl;
     // ops.keyLength(): 4 or 16 bytes.
     private final int keyLength;
     // ops.ethertype(), read once: written into every frame sent.
@@ -55,9 +56,15 @@ public final class NeighTable {
         this.listener = l;
     }
 
-    /** The neighbour table of {@code stack} for the protocol whose operations are {@code ops}. */
+    /** The neighbour table of {@code stack} for the protocol whose operations are {@code ops}, with ARP's knobs. */
     public NeighTable(Netns stack, NeighOps ops) {
+        this(stack, ops, NeighSysctl.IPV4);
+    }
+
+    /** As {@link #NeighTable(Netns, NeighOps)} with the knobs of {@code sysctl} ({@code net.ipv6.neigh.*}). */
+    public NeighTable(Netns stack, NeighOps ops, NeighSysctl.Table sysctl) {
         this.stack = stack;
+        this.sysctl = sysctl;
         this.ops = ops;
         this.ethertype = ops.ethertype();
         this.keyLength = ops.keyLength();
@@ -131,9 +138,9 @@ public final class NeighTable {
                 var knobs = stack.knobs();
                 int count = gcEntries;
                 long now = stack.now();
-                if (count >= knobs.get(NeighSysctl.GC_THRESH3)
-                        || count >= knobs.get(NeighSysctl.GC_THRESH2) && now - lastFlush > FORCED_GC_AGE_NANOS) {
-                    if (forcedGc(now) == 0 && count >= knobs.get(NeighSysctl.GC_THRESH3)) {
+                if (count >= knobs.get(sysctl.gcThresh3)
+                        || count >= knobs.get(sysctl.gcThresh2) && now - lastFlush > FORCED_GC_AGE_NANOS) {
+                    if (forcedGc(now) == 0 && count >= knobs.get(sysctl.gcThresh3)) {
                         stack.mib().inc(Mib.NeighTableOverflow);
                         return null;
                     }
@@ -147,7 +154,7 @@ public final class NeighTable {
             if (!permanent) {
                 gcAdd(n);
             }
-            if (periodicGc == null && entries.size() >= stack.knobs().get(NeighSysctl.GC_THRESH1)) {
+            if (periodicGc == null && entries.size() >= stack.knobs().get(sysctl.gcThresh1)) {
                 schedulePeriodicGc();
             }
             return n;
@@ -198,7 +205,7 @@ public final class NeighTable {
      */
     private int forcedGc(long now) {
         forcedGcRuns++;
-        int maxClean = gcEntries - (int) stack.knobs().get(NeighSysctl.GC_THRESH2);
+        int maxClean = gcEntries - (int) stack.knobs().get(sysctl.gcThresh2);
         int shrunk = 0;
         Neighbour n = gcHead;
         while (n != null) {
@@ -220,7 +227,7 @@ public final class NeighTable {
     }
 
     private void schedulePeriodicGc() {
-        long base = stack.knobs().defaultConf().get(NeighSysctl.BASE_REACHABLE_TIME_MS);
+        long base = stack.knobs().defaultConf().get(sysctl.baseReachableTimeMs);
         long interval = Math.max(1, base / 2) * 1_000_000L;
         periodicGc = stack.schedule(this::periodicGc, interval);
     }
@@ -233,7 +240,7 @@ public final class NeighTable {
         synchronized (this) {
             periodicGc = null;
             var knobs = stack.knobs();
-            if (entries.size() < knobs.get(NeighSysctl.GC_THRESH1)) {
+            if (entries.size() < knobs.get(sysctl.gcThresh1)) {
                 return;
             }
             long now = stack.now();
@@ -247,14 +254,14 @@ public final class NeighTable {
                     if (n.used < n.confirmed && n.confirmed <= now) {
                         n.used = n.confirmed;
                     }
-                    long stale = stack.conf(n.dev).get(NeighSysctl.GC_STALE_TIME) * 1_000_000_000L;
+                    long stale = stack.conf(n.dev).get(sysctl.gcStaleTime) * 1_000_000_000L;
                     if (st == NudState.FAILED || now - n.used >= stale) {
                         removeAndDrop(n);
                     }
                 }
                 n = next;
             }
-            if (entries.size() >= knobs.get(NeighSysctl.GC_THRESH1)) {
+            if (entries.size() >= knobs.get(sysctl.gcThresh1)) {
                 schedulePeriodicGc();
             }
         }
@@ -430,7 +437,7 @@ public final class NeighTable {
                 // First use of a stale entry: trust it for delay_first_probe_time, then probe.
                 DevConf c = stack.conf(dev);
                 setState(n, NudState.DELAY);
-                arm(n, c.get(NeighSysctl.DELAY_FIRST_PROBE_TIME) * 1_000_000_000L);
+                arm(n, c.get(sysctl.delayFirstProbeTime) * 1_000_000_000L);
             }
             EthernetFrame.write(p.buf(), p.start(), n.mac, dev.mac(), ethertype);
             dev.transmit(p);
@@ -438,16 +445,16 @@ public final class NeighTable {
         }
         DevConf c = stack.conf(dev);
         if (s == NudState.NONE || s == NudState.FAILED) {
-            if (c.get(NeighSysctl.MCAST_SOLICIT) + c.get(NeighSysctl.APP_SOLICIT) == 0) {
+            if (c.get(sysctl.mcastSolicit) + c.get(sysctl.appSolicit) == 0) {
                 setState(n, NudState.FAILED);
                 stack.drop(p, DropReason.NEIGH_FAILED);
                 return;
             }
             setState(n, NudState.INCOMPLETE);
-            n.probes = (int) c.get(NeighSysctl.UCAST_SOLICIT);
+            n.probes = (int) c.get(sysctl.ucastSolicit);
             n.updated = stack.now();
             enqueue(n, p, c);
-            arm(n, Math.max(c.get(NeighSysctl.RETRANS_TIME_MS), 10) * 1_000_000L);
+            arm(n, Math.max(c.get(sysctl.retransTimeMs), 10) * 1_000_000L);
             probe(n);
             return;
         }
@@ -456,12 +463,12 @@ public final class NeighTable {
 
     private void enqueue(Neighbour n, Packet p, DevConf c) {
         int size = p.length() + TRUESIZE_OVERHEAD;
-        while (!n.arpQueue.isEmpty() && n.arpQueueBytes + size > c.get(NeighSysctl.UNRES_QLEN_BYTES)) {
+        while (!n.arpQueue.isEmpty() && n.arpQueueBytes + size > c.get(sysctl.unresQlenBytes)) {
             Packet old = n.arpQueue.pollFirst();
             n.arpQueueBytes -= old.length() + TRUESIZE_OVERHEAD;
             stack.drop(old, DropReason.NEIGH_QUEUE_FULL);
         }
-        if (size > c.get(NeighSysctl.UNRES_QLEN_BYTES)) {
+        if (size > c.get(sysctl.unresQlenBytes)) {
             stack.drop(p, DropReason.NEIGH_QUEUE_FULL);
             return;
         }
@@ -473,7 +480,7 @@ public final class NeighTable {
         DevConf c = stack.conf(n.dev);
         int probes = n.probes++;
         // Probes below ucast_solicit go unicast to the known address (PROBE state); the rest are broadcast.
-        boolean unicast = probes < c.get(NeighSysctl.UCAST_SOLICIT) && n.state == NudState.PROBE;
+        boolean unicast = probes < c.get(sysctl.ucastSolicit) && n.state == NudState.PROBE;
         ops.solicit(n, unicast, n.arpQueue.peekLast());
     }
 
@@ -485,8 +492,8 @@ public final class NeighTable {
     }
 
     private int maxProbes(Neighbour n, DevConf c) {
-        return (int) (c.get(NeighSysctl.UCAST_SOLICIT) + c.get(NeighSysctl.APP_SOLICIT)
-                + (n.state == NudState.PROBE ? 0 : c.get(NeighSysctl.MCAST_SOLICIT)));
+        return (int) (c.get(sysctl.ucastSolicit) + c.get(sysctl.appSolicit)
+                + (n.state == NudState.PROBE ? 0 : c.get(sysctl.mcastSolicit)));
     }
 
     /** neigh_timer_handler; the entry counts as held while it runs (its ICMP errors may need new entries). */
@@ -503,8 +510,8 @@ public final class NeighTable {
         n.timer = null;
         DevConf c = stack.conf(n.dev);
         long now = stack.now();
-        long retrans = Math.max(c.get(NeighSysctl.RETRANS_TIME_MS), 10) * 1_000_000L;
-        long delayProbe = c.get(NeighSysctl.DELAY_FIRST_PROBE_TIME) * 1_000_000_000L;
+        long retrans = Math.max(c.get(sysctl.retransTimeMs), 10) * 1_000_000L;
+        long delayProbe = c.get(sysctl.delayFirstProbeTime) * 1_000_000_000L;
         long next = -1;
         switch (n.state) {
             case REACHABLE -> {
@@ -586,7 +593,7 @@ public final class NeighTable {
         if (next == NudState.REACHABLE) {
             n.confirmed = now;
             DevConf c = stack.conf(n.dev);
-            long base = c.get(NeighSysctl.BASE_REACHABLE_TIME_MS) * 1_000_000L;
+            long base = c.get(sysctl.baseReachableTimeMs) * 1_000_000L;
             n.reachableTimeNanos = base / 2 + stack.randomBelow(Math.max(1, base));
             arm(n, n.reachableTimeNanos);
         } else if (n.timer != null) {

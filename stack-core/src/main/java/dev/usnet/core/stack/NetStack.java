@@ -572,6 +572,7 @@ public final class NetStack implements Netns {
         }
         groPending = null;
         ipv4.close();
+        ipv6.close();
         Packet p;
         while ((p = pollBacklog()) != null) {
             p.release();

@@ -100,6 +100,29 @@ public enum DropReason {
     NETEM_LOSS("link emulation drew the frame as lost (netem loss, usnet.netem.<dev>.loss); counted as tx dropped"),
     NETEM_QUEUE_FULL("link emulation already held its limit of frames: tail drop (netem limit, "
             + "usnet.netem.<dev>.limit); counted as tx dropped"),
+    IPV6DISABLED("IPv6 frame on a device whose net.ipv6.conf.<dev>.disable_ipv6 is 1 (Ip6InDiscards; Linux: "
+            + "IPV6DISABLED)"),
+    IP6_INVALID_ADDRESS("martian IPv6 address: multicast or v4-mapped source, loopback from outside, interface-local "
+            + "or scope-0 multicast destination from outside (Ip6InAddrErrors, Ip6InHdrErrors)"),
+    IP6_MCAST_NOT_JOINED("IPv6 multicast to a group this node is not in; multicast is never forwarded "
+            + "(Ip6InMcastPkts)"),
+    IP6_NOT_FORWARDING("IPv6 packet for another host arrived but net.ipv6.conf.<dev>.forwarding is 0 "
+            + "(Ip6InAddrErrors)"),
+    IP6_HOP_LIMIT("hop limit 1 or 0 while forwarding; an ICMPv6 time exceeded went back (Ip6InHdrErrors)"),
+    IP6_PKT_TOO_BIG("IPv6 packet larger than the next hop's MTU (routers never fragment); an ICMPv6 packet too big "
+            + "went back (Ip6InTooBigErrors, Ip6FragFails)"),
+    IP6_BEYOND_SCOPE("IPv6 packet with a link-local source would leave its link; an ICMPv6 destination unreachable "
+            + "beyond scope went back"),
+    IPV6_BAD_EXTHDR("malformed or refused IPv6 extension header: a bad option, a routing header type 0 with "
+            + "segments left, a header beyond the packet; an ICMPv6 parameter problem went back where Linux sends "
+            + "one (Ip6InHdrErrors; Linux: IPV6_BAD_EXTHDR)"),
+    IPV6_NDISC_BAD("neighbour discovery message failing RFC 4861 validation: hop limit not 255, code not 0, too "
+            + "short, bad options (Icmp6InErrors; Linux: IPV6_NDISC_HOP_LIMIT, _BAD_CODE, _BAD_OPTIONS)"),
+    IP6_REASM_TIMEOUT("not every fragment of an IPv6 datagram arrived within net.ipv6.ip6frag_time "
+            + "(Ip6ReasmTimeout, Ip6ReasmFails)"),
+    IP6_REASM_OVERLAP("IPv6 fragment overlapping another, past 64 KiB, or with a length not a multiple of 8 before "
+            + "the last: the whole datagram is discarded (RFC 5722; Ip6ReasmFails)"),
+    IP6_REASM_LIMIT("IPv6 reassembly memory above net.ipv6.ip6frag_high_thresh (Ip6ReasmFails)"),
     NOT_SPECIFIED("dropped without a more specific reason (Linux: NOT_SPECIFIED)");
 
     private final String description;

@@ -28,5 +28,16 @@ public enum Mib {
     // usnet's own (Linux has no MIB for it): tcp_write_xmit stopped on TCP small queues' limit.
     UsnetTCPTSQThrottled,
     ArpInRequests, ArpInReplies, ArpOutRequests, ArpOutReplies, ArpProxyReplies,
-    NeighResolutionFailed, NeighTableOverflow
+    NeighResolutionFailed, NeighTableOverflow,
+    // IPv6, as /proc/net/snmp6 names them.
+    Ip6InReceives, Ip6InHdrErrors, Ip6InTooBigErrors, Ip6InNoRoutes, Ip6InAddrErrors, Ip6InUnknownProtos,
+    Ip6InTruncatedPkts, Ip6InDiscards, Ip6InDelivers, Ip6OutForwDatagrams, Ip6OutRequests, Ip6OutDiscards,
+    Ip6OutNoRoutes, Ip6ReasmTimeout, Ip6ReasmReqds, Ip6ReasmOKs, Ip6ReasmFails, Ip6FragOKs, Ip6FragFails,
+    Ip6FragCreates, Ip6InMcastPkts, Ip6OutMcastPkts,
+    Icmp6InMsgs, Icmp6InErrors, Icmp6OutMsgs, Icmp6OutErrors, Icmp6InCsumErrors, Icmp6OutRateLimitHost,
+    Icmp6InDestUnreachs, Icmp6InPktTooBigs, Icmp6InTimeExcds, Icmp6InParmProblems, Icmp6InEchos, Icmp6InEchoReplies,
+    Icmp6InRouterSolicits, Icmp6InRouterAdvertisements, Icmp6InNeighborSolicits, Icmp6InNeighborAdvertisements,
+    Icmp6InRedirects, Icmp6OutDestUnreachs, Icmp6OutPktTooBigs, Icmp6OutTimeExcds, Icmp6OutParmProblems,
+    Icmp6OutEchoReplies, Icmp6OutNeighborSolicits, Icmp6OutNeighborAdvertisements, Icmp6OutRedirects,
+    Udp6InDatagrams, Udp6NoPorts, Udp6InErrors, Udp6InCsumErrors
 }

@@ -185,7 +185,7 @@ class KnobTablesTest {
                 e.getMessage());
         assertTrue(Knobs.anyDeclaredUnder("net.ipv4."));
         assertTrue(Knobs.anyDeclaredUnder("usnet.netem.eth0"), "within a family");
-        assertTrue(Knobs.anyDeclaredUnder("net.ipv6."));
+        assertTrue(Knobs.anyDeclaredUnder("net.ipv6."), "the IPv6 family declares its knobs");
         assertFalse(Knobs.anyDeclaredUnder("net.mpls."), "nothing declared there");
     }
 

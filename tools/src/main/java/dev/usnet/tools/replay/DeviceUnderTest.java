@@ -6,11 +6,13 @@ import dev.usnet.core.buf.Packet;
 import dev.usnet.core.device.Device;
 import dev.usnet.core.device.VethEnd;
 import dev.usnet.core.ipv4.Ipv4Sysctl;
+import dev.usnet.core.ipv6.Ipv6Sysctl;
 import dev.usnet.core.knob.Knobs;
 import dev.usnet.core.pcap.PcapRecord;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.time.VirtualScheduler;
 import dev.usnet.core.wire.Ipv4Addr;
+import dev.usnet.core.wire.Ipv6Addr;
 import dev.usnet.tools.cli.UsageException;
 import dev.usnet.tools.iproute.IpRouteSyntax;
 import java.util.ArrayList;
@@ -24,8 +26,7 @@ import java.util.Map;
  * from the tester ends and what arrives there is recorded. Runs in virtual time.
  */
 public final class DeviceUnderTest implements AutoCloseable {
-    // The Linux sysctls of IPv6, which the oracle's scenarios set (to turn it off) before usnet declares any.
-    private static final String IPV6 = "net.ipv6.";
+    private static final String DISABLE_IPV6_DEFAULT = "net.ipv6.conf.default.disable_ipv6";
 
     private final VirtualScheduler scheduler = new VirtualScheduler();
     private final NetStack dut;
@@ -45,6 +46,10 @@ public final class DeviceUnderTest implements AutoCloseable {
     }
 
     private void build(Scenario sc) {
+        if (sc.hasIpv6()) {
+            // usnet's namespaces start without IPv6 (disable_ipv6 1); a scenario with IPv6 addresses ran with it on.
+            setKnob(DISABLE_IPV6_DEFAULT, "0", "ports.addresses");
+        }
         for (var e : sc.linuxSysctl().entrySet()) {
             setKnob(e.getKey(), e.getValue(), "linux.sysctl");
         }
@@ -97,6 +102,11 @@ public final class DeviceUnderTest implements AutoCloseable {
                 for (String a : p.addresses()) {
                     int slash = a.indexOf('/');
                     try {
+                        if (a.indexOf(':') >= 0) {
+                            dut.ipv6().addAddress(d, Ipv6Addr.parse(slash < 0 ? a : a.substring(0, slash)),
+                                    slash < 0 ? 128 : Integer.parseInt(a.substring(slash + 1)), false);
+                            continue;
+                        }
                         dut.devinet().add(d, Ipv4Addr.parse(slash < 0 ? a : a.substring(0, slash)),
                                 slash < 0 ? 32 : Integer.parseInt(a.substring(slash + 1)));
                     } catch (IllegalArgumentException ex) {
@@ -107,7 +117,7 @@ public final class DeviceUnderTest implements AutoCloseable {
                     String where = "ports." + p.name() + ".sysctl";
                     String key;
                     try {
-                        key = Knobs.deviceKey(Ipv4Sysctl.CONF, p.name(), e.getKey());
+                        key = portKey(p.name(), e.getKey());
                     } catch (IllegalArgumentException ex) {
                         throw new UsageException(where + ": " + ex.getMessage());
                     }
@@ -122,6 +132,10 @@ public final class DeviceUnderTest implements AutoCloseable {
             Scenario.Router r = sc.router();
             for (String rt : r.routes()) {
                 try {
+                    if (Route6Syntax.isIpv6(rt)) {
+                        dut.ipv6().fib().addNew(Route6Syntax.parse(rt, dut));
+                        continue;
+                    }
                     dut.routes().addNew(IpRouteSyntax.parse(rt, dut));
                 } catch (IllegalArgumentException ex) {
                     throw new UsageException("router.routes: " + ex.getMessage());
@@ -129,6 +143,11 @@ public final class DeviceUnderTest implements AutoCloseable {
             }
             for (Scenario.Neighbor n : r.neighbors()) {
                 try {
+                    if (n.ip().indexOf(':') >= 0) {
+                        Ipv6Addr a = Ipv6Addr.parse(n.ip());
+                        dut.ipv6().neigh().addPermanent(dut.requireDevice(n.dev()), a.hi(), a.lo(), n.mac());
+                        continue;
+                    }
                     dut.neigh().addPermanent(dut.requireDevice(n.dev()), Ipv4Addr.parse(n.ip()), n.mac());
                 } catch (IllegalArgumentException ex) {
                     throw new UsageException("router.neighbors: " + ex.getMessage());
@@ -137,12 +156,21 @@ public final class DeviceUnderTest implements AutoCloseable {
         }
     }
 
-    private void setKnob(String key, String value, String where) {
-        if (key.startsWith(IPV6) && !Knobs.anyDeclaredUnder(IPV6)) {
-            // No IPv6 knob is declared, so usnet has no IPv6: the oracle ran with IPv6 disabled, which is what usnet
-            // is anyway. Once the IPv6 family declares its knobs, they are set like any other.
-            return;
+    /**
+     * A port's sysctl as the oracle names it: {@code ipv6.KNOB} is {@code net.ipv6.conf.<port>.KNOB},
+     * {@code neigh6.KNOB} {@code net.ipv6.neigh.<port>.KNOB}, anything else the IPv4 family's.
+     */
+    private static String portKey(String port, String name) {
+        if (name.startsWith("ipv6.")) {
+            return Knobs.deviceKey(Ipv6Sysctl.CONF, port, name.substring(5));
         }
+        if (name.startsWith("neigh6.")) {
+            return Knobs.deviceKey(Ipv6Sysctl.NEIGH.family(), port, name.substring(7));
+        }
+        return Knobs.deviceKey(Ipv4Sysctl.CONF, port, name);
+    }
+
+    private void setKnob(String key, String value, String where) {
         try {
             dut.knobs().set(key, value);
         } catch (IllegalArgumentException e) {

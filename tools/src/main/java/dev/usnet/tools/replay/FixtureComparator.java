@@ -2,12 +2,10 @@ package dev.usnet.tools.replay;
 
 import dev.usnet.core.pcap.PcapRecord;
 import dev.usnet.core.wire.FrameDescriber;
-import dev.usnet.core.wire.Ipv4Addr;
 import io.netty.buffer.Unpooled;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -45,13 +43,7 @@ public final class FixtureComparator {
 
     public static List<PortResult> compare(Scenario sc, Map<String, List<PcapRecord>> expected,
                                            Map<String, List<PcapRecord>> actual) {
-        Set<Integer> own = new HashSet<>();
-        for (Scenario.Port p : sc.ports()) {
-            for (String a : p.addresses()) {
-                int slash = a.indexOf('/');
-                own.add(Ipv4Addr.parse(slash < 0 ? a : a.substring(0, slash)));
-            }
-        }
+        Set<Integer> own = sc.ownIpv4Addresses();
         List<PortResult> results = new ArrayList<>();
         for (Scenario.Port p : sc.ports()) {
             List<PcapRecord> exp = expected.get(p.name());

@@ -1,6 +1,5 @@
 package dev.usnet.tools.replay;
 
-import dev.usnet.core.wire.Ipv4Addr;
 import java.util.HashSet;
 import java.util.Set;
 
@@ -12,12 +11,7 @@ public final class FrameDifference {
     private final Set<Integer> own = new HashSet<>();
 
     public FrameDifference(Scenario sc) {
-        for (Scenario.Port p : sc.ports()) {
-            for (String a : p.addresses()) {
-                int slash = a.indexOf('/');
-                own.add(Ipv4Addr.parse(slash < 0 ? a : a.substring(0, slash)));
-            }
-        }
+        own.addAll(sc.ownIpv4Addresses());
     }
 
     /** The offset of the first byte that differs by the rule (or the shorter length), -1 when equal by it. */

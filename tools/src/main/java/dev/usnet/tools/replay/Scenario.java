@@ -2,15 +2,18 @@ package dev.usnet.tools.replay;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.core.wire.MacAddr;
 import dev.usnet.tools.cli.UsageException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * A conformance fixture's {@code scenario.json}: the device under test (a bridge or a router), its ports and
@@ -29,6 +32,36 @@ public record Scenario(String name, String device, Bridge bridge, Router router,
     public record Neighbor(String ip, long mac, String dev) {}
 
     public record Port(String name, long mac, int mtu, List<String> addresses, Map<String, String> sysctl) {}
+
+    /**
+     * The DUT's own IPv4 addresses (the comparison rule ignores the IP ID and header checksum of packets from them);
+     * IPv6 addresses, written with colons, have neither field and are not listed.
+     */
+    public Set<Integer> ownIpv4Addresses() {
+        Set<Integer> own = new HashSet<>();
+        for (Port p : ports) {
+            for (String a : p.addresses()) {
+                if (a.indexOf(':') >= 0) {
+                    continue;
+                }
+                int slash = a.indexOf('/');
+                own.add(Ipv4Addr.parse(slash < 0 ? a : a.substring(0, slash)));
+            }
+        }
+        return own;
+    }
+
+    /** Whether any port has an IPv6 address: the DUT then runs IPv6. */
+    public boolean hasIpv6() {
+        for (Port p : ports) {
+            for (String a : p.addresses()) {
+                if (a.indexOf(':') >= 0) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
 
     public static Scenario load(Path fixtureDir) {
         Path file = fixtureDir.resolve("scenario.json");
