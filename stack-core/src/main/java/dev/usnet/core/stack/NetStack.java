@@ -153,6 +153,8 @@ public final class NetStack implements Netns {
     public void setListener(NetListener l) {
         this.listener = l;
         ipv4.setListeners(l, l);
+        // Neighbour discovery's entries are neighbours like ARP's (ip monitor neigh shows both families).
+        ipv6.neigh().setListener(l);
     }
 
     /** The seed this namespace was created with (its random source mixes in the name). */

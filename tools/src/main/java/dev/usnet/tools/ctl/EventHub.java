@@ -252,14 +252,14 @@ public final class EventHub {
         @Override
         public void neighChanged(Neighbour n, NudState from) {
             emit(stack, fields("type", "neigh", "action", "change", "dev", n.dev().name(), "dst",
-                    Ipv4Addr.format(n.ip()), "lladdr", n.state().valid() ? MacAddr.format(n.mac()) : null, "state",
+                    n.address(), "lladdr", n.state().valid() ? MacAddr.format(n.mac()) : null, "state",
                     n.state().name(), "from", from.name()));
         }
 
         @Override
         public void neighDeleted(Neighbour n) {
             emit(stack, fields("type", "neigh", "action", "del", "dev", n.dev().name(), "dst",
-                    Ipv4Addr.format(n.ip()), "state", n.state().name()));
+                    n.address(), "state", n.state().name()));
         }
 
         @Override

@@ -114,14 +114,9 @@ final class Ipv6Setup {
         }
     }
 
-    /**
-     * {@code ip -6 neigh replace IP lladdr MAC dev DEV nud permanent}. The IPv6 neighbour table (neighbour discovery)
-     * is not in this build of the stack yet: its entry point will be {@code s.ipv6().neigh().addPermanent(dev, hi, lo,
-     * mac)}; until then the entry is refused rather than left out.
-     */
+    /** {@code ip -6 neigh replace IP lladdr MAC dev DEV nud permanent}: a permanent entry of the ND table. */
     static void addNeighbour(NetStack s, Neigh n) {
-        s.requireDevice(n.dev());
-        throw new IllegalArgumentException("static IPv6 neighbour " + n.ip6() + ": this build has no IPv6 neighbour"
-                + " table yet (neighbour discovery is not in the stack); leave it out, the address is resolved once it is");
+        Device dev = s.requireDevice(n.dev());
+        s.ipv6().neigh().addPermanent(dev, n.ip6().hi(), n.ip6().lo(), n.mac());
     }
 }

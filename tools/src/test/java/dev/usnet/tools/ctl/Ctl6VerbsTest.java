@@ -182,9 +182,14 @@ class Ctl6VerbsTest {
     }
 
     @Test
-    void neighSixSaysThereIsNoIpv6TableYet() throws Exception {
-        assertTrue(d.error("r", "neigh", "-6", "show").startsWith("neigh -6: this build has no IPv6 neighbour table yet"));
-        assertTrue(d.error("r", "neigh", "add", "2001:db8:1::2", "lladdr", "02:00:00:00:00:02", "dev", "eth0")
-                .startsWith("neigh -6: this build has no IPv6 neighbour table yet"));
+    void neighSixAddsShowsAndDeletesNdEntries() throws Exception {
+        d.ok("r", "neigh", "add", "2001:db8:1::9", "lladdr", "02:00:00:00:00:09", "dev", "eth0", "nud", "permanent");
+        assertTrue(lines(d.text("r", "neigh", "-6", "show")).contains("2001:db8:1::9 dev eth0 lladdr 02:00:00:00:00:09 PERMANENT"),
+                d.text("r", "neigh", "-6", "show"));
+        assertFalse(d.text("r", "neigh", "show").contains("2001:db8:1::9"), "the ARP table is another table");
+        d.ok("r", "neigh", "del", "2001:db8:1::9", "dev", "eth0");
+        assertFalse(d.text("r", "neigh", "-6", "show").contains("2001:db8:1::9"));
+        assertTrue(d.error("r", "neigh", "add", "ff02::1", "lladdr", "02:00:00:00:00:09", "dev", "eth0")
+                .contains("a neighbour entry is for one unicast address"));
     }
 }

@@ -175,11 +175,19 @@ class Ipv6TopologyTest {
     }
 
     @Test
-    void ipv6NeighboursAreReadAndRefusedUntilTheStackHasTheirTable() {
+    void ipv6NeighboursArePermanentEntriesOfTheNdTable() throws Exception {
         String yaml = file("2001:db8:1::1/64", "2001:db8:1::2/64", "2001:db8:3::/64 via 2001:db8:1::2")
                 .replace("  b: {}", "    neighbours: ['2001:db8:1::2 lladdr 02:00:00:00:00:02 dev eth0']\n  b: {}");
-        assertTrue(TopologyErrors.onlyError(yaml).startsWith("t.yaml:7: namespaces.a.neighbours[0]: static IPv6 neighbour"
-                + " 2001:db8:1::2: this build has no IPv6 neighbour table yet"), TopologyErrors.onlyError(yaml));
+        try (Topology t = build(yaml)) {
+            var nd = t.stack("a").ipv6().neigh();
+            var dev = t.stack("a").device("eth0");
+            Ipv6Addr gw = v6("2001:db8:1::2");
+            var n = nd.lookup(dev, gw.hi(), gw.lo());
+            assertEquals("PERMANENT", n.state().name());
+            assertEquals(0x0200_0000_0002L, n.mac());
+            assertEquals("2001:db8:1::2", n.address());
+            assertNull(t.stack("a").neigh().lookup(dev, 0), "nothing went into the ARP table");
+        }
         String bad = yaml.replace("2001:db8:1::2 lladdr", "ff02::1 lladdr");
         assertEquals("t.yaml:7: namespaces.a.neighbours[0]: neighbour \"ff02::1 lladdr 02:00:00:00:00:02 dev eth0\": ff02::1 is"
                 + " a multicast address; a neighbour entry is for one unicast address", TopologyErrors.onlyError(bad));
