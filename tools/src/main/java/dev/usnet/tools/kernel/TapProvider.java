@@ -6,6 +6,7 @@ import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.core.wire.MacAddr;
 import dev.usnet.tools.cli.UsageException;
 import dev.usnet.tools.topology.file.TopologySpec.Addr;
+import dev.usnet.tools.topology.file.TopologySpec.Addr6;
 import dev.usnet.tools.topology.file.TopologySpec.KernelSide;
 import dev.usnet.tools.topology.file.TopologySpec.Text;
 import java.util.ArrayList;
@@ -64,11 +65,15 @@ public interface TapProvider {
         for (Addr a : side.addresses()) {
             kernel.ip(ns, "addr", "add", Ipv4Addr.format(a.ip()) + "/" + a.prefixLen(), "dev", dev);
         }
+        for (Addr6 a : side.addresses6()) {
+            // nodad: the address is usable as soon as usnet starts, not a second later (and a test can reach it).
+            kernel.ip(ns, "-6", "addr", "add", a.ip() + "/" + a.prefixLen(), "dev", dev, "nodad");
+        }
         if (side.up()) {
             kernel.ip(ns, "link", "set", "dev", dev, "up");
         }
         for (Text r : side.routes()) {
-            List<String> args = new ArrayList<>(List.of("route", "add"));
+            List<String> args = new ArrayList<>(r.text().indexOf(':') >= 0 ? List.of("-6", "route", "add") : List.of("route", "add"));
             args.addAll(List.of(kernelRoute(r.text(), dev).split(" ")));
             kernel.ip(ns, args.toArray(new String[0]));
         }

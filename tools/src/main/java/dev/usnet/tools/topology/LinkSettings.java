@@ -119,9 +119,4 @@ final class LinkSettings {
             return null;
         }
     }
-
-    /** A list of IPv4 addresses with prefix length (the kernel end of a TAP's); the bad ones are reported and left out. */
-    static List<Addr> addresses(YamlMap m, String key) {
-        return AddressSyntax.readIpv4Only(m, key, "the kernel end of a TAP");
-    }
 }

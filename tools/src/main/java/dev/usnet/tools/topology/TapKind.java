@@ -3,6 +3,7 @@ package dev.usnet.tools.topology;
 import dev.usnet.ns.NamespaceRegistry;
 import dev.usnet.core.device.Device;
 import dev.usnet.core.stack.NetStack;
+import dev.usnet.tools.topology.file.AddressSyntax;
 import dev.usnet.tools.topology.file.TopologySpec.Addr;
 import dev.usnet.tools.topology.file.TopologySpec.DeviceSpec;
 import dev.usnet.tools.topology.file.TopologySpec.KernelSide;
@@ -55,7 +56,7 @@ final class TapKind implements LinkKind<Tap> {
 
     private static KernelSide readKernelSide(YamlMap m, Link link) {
         if (!m.has("kernel")) {
-            return new KernelSide(null, link.name(), null, null, true, List.of(), List.of(), m.where());
+            return new KernelSide(null, link.name(), null, null, true, List.of(), List.of(), List.of(), m.where());
         }
         YamlMap k = m.map("kernel");
         if (k == null) {
@@ -80,16 +81,17 @@ final class TapKind implements LinkKind<Tap> {
         Long mac = LinkSettings.mac(k, "mac");
         Long mtu = k.integer("mtu", 68, 65535);
         Boolean up = k.bool("up");
-        List<Addr> addrs = LinkSettings.addresses(k, "addresses");
+        AddressSyntax.Addresses addrs = AddressSyntax.read(k, "addresses");
         List<Text> routes = new ArrayList<>();
         for (YamlMap.Item it : k.list("routes")) {
-            String s = k.scalar(it.node(), it.where(), "a route in 'ip route' syntax, like \"default via 198.18.1.1\"");
+            String s = k.scalar(it.node(), it.where(),
+                    "a route in 'ip route' syntax, like \"default via 198.18.1.1\" or \"2001:db8::/32 via 2001:db8:1::1\"");
             if (s != null) {
                 routes.add(new Text(s.trim(), it.where()));
             }
         }
-        return new KernelSide(ns, ifname, mac, mtu == null ? null : mtu.intValue(), up == null || up, addrs,
-                List.copyOf(routes), k.where());
+        return new KernelSide(ns, ifname, mac, mtu == null ? null : mtu.intValue(), up == null || up, addrs.v4(),
+                addrs.v6(), List.copyOf(routes), k.where());
     }
 
     /** Its kernel name is its own: TAPs are made in usnet's kernel namespace before they move. */

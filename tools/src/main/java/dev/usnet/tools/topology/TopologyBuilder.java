@@ -488,6 +488,11 @@ public final class TopologyBuilder {
                                     }
                                 }
                             }
+                            if (Ip6RouteSyntax.isIpv6(text)) {
+                                // The kernel namespace's IPv6 addresses are not modelled here: an IPv6 route is the
+                                // kernel's to judge when usnet starts (ip -6 route add reports what it refuses).
+                                continue;
+                            }
                             Route rt = IpRouteSyntax.parse(text, s);
                             if (known) {
                                 s.routes().addNew(rt);

@@ -43,18 +43,6 @@ public final class AddressSyntax {
         return new Addresses(List.copyOf(v4), List.copyOf(v6));
     }
 
-    /**
-     * Reads {@code key} as a list of IPv4 addresses only ({@code what} says whose, for the error an IPv6 one gets:
-     * {@code the kernel end of a TAP}).
-     */
-    public static List<Addr> readIpv4Only(YamlMap m, String key, String what) {
-        Addresses a = read(m, key);
-        for (Addr6 x : a.v6()) {
-            m.problems().add(x.where(), what + " takes IPv4 addresses only, got \"" + x.text() + "\"");
-        }
-        return a.v4();
-    }
-
     /** {@code A.B.C.D/LEN}; null when bad (reported). */
     static Addr ipv4(String s, Where w, Problems problems) {
         int slash = s.indexOf('/');

@@ -321,9 +321,12 @@ public record TopologySpec(String file, String name, long seed, Output output, L
         }
     }
 
-    /** The kernel's end of a TAP, configured with {@code ip} when usnet starts. */
+    /**
+     * The kernel's end of a TAP, configured with {@code ip} when usnet starts: its IPv4 {@code addresses} and IPv6
+     * {@code addresses6} (added with {@code nodad}, so the kernel uses them at once), and its routes of both families.
+     */
     public record KernelSide(String namespace, String ifname, Long mac, Integer mtu, boolean up, List<Addr> addresses,
-                             List<Text> routes, Where where) {}
+                             List<Addr6> addresses6, List<Text> routes, Where where) {}
 
     /** A live NIC reached through pcap (capture and inject). */
     public record Pcap(Link link, String iface, boolean promisc) implements DeviceSpec {
