@@ -127,17 +127,13 @@ public final class Ipv6 {
             return;
         }
         boolean loopback = dev instanceof Loopback;
-        if (!loopback && netns.conf(dev).get(Ipv6Sysctl.ADDR_GEN_MODE) != 0) {
-            return;
+        if (loopback || netns.conf(dev).get(Ipv6Sysctl.ADDR_GEN_MODE) == 0) {
+            addrconf.linkUp(dev, loopback, dev.mac(), runsDad(dev));
         }
-        Inet6Ifaddr ll = addrconf.linkUp(dev, loopback, dev.mac(), runsDad(dev));
-        if (ll != null) {
-            ndisc.startDad(ll);
-        }
+        // Every tentative address of the device, the new link-local one and those added while it was down, starts
+        // duplicate detection now that the link can carry it.
         for (Inet6Ifaddr a : addrconf.list(dev)) {
-            if (a != ll) {
-                ndisc.startDad(a);
-            }
+            ndisc.startDad(a);
         }
     }
 
