@@ -3,7 +3,7 @@ package dev.usnet.perf;
 import static dev.usnet.perf.BridgeForwardBench.check;
 
 import dev.usnet.core.buf.CowPolicy;
-import dev.usnet.core.ipv4.CowSysctl;
+import dev.usnet.core.netns.CowSysctl;
 import dev.usnet.core.buf.Packet;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.Mib;

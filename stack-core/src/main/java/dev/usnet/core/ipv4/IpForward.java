@@ -1,6 +1,7 @@
 package dev.usnet.core.ipv4;
 
 import dev.usnet.core.buf.Packet;
+import dev.usnet.core.netns.CowSysctl;
 import dev.usnet.core.netns.Netns;
 import dev.usnet.core.route.Route;
 import dev.usnet.core.stats.DropReason;

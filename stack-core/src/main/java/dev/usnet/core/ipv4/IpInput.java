@@ -4,6 +4,7 @@ import dev.usnet.core.buf.Packet;
 import dev.usnet.core.device.Device;
 import dev.usnet.core.device.Loopback;
 import dev.usnet.core.knob.DevConf;
+import dev.usnet.core.netns.CowSysctl;
 import dev.usnet.core.netns.Netns;
 import dev.usnet.core.route.Route;
 import dev.usnet.core.route.RouteType;

@@ -2,7 +2,7 @@ package dev.usnet.core.ipv6;
 
 import dev.usnet.core.buf.Packet;
 import dev.usnet.core.device.Device;
-import dev.usnet.core.ipv4.CowSysctl;
+import dev.usnet.core.netns.CowSysctl;
 import dev.usnet.core.netns.Netns;
 import dev.usnet.core.route.Route6;
 import dev.usnet.core.stats.DropReason;

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.usnet.core.bridge.BridgeSysctl;
-import dev.usnet.core.ipv4.CowSysctl;
+import dev.usnet.core.netns.CowSysctl;
 import dev.usnet.core.ipv4.IcmpSysctl;
 import dev.usnet.core.ipv4.Ipv4Sysctl;
 import dev.usnet.core.neigh.NeighSysctl;

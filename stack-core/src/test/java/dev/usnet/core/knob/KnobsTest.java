@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.usnet.core.buf.CowPolicy;
-import dev.usnet.core.ipv4.CowSysctl;
+import dev.usnet.core.netns.CowSysctl;
 import dev.usnet.core.ipv4.Ipv4Sysctl;
 import java.util.List;
 import org.junit.jupiter.api.Test;

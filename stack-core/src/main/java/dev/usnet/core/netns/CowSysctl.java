@@ -1,4 +1,4 @@
-package dev.usnet.core.ipv4;
+package dev.usnet.core.netns;
 
 import dev.usnet.core.buf.CowPolicy;
 import dev.usnet.core.knob.Knob;
