@@ -24,6 +24,16 @@ import io.netty.util.collection.IntObjectHashMap;
  * sockets) send the stack's own echo requests and hear the replies by identifier.
  */
 public final class Icmpv6 implements Inet6Protocol {
+    /** {@link #sendEcho}: the request left. */
+    public static final int ECHO_SENT = 0;
+    /** {@link #sendEcho}: no route to the destination (ENETUNREACH). */
+    public static final int ECHO_NO_ROUTE = 1;
+    /**
+     * {@link #sendEcho}: no usable source address (EADDRNOTAVAIL), as while the device's addresses are still
+     * tentative (duplicate address detection).
+     */
+    public static final int ECHO_NO_SOURCE = 2;
+
     /** Receives echo replies for one identifier (an ICMPv6 ping socket). */
     public interface PingListener {
         /**
@@ -123,21 +133,21 @@ public final class Icmpv6 implements Inet6Protocol {
     /**
      * A ping socket's sendto: an echo request to {@code dh}/{@code dl} from the address RFC 6724 selection gives
      * for the route's device. A link-local destination needs {@code oif} (the scope id); {@code hopLimit} 0 means
-     * the device's {@code hop_limit}. Returns false when there is no route or no source address (ENETUNREACH,
-     * EADDRNOTAVAIL).
+     * the device's {@code hop_limit}. Returns {@link #ECHO_SENT}, or why nothing left: {@link #ECHO_NO_ROUTE},
+     * {@link #ECHO_NO_SOURCE}.
      */
-    public boolean sendEcho(long dh, long dl, Device oif, int id, int seq, ByteBuf payload, int payloadOff,
+    public int sendEcho(long dh, long dl, Device oif, int id, int seq, ByteBuf payload, int payloadOff,
                             int payloadLen, int hopLimit) {
         Route6 rt = inet6.output().routeOutput(dh, dl, oif);
         if (rt == null) {
             ns.mib().inc(Mib.Ip6OutNoRoutes);
-            return false;
+            return ECHO_NO_ROUTE;
         }
         Device out = rt.dev() != null ? rt.dev() : ns.loopback();
         // Pinging one of our own addresses, selection gives that address itself (rule 1).
         Inet6Ifaddr a = inet6.addrconf().selectSource(out, dh, dl);
         if (a == null) {
-            return false;
+            return ECHO_NO_SOURCE;
         }
         long sh = a.address().hi();
         long sl = a.address().lo();
@@ -155,7 +165,7 @@ public final class Icmpv6 implements Inet6Protocol {
         ns.mib().inc(Mib.Icmp6OutEchos);
         r.setPktType(Packet.PACKET_OUTGOING);
         transmit(r, rt, sh, sl, dh, dl, 0, 0, hopLimit > 0 ? hopLimit : hopLimit(rt));
-        return true;
+        return ECHO_SENT;
     }
 
     /** icmpv6_notify: the quoted packet's transport hears the error. */

@@ -1,7 +1,6 @@
 package dev.usnet.core.ipv6;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.usnet.core.device.VethEnd;
@@ -52,7 +51,8 @@ class Icmpv6PingTest {
             ByteBuf payload = Unpooled.buffer(16).writeZero(16).setByte(0, 0x5a);
             Ipv6Addr dst = Ipv6Addr.parse("2001:db8::2");
             for (int seq = 0; seq < 3; seq++) {
-                assertTrue(a.ipv6().icmp().sendEcho(dst.hi(), dst.lo(), null, 7, seq, payload, 0, 16, 0));
+                assertEquals(Icmpv6.ECHO_SENT,
+                        a.ipv6().icmp().sendEcho(dst.hi(), dst.lo(), null, 7, seq, payload, 0, 16, 0));
                 net.run(10 * MS);
             }
             payload.release();
@@ -63,7 +63,8 @@ class Icmpv6PingTest {
             assertEquals(3, b.mib().get(Mib.Icmp6InEchos));
             assertEquals(3, a.mib().get(Mib.Icmp6OutEchos));
             a.ipv6().icmp().closePing(7);
-            assertTrue(a.ipv6().icmp().sendEcho(dst.hi(), dst.lo(), null, 7, 9, Unpooled.EMPTY_BUFFER, 0, 0, 0));
+            assertEquals(Icmpv6.ECHO_SENT,
+                    a.ipv6().icmp().sendEcho(dst.hi(), dst.lo(), null, 7, 9, Unpooled.EMPTY_BUFFER, 0, 0, 0));
             net.run(10 * MS);
             assertEquals(3, got.size(), "a closed socket hears nothing");
             assertEquals(4, a.mib().get(Mib.Icmp6InEchoReplies));
@@ -97,8 +98,8 @@ class Icmpv6PingTest {
             List<Reply> got = listen(a, 0x1234);
             Ipv6Addr dst = Ipv6Addr.parse("2001:db8:2::c");
             for (int seq = 0; seq < 2; seq++) {
-                assertTrue(a.ipv6().icmp().sendEcho(dst.hi(), dst.lo(), null, 0x1234, seq, Unpooled.EMPTY_BUFFER,
-                        0, 0, 0));
+                assertEquals(Icmpv6.ECHO_SENT, a.ipv6().icmp().sendEcho(dst.hi(), dst.lo(), null, 0x1234, seq,
+                        Unpooled.EMPTY_BUFFER, 0, 0, 0));
                 net.run(10 * MS);
             }
             assertEquals(2, got.size());
@@ -106,11 +107,42 @@ class Icmpv6PingTest {
             assertEquals(4, r.mib().get(Mib.Ip6OutForwDatagrams), "two requests and two replies forwarded");
             assertEquals(2, c.mib().get(Mib.Icmp6InEchos));
             Ipv6Addr nowhere = Ipv6Addr.parse("fd00::9");
-            assertFalse(r.ipv6().icmp().sendEcho(nowhere.hi(), nowhere.lo(), null, 1, 0, Unpooled.EMPTY_BUFFER,
-                    0, 0, 0), "no route: ENETUNREACH");
+            assertEquals(Icmpv6.ECHO_NO_ROUTE, r.ipv6().icmp().sendEcho(nowhere.hi(), nowhere.lo(), null, 1, 0,
+                    Unpooled.EMPTY_BUFFER, 0, 0, 0), "no route: ENETUNREACH");
             Ipv6Addr linkLocal = Ipv6Addr.parse("fe80::1");
-            assertFalse(a.ipv6().icmp().sendEcho(linkLocal.hi(), linkLocal.lo(), null, 1, 0, Unpooled.EMPTY_BUFFER,
-                    0, 0, 0), "a link-local destination needs a device");
+            assertEquals(Icmpv6.ECHO_NO_ROUTE, a.ipv6().icmp().sendEcho(linkLocal.hi(), linkLocal.lo(), null, 1, 0,
+                    Unpooled.EMPTY_BUFFER, 0, 0, 0), "a link-local destination needs a device");
+            Ipv6Addr routerLinkLocal = r.ipv6().addrconf().linkLocal(ar[1]).address();
+            assertEquals(Icmpv6.ECHO_SENT, a.ipv6().icmp().sendEcho(routerLinkLocal.hi(), routerLinkLocal.lo(),
+                    ar[0], 0x1234, 5, Unpooled.EMPTY_BUFFER, 0, 0, 0));
+            net.run(10 * MS);
+            assertEquals(new Reply(routerLinkLocal, 5, 64, 0, (byte) 0), got.getLast(),
+                    "through the named device, from the link-local address");
+        }
+    }
+
+    @Test
+    void aTentativeSourceIsNoSourceUntilDuplicateAddressDetectionEnds() {
+        try (TestNet net = new TestNet()) {
+            NetStack a = net.ns("a");
+            NetStack b = net.ns("b");
+            ipv6On(a);
+            ipv6On(b);
+            a.knobs().set("net.ipv6.conf.default.accept_dad", "1");
+            VethEnd[] p = VethEnd.createPair(a, "eth0", 0x0200_0000_0001L, b, "eth0", 0x0200_0000_0002L);
+            p[1].setUp(true);
+            p[0].setUp(true);
+            a.ipv6().addAddress(p[0], Ipv6Addr.parse("2001:db8::1"), 64, false);
+            b.ipv6().addAddress(p[1], Ipv6Addr.parse("2001:db8::2"), 64, true);
+            List<Reply> got = listen(a, 3);
+            Ipv6Addr dst = Ipv6Addr.parse("2001:db8::2");
+            assertEquals(Icmpv6.ECHO_NO_SOURCE, a.ipv6().icmp().sendEcho(dst.hi(), dst.lo(), null, 3, 0,
+                    Unpooled.EMPTY_BUFFER, 0, 0, 0), "only a tentative global address: EADDRNOTAVAIL");
+            net.run(5_000 * MS);
+            assertEquals(Icmpv6.ECHO_SENT, a.ipv6().icmp().sendEcho(dst.hi(), dst.lo(), null, 3, 1,
+                    Unpooled.EMPTY_BUFFER, 0, 0, 0));
+            net.run(10 * MS);
+            assertEquals(1, got.size());
         }
     }
 }

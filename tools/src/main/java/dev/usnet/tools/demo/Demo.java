@@ -373,6 +373,10 @@ public final class Demo {
                     from.add(ns.name());
                 }
                 switch (a) {
+                    case TopologySpec.Ping ping when ping.to6() != null -> {
+                        pingInterval = ping.intervalSeconds();
+                        pinged.computeIfAbsent("over IPv6", k -> new ArrayList<>()).add(ping.to6().toString());
+                    }
                     case TopologySpec.Ping ping -> {
                         pingInterval = ping.intervalSeconds();
                         String owner = Via.owner(spec, ping.to());

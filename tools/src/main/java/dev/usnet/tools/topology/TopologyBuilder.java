@@ -364,6 +364,7 @@ public final class TopologyBuilder {
             }
             for (TopologySpec.App a : ns.apps()) {
                 switch (a) {
+                    case TopologySpec.Ping p when p.to6() != null -> checkReachable6(s, ns, p);
                     case TopologySpec.Ping p -> checkReachable(s, ns, "ping", p.to(), p.where());
                     case TopologySpec.UdpSend u -> checkReachable(s, ns, "udp-send", u.to(), u.where());
                     case TopologySpec.TcpApp t -> {
@@ -399,6 +400,23 @@ public final class TopologyBuilder {
         if (s.ipOutput().routeOutput(to) == null) {
             problems.add(w.child("to"), kind + " app: namespace " + ns.name() + " has no route to " + Ipv4Addr.format(to)
                     + " (" + routeSummary(ns) + ")");
+        }
+    }
+
+    /** An IPv6 ping's device (for a link-local destination) is there, and its destination has a route. */
+    private void checkReachable6(NetStack s, Ns ns, TopologySpec.Ping p) {
+        var to = p.to6();
+        dev.usnet.core.device.Device oif = null;
+        if (to.dev() != null) {
+            oif = s.device(to.dev());
+            if (oif == null) {
+                problems.add(p.where().child("to"), "ping app: namespace " + ns.name() + " has no device " + to.dev());
+                return;
+            }
+        }
+        if (s.ipv6().output().routeOutput(to.address().hi(), to.address().lo(), oif) == null) {
+            problems.add(p.where().child("to"), "ping app: namespace " + ns.name() + " has no IPv6 route to " + to
+                    + " (routes: " + String.join(", ", ns.routes().stream().map(Text::text).toList()) + ")");
         }
     }
 

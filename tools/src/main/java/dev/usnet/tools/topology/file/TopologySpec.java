@@ -422,14 +422,23 @@ public record TopologySpec(String file, String name, long seed, Output output, L
         }
     }
 
-    /** Echo requests to {@code to} every {@code intervalSeconds}, RTTs in a histogram. */
-    public record Ping(int to, double intervalSeconds, int size, Where where, long startNanos) implements App {
+    /**
+     * Echo requests to {@code to} every {@code intervalSeconds}, RTTs in a histogram; to {@code to6} instead (ICMPv6)
+     * when that is not null.
+     */
+    public record Ping(int to, double intervalSeconds, int size, Where where, long startNanos,
+                       EntryValues.Ip6Destination to6) implements App {
         @Override
         public String kind() {
             return "ping";
         }
 
-        /** Starting with the run. */
+        /** To an IPv4 address. */
+        public Ping(int to, double intervalSeconds, int size, Where where, long startNanos) {
+            this(to, intervalSeconds, size, where, startNanos, null);
+        }
+
+        /** To an IPv4 address, starting with the run. */
         public Ping(int to, double intervalSeconds, int size, Where where) {
             this(to, intervalSeconds, size, where, 0);
         }
