@@ -43,6 +43,8 @@ public final class Pinger extends App {
     // Echoes unanswered when the app stopped but sent too recently to call lost (see stop); the longest RTT seen.
     private volatile long unansweredAtEnd;
     private long maxRtt;
+    /** The hop limit (TTL) of the last reply, as ping's hlim= shows it; 0 before one. */
+    private volatile int lastHopLimit;
     private int seq;
     private Timeout timer;
     /** A measured window ({@link #openWindow}): which requests were sent in it; namespace thread only. */
@@ -72,6 +74,11 @@ public final class Pinger extends App {
         return received;
     }
 
+    /** The hop limit the last IPv6 reply arrived with; 0 before one, and for IPv4. */
+    public int lastHopLimit() {
+        return lastHopLimit;
+    }
+
     @Override
     public String kind() {
         return "ping";
@@ -89,24 +96,25 @@ public final class Pinger extends App {
         if (to6 == null) {
             stack.icmp().openPing(id, (from, s, data, off, len) -> {
                 if (from == to) {
-                    reply(s);
+                    reply(s, 0);
                 }
             });
         } else {
             oif = to6.dev() == null ? null : stack.device(to6.dev());
             stack.ipv6().icmp().openPing(id, (fromHi, fromLo, s, hopLimit, data, off, len) -> {
                 if (fromHi == toHi && fromLo == toLo) {
-                    reply(s);
+                    reply(s, hopLimit);
                 }
             });
         }
         tick();
     }
 
-    /** The reply to request {@code s}, if it is still outstanding. */
-    private void reply(int s) {
+    /** The reply to request {@code s}, if it is still outstanding; {@code hopLimit} 0 where not known. */
+    private void reply(int s, int hopLimit) {
         int slot = s & (SLOTS - 1);
         if (sentSeq[slot] == s) {
+            lastHopLimit = hopLimit;
             sentSeq[slot] = -1;
             long rtt = Math.max(0, stack.now() - sentAt[slot]);
             recorder.recordValue(rtt);
