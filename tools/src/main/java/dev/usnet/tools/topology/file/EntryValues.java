@@ -111,7 +111,7 @@ public final class EntryValues {
             return null;
         }
         if (s.indexOf(':') >= 0) {
-            m.problems().add(m.where(key), "this app reaches IPv4 destinations only so far (ping takes IPv6 ones),"
+            m.problems().add(m.where(key), "this app reaches IPv4 destinations only so far (ping and udp-send take IPv6 ones),"
                     + " got \"" + s + "\"");
             return null;
         }

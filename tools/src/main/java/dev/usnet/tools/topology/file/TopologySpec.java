@@ -445,7 +445,7 @@ public record TopologySpec(String file, String name, long seed, Output output, L
     }
 
     /**
-     * UDP datagrams to {@code to:port} at {@code rate} per second.
+     * UDP datagrams to {@code to:port} at {@code rate} per second; to {@code to6} instead when that is not null.
      *
      * @param keepClones the socket keeps clones of its last this many datagrams (0: none), so forwarders share
      *     their bytes as they share a TCP segment in the retransmission queue ({@code keep_clones:})
@@ -454,10 +454,16 @@ public record TopologySpec(String file, String name, long seed, Output output, L
      * @param startNanos when it starts after the run's start ({@code start:})
      */
     public record UdpSend(int to, int port, int rate, int size, Where where, int keepClones, long maxBurstNanos,
-                          long startNanos) implements App {
+                          long startNanos, EntryValues.Ip6Destination to6) implements App {
         @Override
         public String kind() {
             return "udp-send";
+        }
+
+        /** To an IPv4 address. */
+        public UdpSend(int to, int port, int rate, int size, Where where, int keepClones, long maxBurstNanos,
+                       long startNanos) {
+            this(to, port, rate, size, where, keepClones, maxBurstNanos, startNanos, null);
         }
         /** A sender that keeps no clones and catches up on everything it owes. */
         public UdpSend(int to, int port, int rate, int size, Where where) {
