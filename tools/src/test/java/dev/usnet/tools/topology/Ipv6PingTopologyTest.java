@@ -5,11 +5,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.usnet.tools.app.App;
 import dev.usnet.tools.app.Pinger;
+import dev.usnet.tools.app.UdpSender;
+import dev.usnet.tools.app.UdpSink;
 import dev.usnet.tools.run.VirtualRun;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** ping over ICMPv6 in virtual time: on a veth, across a router, and to a link-local address through its device. */
+/**
+ * The apps over IPv6 in virtual time: ping (ICMPv6 echo) on a veth, across a router, and to a link-local address
+ * through its device; udp-send to a sink across the router.
+ */
 class Ipv6PingTopologyTest {
     /**
      * a -- r -- c, r forwarding; a pings b's side of r on the link, c across r, and r's link-local address through
@@ -30,6 +35,7 @@ class Ipv6PingTopologyTest {
                   - {kind: ping, to: "2001:db8:1::1", interval: 0.1, start: 3s}
                   - {kind: ping, to: "2001:db8:2::c", interval: 0.1, start: 3s}
                   - {kind: ping, to: "fe80::1%eth0", interval: 0.1, start: 3s}
+                  - {kind: udp-send, to: "2001:db8:2::c", port: 7000, rate: 100, size: 1000, start: 3s}
               r:
                 knobs: {net.ipv6.conf.all.forwarding: 1}
                 devices:
@@ -41,6 +47,8 @@ class Ipv6PingTopologyTest {
               c:
                 routes:
                   - default via 2001:db8:2::1
+                apps:
+                  - {kind: udp-sink, port: 7000}
             """;
 
     @Test
@@ -64,5 +72,11 @@ class Ipv6PingTopologyTest {
         assertEquals(64, linkLocal.lastHopLimit());
         assertTrue(routed.summary().startsWith("a: ping 2001:db8:2::c: 21 sent, 20 received"), routed.summary());
         assertEquals("a: ping fe80::1%eth0", linkLocal.label());
+        UdpSender send = (UdpSender) apps.get(3);
+        UdpSink sink = (UdpSink) apps.get(4);
+        assertEquals(201, send.sent(), send.summary());
+        assertEquals("a: udp-send [2001:db8:2::c]:7000: 201 sent", send.summary());
+        assertEquals(201, sink.received(), "every datagram, checksums good: " + sink.summary());
+        assertEquals(201_000, sink.bytes());
     }
 }
