@@ -76,4 +76,16 @@ class AddressWarningsTest {
         assertTrue(e.errors().getFirst().startsWith("t.yaml:8: namespaces.a.apps[0].to: ping app: namespace a has no"
                 + " IPv6 route to fd00::9"), e.errors().toString());
     }
+
+    @Test
+    void udpSendTakesAnIpv6DestinationButKeepsNoClonesThereYet() {
+        String udp = "{kind: udp-send, to: \"2001:db8::2\", port: 9}";
+        assertEquals(List.of(), warnings(file("2001:db8::1/64", "198.18.5.1/24", "2001:db8::2/64", "X")
+                .replace("{kind: ping, to: X}", udp)));
+        TopologyException e = assertThrows(TopologyException.class, () -> warnings(file("2001:db8::1/64",
+                "198.18.5.1/24", "2001:db8::2/64", "X").replace("{kind: ping, to: X}",
+                udp.replace("port: 9", "port: 9, keep_clones: 4"))));
+        assertEquals(List.of("t.yaml:8: namespaces.a.apps[0].keep_clones: keep_clones applies to IPv4 destinations"
+                + " only so far"), e.errors());
+    }
 }
