@@ -12,6 +12,7 @@ import dev.usnet.core.wire.Icmpv6Packet;
 import dev.usnet.core.wire.Ipv6Addr;
 import dev.usnet.core.wire.Ipv6Packet;
 import io.netty.buffer.ByteBuf;
+import io.netty.util.collection.IntObjectHashMap;
 
 /**
  * ICMPv6 (RFC 4443) as Linux's icmpv6_rcv and icmp6_send: echo replies from the address that was asked (or, for a
@@ -19,9 +20,29 @@ import io.netty.buffer.ByteBuf;
  * within 1280 bytes, never about an ICMPv6 error, a multicast destination (except packet too big and an
  * unrecognised option) or a source that is not unicast, rate limited per destination by
  * {@code net.ipv6.icmp.ratelimit} (scaled by the route's prefix length). Neighbour discovery messages go to
- * {@link Ndisc}, errors about our datagrams to the transport that sent them.
+ * {@link Ndisc}, errors about our datagrams to the transport that sent them. Ping sockets (Linux's ping6 datagram
+ * sockets) send the stack's own echo requests and hear the replies by identifier.
  */
 public final class Icmpv6 implements Inet6Protocol {
+    /** {@link #sendEcho}: the request left. */
+    public static final int ECHO_SENT = 0;
+    /** {@link #sendEcho}: no route to the destination (ENETUNREACH). */
+    public static final int ECHO_NO_ROUTE = 1;
+    /**
+     * {@link #sendEcho}: no usable source address (EADDRNOTAVAIL), as while the device's addresses are still
+     * tentative (duplicate address detection).
+     */
+    public static final int ECHO_NO_SOURCE = 2;
+
+    /** Receives echo replies for one identifier (an ICMPv6 ping socket). */
+    public interface PingListener {
+        /**
+         * Called on the namespace thread with the replier's address as two longs and the hop limit the reply
+         * arrived with; {@code data} is valid only during the call.
+         */
+        void echoReply(long fromHi, long fromLo, int seq, int hopLimit, ByteBuf data, int dataOff, int dataLen);
+    }
+
     /** An error and what it quotes stay within the minimum MTU. */
     private static final int MAX_QUOTED_REPLY = Ipv6Packet.MIN_MTU;
 
@@ -31,6 +52,8 @@ public final class Icmpv6 implements Inet6Protocol {
     private final Ipv6Packet ip = new Ipv6Packet();
     private final Ipv6Packet inner = new Ipv6Packet();
     private final Inet6Peers peers = new Inet6Peers();
+    // Made by the first ping socket (guarded by this).
+    private IntObjectHashMap<PingListener> pings;
 
     public Icmpv6(Ipv6 inet6) {
         this.inet6 = inet6;
@@ -64,6 +87,15 @@ public final class Icmpv6 implements Inet6Protocol {
             }
             case Icmpv6Packet.ECHO_REPLY -> {
                 ns.mib().inc(Mib.Icmp6InEchoReplies);
+                PingListener l;
+                synchronized (this) {
+                    l = pings == null ? null : pings.get(icmp.echoId());
+                }
+                if (l != null) {
+                    ip.wrap(b, p.network());
+                    l.echoReply(ip.srcHi(), ip.srcLo(), icmp.echoSeq(), ip.hopLimit(), b,
+                            off + Icmpv6Packet.HEADER_LEN, len - Icmpv6Packet.HEADER_LEN);
+                }
                 p.release();
             }
             case Icmpv6Packet.DEST_UNREACH, Icmpv6Packet.PKT_TOOBIG, Icmpv6Packet.TIME_EXCEED,
@@ -82,6 +114,58 @@ public final class Icmpv6 implements Inet6Protocol {
                  Icmpv6Packet.REDIRECT -> inet6.ndisc().rcv(p, off, len, type);
             default -> p.release();
         }
+    }
+
+    /** Opens a ping socket: echo replies with identifier {@code id} go to {@code l}. */
+    public synchronized void openPing(int id, PingListener l) {
+        if (pings == null) {
+            pings = new IntObjectHashMap<>(4);
+        }
+        pings.put(id & 0xffff, l);
+    }
+
+    public synchronized void closePing(int id) {
+        if (pings != null) {
+            pings.remove(id & 0xffff);
+        }
+    }
+
+    /**
+     * A ping socket's sendto: an echo request to {@code dh}/{@code dl} from the address RFC 6724 selection gives
+     * for the route's device. A link-local destination needs {@code oif} (the scope id); {@code hopLimit} 0 means
+     * the device's {@code hop_limit}. Returns {@link #ECHO_SENT}, or why nothing left: {@link #ECHO_NO_ROUTE},
+     * {@link #ECHO_NO_SOURCE}.
+     */
+    public int sendEcho(long dh, long dl, Device oif, int id, int seq, ByteBuf payload, int payloadOff,
+                            int payloadLen, int hopLimit) {
+        Route6 rt = inet6.output().routeOutput(dh, dl, oif);
+        if (rt == null) {
+            ns.mib().inc(Mib.Ip6OutNoRoutes);
+            return ECHO_NO_ROUTE;
+        }
+        Device out = rt.dev() != null ? rt.dev() : ns.loopback();
+        // Pinging one of our own addresses, selection gives that address itself (rule 1).
+        Inet6Ifaddr a = inet6.addrconf().selectSource(out, dh, dl);
+        if (a == null) {
+            return ECHO_NO_SOURCE;
+        }
+        long sh = a.address().hi();
+        long sl = a.address().lo();
+        Packet r = Ip6Output.allocate(Icmpv6Packet.HEADER_LEN + payloadLen);
+        ByteBuf b = r.buf();
+        int t = r.transport();
+        b.setByte(t + Icmpv6Packet.TYPE, Icmpv6Packet.ECHO_REQUEST);
+        b.setByte(t + Icmpv6Packet.CODE, 0);
+        b.setShort(t + Icmpv6Packet.REST, id);
+        b.setShort(t + Icmpv6Packet.REST + 2, seq);
+        if (payloadLen > 0) {
+            b.setBytes(t + Icmpv6Packet.HEADER_LEN, payload, payloadOff, payloadLen);
+        }
+        ns.mib().inc(Mib.Icmp6OutMsgs);
+        ns.mib().inc(Mib.Icmp6OutEchos);
+        r.setPktType(Packet.PACKET_OUTGOING);
+        transmit(r, rt, sh, sl, dh, dl, 0, 0, hopLimit > 0 ? hopLimit : hopLimit(rt));
+        return ECHO_SENT;
     }
 
     /** icmpv6_notify: the quoted packet's transport hears the error. */

@@ -25,6 +25,7 @@ public final class Ipv6 {
     private final Ndisc ndisc;
     private final NeighTable neigh;
     private final Icmpv6 icmp;
+    private final Udp6 udp;
     private final Ip6ExtHeaders exthdr;
     private final Ip6Output output;
     private final Ip6Forward forward;
@@ -44,7 +45,8 @@ public final class Ipv6 {
         this.defrag = new Ip6Defrag(this);
         this.input = new Ip6Input(this);
         input.registerProtocol(Ipv6Packet.NEXTHDR_ICMPV6, icmp);
-        input.registerProtocol(Ipv6Packet.NEXTHDR_UDP, new Udp6(this));
+        this.udp = new Udp6(this);
+        input.registerProtocol(Ipv6Packet.NEXTHDR_UDP, udp);
         netns.registerPacketType(EthernetFrame.ETH_P_IPV6, input::rcv);
     }
 
@@ -68,6 +70,10 @@ public final class Ipv6 {
 
     public Ndisc ndisc() {
         return ndisc;
+    }
+
+    public Udp6 udp() {
+        return udp;
     }
 
     public Icmpv6 icmp() {

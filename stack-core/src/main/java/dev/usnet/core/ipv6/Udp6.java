@@ -6,23 +6,66 @@ import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.stats.Mib;
 import dev.usnet.core.wire.Checksum;
 import dev.usnet.core.wire.Icmpv6Packet;
+import dev.usnet.core.wire.Ipv6Addr;
 import dev.usnet.core.wire.Ipv6Packet;
 import io.netty.buffer.ByteBuf;
+import io.netty.util.collection.IntObjectHashMap;
 
 /**
- * UDP over IPv6 before any socket can bind (__udp6_lib_rcv with an empty socket table): the length and the
- * checksum (mandatory over IPv6: a zero checksum is an error) are checked, then, with no socket to take it, port
- * unreachable goes back. A UDP that keeps sockets registers itself for next header 17 in its place.
+ * UDP over IPv6 of one namespace (__udp6_lib_rcv and the IPv6 socket table): the length and the checksum
+ * (mandatory over IPv6: a zero checksum is an error) are checked, the datagram goes to the socket bound on its
+ * port (and address, when the socket names one), and with no such socket port unreachable goes back.
  */
 public final class Udp6 implements Inet6Protocol {
-    private static final int HEADER_LEN = 8;
+    static final int HEADER_LEN = 8;
+    // Replaced whole on every bind and unbind, never changed in place: until the first bind, the shared empty one.
+    private static final IntObjectHashMap<Udp6Socket> NONE = new IntObjectHashMap<>(1);
 
     private final Netns ns;
     private final Ipv6 inet6;
+    private final Ipv6Packet ip = new Ipv6Packet();
+    private volatile IntObjectHashMap<Udp6Socket> byPort = NONE;
+    private int nextEphemeral = 32768;
 
     public Udp6(Ipv6 inet6) {
         this.inet6 = inet6;
         this.ns = inet6.netns();
+    }
+
+    /**
+     * bind(): {@code addr} {@link Ipv6Addr#ANY} for any local address, {@code port} 0 for an ephemeral port from
+     * the range Linux uses (32768–60999).
+     */
+    public synchronized Udp6Socket bind(Ipv6Addr addr, int port) {
+        if (port == 0) {
+            for (int i = 0; i < 28232 && byPort.containsKey(nextEphemeral); i++) {
+                nextEphemeral = nextEphemeral >= 60999 ? 32768 : nextEphemeral + 1;
+            }
+            port = nextEphemeral;
+            nextEphemeral = nextEphemeral >= 60999 ? 32768 : nextEphemeral + 1;
+        }
+        if (port < 1 || port > 65535) {
+            throw new IllegalArgumentException("UDP port " + port + " out of range 1..65535");
+        }
+        if (byPort.containsKey(port)) {
+            throw new IllegalArgumentException("UDP port " + port + " in use over IPv6 in namespace " + ns.name()
+                    + " (EADDRINUSE)");
+        }
+        Udp6Socket s = new Udp6Socket(inet6, addr, port);
+        IntObjectHashMap<Udp6Socket> m = new IntObjectHashMap<>();
+        m.putAll(byPort);
+        m.put(port, s);
+        byPort = m;
+        return s;
+    }
+
+    synchronized void unbind(Udp6Socket s) {
+        IntObjectHashMap<Udp6Socket> m = new IntObjectHashMap<>();
+        m.putAll(byPort);
+        if (m.get(s.localPort()) == s) {
+            m.remove(s.localPort());
+        }
+        byPort = m;
     }
 
     @Override
@@ -43,8 +86,16 @@ public final class Udp6 implements Inet6Protocol {
             ns.drop(p, DropReason.UDP_CSUM);
             return;
         }
-        ns.mib().inc(Mib.Udp6NoPorts);
-        inet6.icmp().send(p, Icmpv6Packet.DEST_UNREACH, Icmpv6Packet.CODE_PORT_UNREACH, 0);
-        ns.drop(p, DropReason.UDP_NO_SOCKET);
+        ip.wrap(b, p.network());
+        Udp6Socket s = byPort.get(b.getUnsignedShort(off + 2));
+        if (s == null || !s.accepts(ip.dstHi(), ip.dstLo())) {
+            ns.mib().inc(Mib.Udp6NoPorts);
+            inet6.icmp().send(p, Icmpv6Packet.DEST_UNREACH, Icmpv6Packet.CODE_PORT_UNREACH, 0);
+            ns.drop(p, DropReason.UDP_NO_SOCKET);
+            return;
+        }
+        ns.mib().inc(Mib.Udp6InDatagrams);
+        s.deliver(ip.srcHi(), ip.srcLo(), b.getUnsignedShort(off), b, off + HEADER_LEN, ulen - HEADER_LEN);
+        p.release();
     }
 }

@@ -5,7 +5,7 @@ import dev.usnet.tools.topology.file.TopologySpec.Ping;
 import dev.usnet.tools.topology.file.YamlMap;
 import java.util.Set;
 
-/** {@code kind: ping}: echo requests to one address ({@link Pinger}). */
+/** {@code kind: ping}: echo requests to one address, IPv4 or IPv6 ({@link Pinger}). */
 public final class PingKind implements AppKind<Ping> {
     private static final Set<String> KEYS = Set.of("kind", "to", "interval", "size", "start");
 
@@ -36,10 +36,17 @@ public final class PingKind implements AppKind<Ping> {
         if (start == null) {
             return null;
         }
-        Integer to = EntryValues.ip(m, "to");
+        Object to = EntryValues.ipEitherFamily(m, "to");
         Double iv = m.number("interval", 0.001, 3600);
         Long size = m.integer("size", 0, 65_507);
-        return to == null ? null : new Ping(to, iv == null ? 1.0 : iv, size == null ? 56 : size.intValue(), m.where(), start);
+        if (to == null) {
+            return null;
+        }
+        double interval = iv == null ? 1.0 : iv;
+        int bytes = size == null ? 56 : size.intValue();
+        return to instanceof EntryValues.Ip6Destination d
+                ? new Ping(0, interval, bytes, m.where(), start, d)
+                : new Ping((Integer) to, interval, bytes, m.where(), start);
     }
 
     @Override

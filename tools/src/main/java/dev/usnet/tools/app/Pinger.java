@@ -1,5 +1,8 @@
 package dev.usnet.tools.app;
 
+import dev.usnet.core.device.Device;
+import dev.usnet.core.ipv6.Icmpv6;
+import dev.usnet.tools.topology.file.EntryValues;
 import dev.usnet.tools.topology.file.TopologySpec;
 import java.util.Map;
 import dev.usnet.tcp.app.Percentiles;
@@ -12,10 +15,18 @@ import io.netty.buffer.Unpooled;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.SingleWriterRecorder;
 
-/** {@code kind: ping}: echo requests every interval, round-trip times in a histogram. */
+/**
+ * {@code kind: ping}: echo requests every interval, round-trip times in a histogram. Over ICMP to an IPv4 address,
+ * over ICMPv6 to an IPv6 one (a link-local one through its named device).
+ */
 public final class Pinger extends App {
     private static final int SLOTS = 1024;
     private final int to;
+    /** The IPv6 destination, or null for an IPv4 one; its address as two longs for the per-reply compare. */
+    private final EntryValues.Ip6Destination to6;
+    private final long toHi;
+    private final long toLo;
+    private Device oif;
     private final long intervalNanos;
     private final int size;
     private final int id;
@@ -27,9 +38,13 @@ public final class Pinger extends App {
     private volatile long sent;
     private volatile long received;
     private volatile long noRoute;
+    /** IPv6 echoes not sent for want of a source address (all still tentative, say). */
+    private volatile long noSource;
     // Echoes unanswered when the app stopped but sent too recently to call lost (see stop); the longest RTT seen.
     private volatile long unansweredAtEnd;
     private long maxRtt;
+    /** The hop limit (TTL) of the last reply, as ping's hlim= shows it; 0 before one. */
+    private volatile int lastHopLimit;
     private int seq;
     private Timeout timer;
     /** A measured window ({@link #openWindow}): which requests were sent in it; namespace thread only. */
@@ -42,6 +57,9 @@ public final class Pinger extends App {
     public Pinger(String ns, NetStack stack, TopologySpec.Ping p, int id) {
         super(ns, stack);
         this.to = p.to();
+        this.to6 = p.to6();
+        this.toHi = to6 == null ? 0 : to6.address().hi();
+        this.toLo = to6 == null ? 0 : to6.address().lo();
         this.intervalNanos = Math.max(1_000_000L, Math.round(p.intervalSeconds() * 1e9));
         this.size = p.size();
         this.id = id;
@@ -56,36 +74,58 @@ public final class Pinger extends App {
         return received;
     }
 
+    /** The hop limit the last IPv6 reply arrived with; 0 before one, and for IPv4. */
+    public int lastHopLimit() {
+        return lastHopLimit;
+    }
+
     @Override
     public String kind() {
         return "ping";
     }
 
-    /** The address pinged, dotted. */
+    /** The address pinged, dotted or (IPv6) in its text form. */
     public String to() {
-        return Ipv4Addr.format(to);
+        return to6 != null ? to6.toString() : Ipv4Addr.format(to);
     }
 
     @Override
     public void start() {
         running = true;
         payload = Unpooled.buffer(size).writeZero(size);
-        stack.icmp().openPing(id, (from, s, data, off, len) -> {
-            int slot = s & (SLOTS - 1);
-            if (from == to && sentSeq[slot] == s) {
-                sentSeq[slot] = -1;
-                long rtt = Math.max(0, stack.now() - sentAt[slot]);
-                recorder.recordValue(rtt);
-                maxRtt = Math.max(maxRtt, rtt);
-                received++;
-                if (inWindow[slot]) {
-                    inWindow[slot] = false;
-                    windowReceived++;
-                    windowRtt.recordValue(rtt);
+        if (to6 == null) {
+            stack.icmp().openPing(id, (from, s, data, off, len) -> {
+                if (from == to) {
+                    reply(s, 0);
                 }
-            }
-        });
+            });
+        } else {
+            oif = to6.dev() == null ? null : stack.device(to6.dev());
+            stack.ipv6().icmp().openPing(id, (fromHi, fromLo, s, hopLimit, data, off, len) -> {
+                if (fromHi == toHi && fromLo == toLo) {
+                    reply(s, hopLimit);
+                }
+            });
+        }
         tick();
+    }
+
+    /** The reply to request {@code s}, if it is still outstanding; {@code hopLimit} 0 where not known. */
+    private void reply(int s, int hopLimit) {
+        int slot = s & (SLOTS - 1);
+        if (sentSeq[slot] == s) {
+            lastHopLimit = hopLimit;
+            sentSeq[slot] = -1;
+            long rtt = Math.max(0, stack.now() - sentAt[slot]);
+            recorder.recordValue(rtt);
+            maxRtt = Math.max(maxRtt, rtt);
+            received++;
+            if (inWindow[slot]) {
+                inWindow[slot] = false;
+                windowReceived++;
+                windowRtt.recordValue(rtt);
+            }
+        }
     }
 
     @SuppressWarnings("NonAtomicOperationOnVolatileField")
@@ -103,8 +143,16 @@ public final class Pinger extends App {
         if (windowOpen) {
             windowSent++;
         }
-        if (!stack.icmp().sendEcho(to, id, s, payload, 0, size, 0)) {
-            noRoute++;
+        if (to6 == null) {
+            if (!stack.icmp().sendEcho(to, id, s, payload, 0, size, 0)) {
+                noRoute++;
+            }
+        } else {
+            switch (stack.ipv6().icmp().sendEcho(toHi, toLo, oif, id, s, payload, 0, size, 0)) {
+                case Icmpv6.ECHO_NO_ROUTE -> noRoute++;
+                case Icmpv6.ECHO_NO_SOURCE -> noSource++;
+                default -> { }
+            }
         }
         timer = stack.scheduler().schedule(this::tick, intervalNanos);
     }
@@ -132,7 +180,11 @@ public final class Pinger extends App {
             }
             unansweredAtEnd = pending;
         }
-        stack.icmp().closePing(id);
+        if (to6 == null) {
+            stack.icmp().closePing(id);
+        } else {
+            stack.ipv6().icmp().closePing(id);
+        }
         payload.release();
     }
 
@@ -178,7 +230,7 @@ public final class Pinger extends App {
 
     @Override
     public String histogramName() {
-        return ns + ".ping-" + Ipv4Addr.format(to);
+        return ns + ".ping-" + to();
     }
 
     @Override
@@ -192,9 +244,10 @@ public final class Pinger extends App {
         long late = unansweredAtEnd;
         String loss = s == 0 ? "" : String.format(java.util.Locale.ROOT, ", %.0f%% loss", 100.0 * Math.max(0, s - r - late) / s);
         long n = noRoute;
-        return ns + ": ping " + Ipv4Addr.format(to) + ": " + s + " sent, " + r + " received"
+        return ns + ": ping " + to() + ": " + s + " sent, " + r + " received"
                 + (late == 0 ? "" : ", " + late + " unanswered at the end (sent within two round trips of it)") + loss + rtt
-                + (n == 0 ? "" : ", " + n + " without a route");
+                + (n == 0 ? "" : ", " + n + " without a route")
+                + (noSource == 0 ? "" : ", " + noSource + " without a source address (EADDRNOTAVAIL)");
     }
 
     /** Failed when no echo was answered; some loss is ok (the summary shows it). */
@@ -207,7 +260,10 @@ public final class Pinger extends App {
         if (received > 0) {
             return Outcome.OK;
         }
-        return Outcome.failed(noRoute == s ? "no route to " + Ipv4Addr.format(to) + " (ENETUNREACH): no echo request left"
+        if (noSource == s) {
+            return Outcome.failed("no source address for " + to() + " (EADDRNOTAVAIL): no echo request left");
+        }
+        return Outcome.failed(noRoute == s ? "no route to " + to() + " (ENETUNREACH): no echo request left"
                 : "no replies: 0 of " + s + " echoes answered");
     }
 
@@ -229,6 +285,6 @@ public final class Pinger extends App {
 
     @Override
     public String label() {
-        return ns + ": ping " + Ipv4Addr.format(to);
+        return ns + ": ping " + to();
     }
 }

@@ -36,7 +36,7 @@ public final class UdpSendKind implements AppKind<UdpSend> {
         if (start == null) {
             return null;
         }
-        Integer to = EntryValues.ip(m, "to");
+        Object to = EntryValues.ipEitherFamily(m, "to");
         Long port = m.require("port") ? m.integer("port", 1, 65535) : null;
         Long rate = m.integer("rate", 1, 1_000_000);
         Long size = m.integer("size", 0, 65_507);
@@ -44,9 +44,14 @@ public final class UdpSendKind implements AppKind<UdpSend> {
         Long keep = m.integer("keep_clones", 0, 1 << 20);
         Long burst = m.has("max_burst") ? EntryValues.time(m, "max_burst", 1) : Long.valueOf(0);
         boolean pacingOk = (keep != null || !m.has("keep_clones")) && burst != null;
+        if (to instanceof EntryValues.Ip6Destination && keep != null && keep > 0) {
+            m.problems().add(m.where("keep_clones"), "keep_clones applies to IPv4 destinations only so far");
+            return null;
+        }
         return to == null || port == null || !pacingOk ? null
-                : new UdpSend(to, port.intValue(), rate == null ? 10 : rate.intValue(), size == null ? 64 : size.intValue(),
-                        m.where(), keep == null ? 0 : keep.intValue(), burst, start);
+                : new UdpSend(to instanceof Integer v4 ? v4 : 0, port.intValue(), rate == null ? 10 : rate.intValue(),
+                        size == null ? 64 : size.intValue(), m.where(), keep == null ? 0 : keep.intValue(), burst, start,
+                        to instanceof EntryValues.Ip6Destination d ? d : null);
     }
 
     @Override

@@ -1,6 +1,10 @@
 package dev.usnet.tools.app;
 
+import dev.usnet.core.device.Device;
 import dev.usnet.core.ipv4.UdpSocket;
+import dev.usnet.core.ipv6.Udp6Socket;
+import dev.usnet.core.wire.Ipv6Addr;
+import dev.usnet.tools.topology.file.EntryValues;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.time.Timeout;
 import dev.usnet.core.wire.Ipv4Addr;
@@ -9,9 +13,16 @@ import dev.usnet.tools.topology.file.TopologySpec;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 
-/** {@code kind: udp-send}: datagrams at a steady rate. */
+/** {@code kind: udp-send}: datagrams at a steady rate, over IPv4 or IPv6. */
 public final class UdpSender extends App {
     private final int to;
+    /** The IPv6 destination, or null for an IPv4 one. */
+    private final EntryValues.Ip6Destination to6;
+    private final long toHi;
+    private final long toLo;
+    private Device oif;
+    private Udp6Socket sock6;
+    private volatile long noSource;
     private final int port;
     private final int rate;
     private final int size;
@@ -29,6 +40,9 @@ public final class UdpSender extends App {
     public UdpSender(String ns, NetStack stack, TopologySpec.UdpSend u) {
         super(ns, stack);
         this.to = u.to();
+        this.to6 = u.to6();
+        this.toHi = to6 == null ? 0 : to6.address().hi();
+        this.toLo = to6 == null ? 0 : to6.address().lo();
         this.port = u.port();
         this.rate = u.rate();
         this.size = u.size();
@@ -57,7 +71,7 @@ public final class UdpSender extends App {
 
     /** Destination address:port. */
     public String to() {
-        return Ipv4Addr.format(to) + ":" + port;
+        return to6 != null ? "[" + to6 + "]:" + port : Ipv4Addr.format(to) + ":" + port;
     }
 
     /** Payload bytes per datagram. */
@@ -69,8 +83,13 @@ public final class UdpSender extends App {
     public void start() {
         running = true;
         data = Unpooled.buffer(size).writeZero(size);
-        sock = stack.udp().bind(0, 0);
-        sock.setKeepClones(keepClones);
+        if (to6 == null) {
+            sock = stack.udp().bind(0, 0);
+            sock.setKeepClones(keepClones);
+        } else {
+            sock6 = stack.ipv6().udp().bind(Ipv6Addr.ANY, 0);
+            oif = to6.dev() == null ? null : stack.device(to6.dev());
+        }
         startNanos = stack.now();
         if (pacer != null) {
             pacer.start(startNanos);
@@ -89,9 +108,7 @@ public final class UdpSender extends App {
         }
         long due = (stack.now() - startNanos) * rate / 1_000_000_000L + 1;
         while (sent < due) {
-            if (!sock.sendTo(to, port, data, 0, size)) {
-                noRoute++;
-            }
+            send();
             sent++;
         }
         long period = rate >= 1000 ? 1_000_000L : 1_000_000_000L / rate;
@@ -102,14 +119,28 @@ public final class UdpSender extends App {
     @SuppressWarnings("NonAtomicOperationOnVolatileField")
     private void pacedTick() {
         for (long n = pacer.due(stack.now()); n > 0; n--) {
-            if (!sock.sendTo(to, port, data, 0, size)) {
-                noRoute++;
-            }
+            send();
             sent++;
         }
         skipped = pacer.skipped();
         long period = rate >= 1000 ? 1_000_000L : 1_000_000_000L / rate;
         timer = stack.scheduler().schedule(this::tick, period);
+    }
+
+    /** One datagram; what kept it from leaving is counted. */
+    @SuppressWarnings("NonAtomicOperationOnVolatileField")
+    private void send() {
+        if (to6 == null) {
+            if (!sock.sendTo(to, port, data, 0, size)) {
+                noRoute++;
+            }
+            return;
+        }
+        switch (sock6.sendTo(toHi, toLo, oif, port, data, 0, size)) {
+            case Udp6Socket.NO_ROUTE -> noRoute++;
+            case Udp6Socket.NO_SOURCE -> noSource++;
+            default -> { }
+        }
     }
 
     @Override
@@ -121,6 +152,9 @@ public final class UdpSender extends App {
         if (sock != null) {
             sock.close();
         }
+        if (sock6 != null) {
+            sock6.close();
+        }
         data.release();
     }
 
@@ -128,8 +162,10 @@ public final class UdpSender extends App {
     public String summary() {
         long n = noRoute;
         long late = skipped;
-        return ns + ": udp-send " + Ipv4Addr.format(to) + ":" + port + ": " + sent + " sent"
+        long ns6 = noSource;
+        return ns + ": udp-send " + to() + ": " + sent + " sent"
                 + (n == 0 ? "" : ", " + n + " of them without a route")
+                + (ns6 == 0 ? "" : ", " + ns6 + " of them without a source address (EADDRNOTAVAIL)")
                 + (late == 0 ? "" : ", " + late + " skipped (the sender ran late by more than max_burst)");
     }
 
@@ -143,8 +179,12 @@ public final class UdpSender extends App {
         if (s == 0) {
             return Outcome.failed("sent no datagram");
         }
-        return noRoute == s ? Outcome.failed("no route to " + Ipv4Addr.format(to) + " (ENETUNREACH): no datagram left")
-                : Outcome.OK;
+        if (noSource == s) {
+            return Outcome.failed("no source address for " + (to6 != null ? to6.toString() : Ipv4Addr.format(to))
+                    + " (EADDRNOTAVAIL): no datagram left");
+        }
+        return noRoute == s ? Outcome.failed("no route to " + (to6 != null ? to6.toString() : Ipv4Addr.format(to))
+                + " (ENETUNREACH): no datagram left") : Outcome.OK;
     }
 
     @Override
@@ -161,6 +201,6 @@ public final class UdpSender extends App {
 
     @Override
     public String label() {
-        return ns + ": udp-send " + Ipv4Addr.format(to) + ":" + port;
+        return ns + ": udp-send " + to();
     }
 }

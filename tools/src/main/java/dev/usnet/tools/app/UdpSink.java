@@ -1,14 +1,20 @@
 package dev.usnet.tools.app;
 
 import dev.usnet.core.ipv4.UdpSocket;
+import dev.usnet.core.ipv6.Udp6Socket;
+import dev.usnet.core.wire.Ipv6Addr;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.tcp.app.Outcome;
 import dev.usnet.tools.topology.file.TopologySpec;
 
-/** {@code kind: udp-sink}: counts the datagrams arriving on a port. */
+/**
+ * {@code kind: udp-sink}: counts the datagrams arriving on a port, over IPv4 and, in a namespace with IPv6 on, over
+ * IPv6 too (as one dual-stack socket would).
+ */
 public final class UdpSink extends App {
     private final int port;
     private UdpSocket sock;
+    private Udp6Socket sock6;
 
     public UdpSink(String ns, NetStack stack, TopologySpec.UdpSink u) {
         super(ns, stack);
@@ -17,7 +23,8 @@ public final class UdpSink extends App {
 
     public long received() {
         UdpSocket s = sock;
-        return s == null ? 0 : s.rxDatagrams();
+        Udp6Socket s6 = sock6;
+        return (s == null ? 0 : s.rxDatagrams()) + (s6 == null ? 0 : s6.rxDatagrams());
     }
 
     @Override
@@ -28,7 +35,8 @@ public final class UdpSink extends App {
     /** Payload bytes received. */
     public long bytes() {
         UdpSocket s = sock;
-        return s == null ? 0 : s.rxBytes();
+        Udp6Socket s6 = sock6;
+        return (s == null ? 0 : s.rxBytes()) + (s6 == null ? 0 : s6.rxBytes());
     }
 
     public int port() {
@@ -39,6 +47,7 @@ public final class UdpSink extends App {
     public void start() {
         running = true;
         sock = stack.udp().bind(0, port);
+        sock6 = stack.ipv6().udp().bind(Ipv6Addr.ANY, port);
     }
 
     @Override
@@ -47,12 +56,14 @@ public final class UdpSink extends App {
         if (sock != null) {
             sock.close();
         }
+        if (sock6 != null) {
+            sock6.close();
+        }
     }
 
     @Override
     public String summary() {
-        UdpSocket s = sock;
-        return ns + ": udp-sink :" + port + ": " + received() + " received (" + (s == null ? 0 : s.rxBytes()) + " bytes)";
+        return ns + ": udp-sink :" + port + ": " + received() + " received (" + bytes() + " bytes)";
     }
 
     /** Failed when nothing arrived: a sink is there to show that traffic gets through. */

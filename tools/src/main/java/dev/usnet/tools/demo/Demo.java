@@ -373,6 +373,10 @@ public final class Demo {
                     from.add(ns.name());
                 }
                 switch (a) {
+                    case TopologySpec.Ping ping when ping.to6() != null -> {
+                        pingInterval = ping.intervalSeconds();
+                        pinged.computeIfAbsent("over IPv6", k -> new ArrayList<>()).add(ping.to6().toString());
+                    }
                     case TopologySpec.Ping ping -> {
                         pingInterval = ping.intervalSeconds();
                         String owner = Via.owner(spec, ping.to());
@@ -396,7 +400,8 @@ public final class Demo {
         }
         if (udp != null) {
             out.printf("  UDP       %d datagrams/s of %d bytes to %s port%s %s, one per path; the sender keeps its last %d%n",
-                    udp.rate(), udp.size(), Via.owner(spec, udp.to()), udpPorts.size() > 1 ? "s" : "",
+                    udp.rate(), udp.size(), udp.to6() != null ? udp.to6().toString() : Via.owner(spec, udp.to()),
+                    udpPorts.size() > 1 ? "s" : "",
                     String.join(" and ", udpPorts), udp.keepClones());
             out.printf("            as clones (as TCP's retransmission queue does) so forwarded bytes are shared%n");
         }

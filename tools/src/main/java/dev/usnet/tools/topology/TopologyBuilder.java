@@ -28,6 +28,7 @@ import dev.usnet.tools.topology.file.TopologySpec.Ref;
 import dev.usnet.tools.topology.file.TopologySpec.Tap;
 import dev.usnet.tools.topology.file.TopologySpec.Text;
 import dev.usnet.tools.topology.file.Problems;
+import dev.usnet.tools.topology.file.EntryValues;
 import dev.usnet.tools.topology.file.TopologySpec;
 import dev.usnet.tools.topology.file.Where;
 import java.util.ArrayList;
@@ -364,7 +365,10 @@ public final class TopologyBuilder {
             }
             for (TopologySpec.App a : ns.apps()) {
                 switch (a) {
+                    case TopologySpec.Ping p when p.to6() != null -> checkReachable6(s, ns, "ping", p.to6(), p.where());
                     case TopologySpec.Ping p -> checkReachable(s, ns, "ping", p.to(), p.where());
+                    case TopologySpec.UdpSend u when u.to6() != null ->
+                            checkReachable6(s, ns, "udp-send", u.to6(), u.where());
                     case TopologySpec.UdpSend u -> checkReachable(s, ns, "udp-send", u.to(), u.where());
                     case TopologySpec.TcpApp t -> {
                         Integer to = spec.serverAddress(ns.name(), t);
@@ -399,6 +403,22 @@ public final class TopologyBuilder {
         if (s.ipOutput().routeOutput(to) == null) {
             problems.add(w.child("to"), kind + " app: namespace " + ns.name() + " has no route to " + Ipv4Addr.format(to)
                     + " (" + routeSummary(ns) + ")");
+        }
+    }
+
+    /** An IPv6 destination's device (for a link-local one) is there, and the destination has a route. */
+    private void checkReachable6(NetStack s, Ns ns, String kind, EntryValues.Ip6Destination to, Where w) {
+        dev.usnet.core.device.Device oif = null;
+        if (to.dev() != null) {
+            oif = s.device(to.dev());
+            if (oif == null) {
+                problems.add(w.child("to"), kind + " app: namespace " + ns.name() + " has no device " + to.dev());
+                return;
+            }
+        }
+        if (s.ipv6().output().routeOutput(to.address().hi(), to.address().lo(), oif) == null) {
+            problems.add(w.child("to"), kind + " app: namespace " + ns.name() + " has no IPv6 route to " + to
+                    + " (routes: " + String.join(", ", ns.routes().stream().map(Text::text).toList()) + ")");
         }
     }
 

@@ -8,7 +8,7 @@ import dev.usnet.tools.topology.file.TopologyException;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Addresses {@code ip addr add} takes but a Linux user wants to hear about, and IPv6 app destinations, which usnet does not reach yet. */
+/** Addresses {@code ip addr add} takes but a Linux user wants to hear about, and IPv6 ping destinations. */
 class AddressWarningsTest {
     /** Namespace a with devices eth0 (peer in b) and eth1 (peer in c); {@code A0}, {@code A1}, {@code B} filled in. */
     private static final String FILE = """
@@ -56,10 +56,36 @@ class AddressWarningsTest {
     }
 
     @Test
-    void anIpv6AddressIsTakenButAnIpv6AppDestinationIsNotYet() {
+    void pingTakesAnIpv6DestinationAndALinkLocalOneWithItsDevice() {
+        assertEquals(List.of(), warnings(file("2001:db8::1/64", "198.18.5.1/24", "2001:db8::2/64", "2001:db8::2")));
+        assertEquals(List.of(), warnings(file("2001:db8::1/64", "198.18.5.1/24", "2001:db8::2/64", "fe80::2%eth0")));
         TopologyException e = assertThrows(TopologyException.class,
-                () -> warnings(file("2001:db8::1/64", "198.18.5.1/24", "198.18.0.2/24", "2001:db8::2")));
-        assertEquals(List.of("t.yaml:8: namespaces.a.apps[0].to: apps reach IPv4 destinations only so far (the stack has no"
-                + " IPv6 sockets yet), got \"2001:db8::2\""), e.errors());
+                () -> warnings(file("2001:db8::1/64", "198.18.5.1/24", "2001:db8::2/64", "fe80::2")));
+        assertEquals(List.of("t.yaml:8: namespaces.a.apps[0].to: a link-local destination needs its device, like"
+                + " \"fe80::2%eth0\", got \"fe80::2\""), e.errors());
+        e = assertThrows(TopologyException.class,
+                () -> warnings(file("2001:db8::1/64", "198.18.5.1/24", "2001:db8::2/64", "fe80::2%eth7")));
+        assertEquals(List.of("t.yaml:8: namespaces.a.apps[0].to: ping app: namespace a has no device eth7"),
+                e.errors());
+        e = assertThrows(TopologyException.class,
+                () -> warnings(file("2001:db8::1/64", "198.18.5.1/24", "2001:db8::2/64", "2001:db8::2%eth0")));
+        assertEquals(List.of("t.yaml:8: namespaces.a.apps[0].to: only a link-local destination names a device"
+                + " (%eth0), got \"2001:db8::2%eth0\""), e.errors());
+        e = assertThrows(TopologyException.class,
+                () -> warnings(file("2001:db8::1/64", "198.18.5.1/24", "2001:db8::2/64", "fd00::9")));
+        assertTrue(e.errors().getFirst().startsWith("t.yaml:8: namespaces.a.apps[0].to: ping app: namespace a has no"
+                + " IPv6 route to fd00::9"), e.errors().toString());
+    }
+
+    @Test
+    void udpSendTakesAnIpv6DestinationButKeepsNoClonesThereYet() {
+        String udp = "{kind: udp-send, to: \"2001:db8::2\", port: 9}";
+        assertEquals(List.of(), warnings(file("2001:db8::1/64", "198.18.5.1/24", "2001:db8::2/64", "X")
+                .replace("{kind: ping, to: X}", udp)));
+        TopologyException e = assertThrows(TopologyException.class, () -> warnings(file("2001:db8::1/64",
+                "198.18.5.1/24", "2001:db8::2/64", "X").replace("{kind: ping, to: X}",
+                udp.replace("port: 9", "port: 9, keep_clones: 4"))));
+        assertEquals(List.of("t.yaml:8: namespaces.a.apps[0].keep_clones: keep_clones applies to IPv4 destinations"
+                + " only so far"), e.errors());
     }
 }

@@ -217,11 +217,11 @@ class Ipv6TopologyTest {
                           addresses: [2001:db8:1::2/64]
                           routes: [2001:db8:3::/64 via 2001:db8:1::1]
                     apps:
-                      - {kind: ping, to: "2001:db8:1::2"}
+                      - {kind: stream, server: a, to: "2001:db8:1::2", port: 9}
                 """);
         assertEquals(List.of(
-                "t.yaml:13: namespaces.a.apps[0].to: apps reach IPv4 destinations only so far (the stack has no IPv6 sockets"
-                        + " yet), got \"2001:db8:1::2\""), e);
+                "t.yaml:13: namespaces.a.apps[0].to: this app reaches IPv4 destinations only so far (ping and udp-send"
+                        + " take IPv6 ones), got \"2001:db8:1::2\""), e);
     }
 
     @Test

@@ -2,6 +2,7 @@ package dev.usnet.tools.topology.file;
 
 import dev.usnet.core.netem.NetemParams;
 import dev.usnet.core.wire.Ipv4Addr;
+import dev.usnet.core.wire.Ipv6Addr;
 import dev.usnet.tools.topology.file.YamlMap;
 
 /**
@@ -89,6 +90,17 @@ public final class EntryValues {
         }
     }
 
+    /**
+     * An IPv6 destination: the address, and for a link-local one the device it is reached through (the zone of
+     * {@code fe80::1%eth0}, as ping takes it).
+     */
+    public record Ip6Destination(Ipv6Addr address, String dev) {
+        @Override
+        public String toString() {
+            return dev == null ? address.toString() : address + "%" + dev;
+        }
+    }
+
     /** A required IPv4 address; null when absent or bad (reported). */
     public static Integer ip(YamlMap m, String key) {
         if (!m.require(key)) {
@@ -99,15 +111,68 @@ public final class EntryValues {
             return null;
         }
         if (s.indexOf(':') >= 0) {
-            m.problems().add(m.where(key), "apps reach IPv4 destinations only so far (the stack has no"
-                    + " IPv6 sockets yet), got \"" + s + "\"");
+            m.problems().add(m.where(key), "this app reaches IPv4 destinations only so far (ping and udp-send take IPv6 ones),"
+                    + " got \"" + s + "\"");
             return null;
         }
+        return ipv4(m, key, s);
+    }
+
+    private static Integer ipv4(YamlMap m, String key, String s) {
         try {
             return Ipv4Addr.parse(s);
         } catch (IllegalArgumentException e) {
             m.problems().add(m.where(key), "expected an IPv4 address like 198.18.0.2, got \"" + s + "\"");
             return null;
         }
+    }
+
+    /**
+     * A required destination of either family: an IPv4 address (an Integer), or an IPv6 one (an
+     * {@link Ip6Destination}); a link-local IPv6 address needs its device, {@code fe80::1%eth0}, and only such an
+     * address takes one. Null when absent or bad (reported).
+     */
+    public static Object ipEitherFamily(YamlMap m, String key) {
+        if (!m.require(key)) {
+            return null;
+        }
+        String s = m.string(key);
+        if (s == null) {
+            return null;
+        }
+        if (s.indexOf(':') < 0) {
+            return ipv4(m, key, s);
+        }
+        String text = s.trim();
+        String dev = null;
+        int pct = text.indexOf('%');
+        if (pct >= 0) {
+            dev = text.substring(pct + 1);
+            text = text.substring(0, pct);
+        }
+        Ipv6Addr a;
+        try {
+            a = Ipv6Addr.parse(text);
+        } catch (IllegalArgumentException e) {
+            m.problems().add(m.where(key), "expected an IPv4 address like 198.18.0.2 or an IPv6 one like 2001:db8::2,"
+                    + " got \"" + s + "\"");
+            return null;
+        }
+        boolean linkLocal = Ipv6Addr.isLinkLocalUnicast(a.hi());
+        if (a.isMulticast() || (a.hi() == 0 && a.lo() == 0)) {
+            m.problems().add(m.where(key), "expected a unicast IPv6 address, got \"" + s + "\"");
+            return null;
+        }
+        if (linkLocal && (dev == null || dev.isEmpty())) {
+            m.problems().add(m.where(key), "a link-local destination needs its device, like \"" + text
+                    + "%eth0\", got \"" + s + "\"");
+            return null;
+        }
+        if (!linkLocal && dev != null) {
+            m.problems().add(m.where(key), "only a link-local destination names a device (%" + dev + "), got \""
+                    + s + "\"");
+            return null;
+        }
+        return new Ip6Destination(a, dev);
     }
 }

@@ -422,21 +422,30 @@ public record TopologySpec(String file, String name, long seed, Output output, L
         }
     }
 
-    /** Echo requests to {@code to} every {@code intervalSeconds}, RTTs in a histogram. */
-    public record Ping(int to, double intervalSeconds, int size, Where where, long startNanos) implements App {
+    /**
+     * Echo requests to {@code to} every {@code intervalSeconds}, RTTs in a histogram; to {@code to6} instead (ICMPv6)
+     * when that is not null.
+     */
+    public record Ping(int to, double intervalSeconds, int size, Where where, long startNanos,
+                       EntryValues.Ip6Destination to6) implements App {
         @Override
         public String kind() {
             return "ping";
         }
 
-        /** Starting with the run. */
+        /** To an IPv4 address. */
+        public Ping(int to, double intervalSeconds, int size, Where where, long startNanos) {
+            this(to, intervalSeconds, size, where, startNanos, null);
+        }
+
+        /** To an IPv4 address, starting with the run. */
         public Ping(int to, double intervalSeconds, int size, Where where) {
             this(to, intervalSeconds, size, where, 0);
         }
     }
 
     /**
-     * UDP datagrams to {@code to:port} at {@code rate} per second.
+     * UDP datagrams to {@code to:port} at {@code rate} per second; to {@code to6} instead when that is not null.
      *
      * @param keepClones the socket keeps clones of its last this many datagrams (0: none), so forwarders share
      *     their bytes as they share a TCP segment in the retransmission queue ({@code keep_clones:})
@@ -445,10 +454,16 @@ public record TopologySpec(String file, String name, long seed, Output output, L
      * @param startNanos when it starts after the run's start ({@code start:})
      */
     public record UdpSend(int to, int port, int rate, int size, Where where, int keepClones, long maxBurstNanos,
-                          long startNanos) implements App {
+                          long startNanos, EntryValues.Ip6Destination to6) implements App {
         @Override
         public String kind() {
             return "udp-send";
+        }
+
+        /** To an IPv4 address. */
+        public UdpSend(int to, int port, int rate, int size, Where where, int keepClones, long maxBurstNanos,
+                       long startNanos) {
+            this(to, port, rate, size, where, keepClones, maxBurstNanos, startNanos, null);
         }
         /** A sender that keeps no clones and catches up on everything it owes. */
         public UdpSend(int to, int port, int rate, int size, Where where) {
