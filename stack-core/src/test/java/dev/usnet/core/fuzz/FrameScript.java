@@ -92,6 +92,40 @@ public final class FrameScript {
         return steps;
     }
 
+    /**
+     * A script of IPv6 frames alone: raw frames with the IPv6 EtherType, built packets, fragments, ND messages and
+     * pauses, for the target that feeds one namespace's IPv6 input as fast as it goes.
+     */
+    public static int runIpv6(FuzzBytes in, Context ctx, Sink sink) {
+        int steps = 0;
+        while (in.hasMore() && steps < MAX_STEPS) {
+            steps++;
+            int op = in.u8() % 5;
+            if (op == 4) {
+                sink.advance(1L << (in.u8() % 37));
+                continue;
+            }
+            int port = in.choose(ctx.ports);
+            switch (op) {
+                case 0 -> {
+                    byte[] f = in.bytes(in.u16() % 1600);
+                    if (f.length >= 14) {
+                        put16at(f, 12, Ipv6Frames.ETH_P_IPV6);
+                    }
+                    sink.frame(port, f);
+                }
+                case 1 -> sink.frame(port, Ipv6Frames.ipv6(in, ctx));
+                case 2 -> {
+                    for (byte[] f : Ipv6Frames.fragments(in, ctx)) {
+                        sink.frame(port, f);
+                    }
+                }
+                default -> sink.frame(port, Ipv6Frames.ndisc(in, ctx));
+            }
+        }
+        return steps;
+    }
+
     static long mac(FuzzBytes in, Context ctx) {
         int n = ctx.macs.length;
         int s = in.u8() % (n + 5);
@@ -548,6 +582,17 @@ public final class FrameScript {
     /** Writes scripts: seeds for a corpus. */
     public static final class Writer {
         private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        private final int timeOp;
+
+        /** A script for {@link #run}. */
+        public Writer() {
+            this(false);
+        }
+
+        /** A script for {@link #runIpv6} when {@code ipv6Only} (its pause has another op code), else for {@link #run}. */
+        public Writer(boolean ipv6Only) {
+            timeOp = ipv6Only ? 4 : OP_TIME;
+        }
 
         /** A raw frame into {@code port} (at most 1599 bytes). */
         public Writer raw(int port, byte[] frame) {
@@ -563,7 +608,7 @@ public final class FrameScript {
 
         /** Virtual time passes: 2^{@code log2} ns. */
         public Writer advance(int log2) {
-            out.write(OP_TIME);
+            out.write(timeOp);
             out.write(log2);
             return this;
         }

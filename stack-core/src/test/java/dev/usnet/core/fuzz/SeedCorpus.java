@@ -22,6 +22,7 @@ public final class SeedCorpus {
     public static void main(String[] args) throws IOException {
         Path fixtures = Path.of(args[0]);
         Path inputs = Path.of(args[1], "dev/usnet/core/fuzz/FrameFuzzTestInputs");
+        Path ipv6Inputs = Path.of(args[1], "dev/usnet/core/fuzz/Ipv6InputFuzzTestInputs/input");
         try (Stream<Path> dirs = Files.list(fixtures)) {
             for (Path fx : dirs.sorted().toList()) {
                 String name = fx.getFileName().toString();
@@ -52,7 +53,24 @@ public final class SeedCorpus {
                             w.raw(r.port, r.data);
                         }
                     }
-                    write(inputs.resolve(target), "fixture-" + name + "-" + (n++), w.toByteArray());
+                    write(inputs.resolve(target), "fixture-" + name + "-" + n, w.toByteArray());
+                    if (name.startsWith("router6")) {
+                        // The same frames for the IPv6 input target: no variant byte, its own pause op code.
+                        FrameScript.Writer w6 = new FrameScript.Writer(true);
+                        long at = recs.get(i).ts;
+                        for (Rec r : recs.subList(i, Math.min(recs.size(), i + 24))) {
+                            long gap = r.ts - at;
+                            if (gap > 0) {
+                                w6.advance(63 - Long.numberOfLeadingZeros(gap));
+                            }
+                            at = r.ts;
+                            if (r.data.length < 1600) {
+                                w6.raw(r.port, r.data);
+                            }
+                        }
+                        write(ipv6Inputs, "fixture-" + name + "-" + n, w6.toByteArray());
+                    }
+                    n++;
                 }
             }
         }
@@ -70,6 +88,15 @@ public final class SeedCorpus {
                     0, 0, 0, 0, 0, 0, 0, 0, 0, 5, 0xdc, 4, 60, 120, 200, 0, 3, 0, 2, 0, 1, 0, 0).toByteArray());
         }
         ipv6Seeds(inputs.resolve("router"), 17, 3, 0, 4, 15);
+        // The router's built IPv6 seeds for the IPv6 input target: without the variant byte, op codes of runIpv6.
+        try (Stream<Path> built = Files.list(inputs.resolve("router"))) {
+            for (Path p : built.filter(p -> p.getFileName().toString().startsWith("built-ipv6-")).sorted().toList()) {
+                byte[] b = Files.readAllBytes(p);
+                byte[] s = java.util.Arrays.copyOfRange(b, 1, b.length);
+                s[0] = (byte) (s[0] - FrameScript.OP_IPV6 + 1);
+                write(ipv6Inputs, p.getFileName().toString(), s);
+            }
+        }
         ipv6Seeds(inputs.resolve("bridge"), 6, 4, 0, 1, 5);
     }
 
