@@ -222,18 +222,9 @@ public final class NamespaceUnderFuzz implements FrameScript.Sink, AutoCloseable
     public static void fuzzIpv6Input(byte[] data) {
         if (ipv6Router == null) {
             ipv6Router = new NamespaceUnderFuzz(Kind.ROUTER, 0);
-            // An input is a script of up to 48 steps, so the frame count is what the parsers saw: printed at the
-            // end of a campaign (docs/fuzzing.md counts executions per parser in frames for this target).
-            NamespaceUnderFuzz r = ipv6Router;
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> System.err.println("ipv6-input: " + r.framesSent
-                    + " IPv6 frames into the router in " + r.inputs + " inputs")));
         }
-        ipv6Router.inputs++;
         ipv6Router.runIpv6(new FuzzBytes(data));
     }
-
-    /** Inputs the IPv6 input target ran on this router. */
-    private long inputs;
 
     private void runIpv6(FuzzBytes in) {
         long live = LeakGuard.liveBuffers();
