@@ -4,6 +4,8 @@ import dev.usnet.core.buf.Buffers;
 import dev.usnet.core.buf.Packet;
 import dev.usnet.core.wire.EthernetFrame;
 import dev.usnet.core.wire.Ipv4Packet;
+import dev.usnet.core.wire.Ipv6Addr;
+import dev.usnet.core.wire.Ipv6Packet;
 import dev.usnet.core.wire.MacAddr;
 import dev.usnet.core.wire.UdpDatagram;
 import io.netty.buffer.ByteBuf;
@@ -18,6 +20,9 @@ import io.netty.buffer.Unpooled;
 final class Frames {
     /** Ethernet + IPv4 (no options) + UDP: the bytes an IPv4 refill writes. */
     static final int ETH_IP_UDP = EthernetFrame.HEADER_LEN + Ipv4Packet.MIN_HEADER_LEN + UdpDatagram.HEADER_LEN;
+
+    /** Ethernet + IPv6 (no extension headers) + UDP: the bytes an IPv6 refill writes. */
+    static final int ETH_IP6_UDP = EthernetFrame.HEADER_LEN + Ipv6Packet.HEADER_LEN + UdpDatagram.HEADER_LEN;
 
     private Frames() {}
 
@@ -76,6 +81,27 @@ final class Frames {
         t.setShort(udp + 6, 0);
         Ipv4Packet.writeHeader(t, EthernetFrame.HEADER_LEN, 0, ipTotalLen, 0x1234, df ? Ipv4Packet.FLAG_DF : 0, ttl,
                 Ipv4Packet.PROTO_UDP, src, dst);
+        return new Template(t.array());
+    }
+
+    /**
+     * Ethernet + IPv6 + UDP headers of a datagram of {@code ipLen} bytes counting the 40-byte fixed header. The
+     * UDP checksum (mandatory over IPv6) is left 0: the payload is never written, and a router does not check it.
+     */
+    static Template udp6Headers(long dstMac, long srcMac, Ipv6Addr src, Ipv6Addr dst, int hopLimit, int ipLen) {
+        if (ipLen < Ipv6Packet.HEADER_LEN + UdpDatagram.HEADER_LEN || ipLen > Ipv6Packet.HEADER_LEN + 0xffff) {
+            throw new IllegalArgumentException("IPv6 length " + ipLen + " out of range 48..65575");
+        }
+        ByteBuf t = Unpooled.buffer(ETH_IP6_UDP).writerIndex(ETH_IP6_UDP);
+        EthernetFrame.write(t, 0, dstMac, srcMac, EthernetFrame.ETH_P_IPV6);
+        int payloadLen = ipLen - Ipv6Packet.HEADER_LEN;
+        Ipv6Packet.writeHeader(t, EthernetFrame.HEADER_LEN, 0, 0x12345, payloadLen, Ipv6Packet.NEXTHDR_UDP, hopLimit,
+                src.hi(), src.lo(), dst.hi(), dst.lo());
+        int udp = EthernetFrame.HEADER_LEN + Ipv6Packet.HEADER_LEN;
+        t.setShort(udp, 40000);
+        t.setShort(udp + 2, 5001);
+        t.setShort(udp + 4, payloadLen);
+        t.setShort(udp + 6, 0);
         return new Template(t.array());
     }
 

@@ -20,6 +20,9 @@ final class SinkDevice extends Device {
     long lastSrc;
     int lastTtl = -1;
     boolean lastIpChecksumOk;
+    /** IPv6 frames only: the hop limit and the next header of the fixed header. */
+    int lastHopLimit = -1;
+    int lastNextHeader = -1;
     int lastRefCntAfterRelease = -1;
 
     SinkDevice(String name, long mac) {
@@ -42,6 +45,11 @@ final class SinkDevice extends Device {
             int ip = s + EthernetFrame.HEADER_LEN;
             lastTtl = b.getUnsignedByte(ip + 8);
             lastIpChecksumOk = Checksum.verify(b, ip, (b.getUnsignedByte(ip) & 0xf) * 4);
+        }
+        if (lastLength >= EthernetFrame.HEADER_LEN + 40 && b.getUnsignedShort(s + 12) == EthernetFrame.ETH_P_IPV6) {
+            int ip = s + EthernetFrame.HEADER_LEN;
+            lastNextHeader = b.getUnsignedByte(ip + 6);
+            lastHopLimit = b.getUnsignedByte(ip + 7);
         }
         p.release();
         // The packet's data reference must be gone now (a pooled buffer reads 0 until it is handed out again).

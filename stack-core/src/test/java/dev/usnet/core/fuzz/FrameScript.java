@@ -10,8 +10,10 @@ import java.util.List;
 
 /**
  * A fuzz input read as a script of frames for a namespace under test: raw frames, or frames built from fields
- * (Ethernet with VLAN tags, IPv4 with options, ICMP, UDP, TCP with options, ARP), whole datagrams cut into
- * fragments sent in any order with duplicates, overlaps and gaps, and pauses of virtual time between them. Built
+ * (Ethernet with VLAN tags, IPv4 with options, ICMP, UDP, TCP with options, ARP; IPv6 with extension headers,
+ * ICMPv6 with neighbour-discovery options, neighbour solicitations and advertisements), whole datagrams of either
+ * family cut into fragments sent in any order with duplicates, overlaps and gaps, and pauses of virtual time
+ * between them. Built
  * frames get correct lengths and checksums unless the script says to break one, so the fuzzer reaches the code
  * behind the checksum checks as well as the checks. Addresses and MACs are picked from the target's own
  * (its ports, hosts, broadcast, multicast, martians) or given raw.
@@ -24,15 +26,22 @@ public final class FrameScript {
         void advance(long nanos);
     }
 
-    /** The target's ports and the addresses worth picking. */
-    public record Context(int ports, long[] macs, int[] addrs) {}
+    /**
+     * The target's ports and the addresses worth picking: MACs, IPv4 addresses, and IPv6 addresses as pairs of
+     * longs (high half, low half) — the target's own, its neighbours', link-local ones, routes' destinations.
+     */
+    public record Context(int ports, long[] macs, int[] addrs, long[] addrs6) {}
 
     static final int OP_RAW = 0;
     static final int OP_IPV4 = 1;
     static final int OP_ARP = 2;
     static final int OP_TIME = 3;
     static final int OP_FRAGMENTS = 4;
-    private static final int OPS = 5;
+    static final int OP_IPV6 = 5;
+    static final int OP_FRAGMENTS6 = 6;
+    static final int OP_NDISC = 7;
+    /** Op codes 0-4 keep their meaning from before IPv6 (the corpus's built and fixture seeds use them). */
+    private static final int OPS = 8;
 
     /** Upper bound of steps per input, so one input stays one small unit of work. */
     public static final int MAX_STEPS = 48;
@@ -58,12 +67,60 @@ public final class FrameScript {
                     sink.frame(port, arp(in, ctx));
                 }
                 case OP_TIME -> sink.advance(1L << (in.u8() % 37));
-                default -> {
+                case OP_FRAGMENTS -> {
                     int port = in.choose(ctx.ports);
                     for (byte[] f : fragments(in, ctx)) {
                         sink.frame(port, f);
                     }
                 }
+                case OP_IPV6 -> {
+                    int port = in.choose(ctx.ports);
+                    sink.frame(port, Ipv6Frames.ipv6(in, ctx));
+                }
+                case OP_FRAGMENTS6 -> {
+                    int port = in.choose(ctx.ports);
+                    for (byte[] f : Ipv6Frames.fragments(in, ctx)) {
+                        sink.frame(port, f);
+                    }
+                }
+                default -> {
+                    int port = in.choose(ctx.ports);
+                    sink.frame(port, Ipv6Frames.ndisc(in, ctx));
+                }
+            }
+        }
+        return steps;
+    }
+
+    /**
+     * A script of IPv6 frames alone: raw frames with the IPv6 EtherType, built packets, fragments, ND messages and
+     * pauses, for the target that feeds one namespace's IPv6 input as fast as it goes.
+     */
+    public static int runIpv6(FuzzBytes in, Context ctx, Sink sink) {
+        int steps = 0;
+        while (in.hasMore() && steps < MAX_STEPS) {
+            steps++;
+            int op = in.u8() % 5;
+            if (op == 4) {
+                sink.advance(1L << (in.u8() % 37));
+                continue;
+            }
+            int port = in.choose(ctx.ports);
+            switch (op) {
+                case 0 -> {
+                    byte[] f = in.bytes(in.u16() % 1600);
+                    if (f.length >= 14) {
+                        put16at(f, 12, Ipv6Frames.ETH_P_IPV6);
+                    }
+                    sink.frame(port, f);
+                }
+                case 1 -> sink.frame(port, Ipv6Frames.ipv6(in, ctx));
+                case 2 -> {
+                    for (byte[] f : Ipv6Frames.fragments(in, ctx)) {
+                        sink.frame(port, f);
+                    }
+                }
+                default -> sink.frame(port, Ipv6Frames.ndisc(in, ctx));
             }
         }
         return steps;
@@ -103,7 +160,7 @@ public final class FrameScript {
     }
 
     /** Ethernet header (with 0-2 VLAN tags) followed by {@code type}. */
-    private static void ethernet(ByteArrayOutputStream out, FuzzBytes in, Context ctx, int type) {
+    static void ethernet(ByteArrayOutputStream out, FuzzBytes in, Context ctx, int type) {
         long dst = mac(in, ctx);
         long src = mac(in, ctx);
         put48(out, dst);
@@ -225,7 +282,7 @@ public final class FrameScript {
         return Arrays.copyOf(b, (b.length + 3) & ~3);
     }
 
-    private static byte[] udp(FuzzBytes in) {
+    static byte[] udp(FuzzBytes in) {
         int sport = in.u16();
         int dsel = in.u8();
         int dport = switch (dsel % 4) {
@@ -245,7 +302,7 @@ public final class FrameScript {
         return o.toByteArray();
     }
 
-    private static byte[] tcp(FuzzBytes in) {
+    static byte[] tcp(FuzzBytes in) {
         int sport = in.u16();
         int dport = in.u8() < 128 ? 80 : in.u16();
         long seq = in.u32();
@@ -488,21 +545,21 @@ public final class FrameScript {
         put16at(f, off + field, c);
     }
 
-    private static void put8(ByteArrayOutputStream o, int v) {
+    static void put8(ByteArrayOutputStream o, int v) {
         o.write(v & 0xff);
     }
 
-    private static void put16(ByteArrayOutputStream o, int v) {
+    static void put16(ByteArrayOutputStream o, int v) {
         o.write((v >>> 8) & 0xff);
         o.write(v & 0xff);
     }
 
-    private static void put32(ByteArrayOutputStream o, int v) {
+    static void put32(ByteArrayOutputStream o, int v) {
         put16(o, v >>> 16);
         put16(o, v);
     }
 
-    private static void put48(ByteArrayOutputStream o, long v) {
+    static void put48(ByteArrayOutputStream o, long v) {
         put16(o, (int) (v >>> 32));
         put32(o, (int) v);
     }
@@ -525,6 +582,17 @@ public final class FrameScript {
     /** Writes scripts: seeds for a corpus. */
     public static final class Writer {
         private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        private final int timeOp;
+
+        /** A script for {@link #run}. */
+        public Writer() {
+            this(false);
+        }
+
+        /** A script for {@link #runIpv6} when {@code ipv6Only} (its pause has another op code), else for {@link #run}. */
+        public Writer(boolean ipv6Only) {
+            timeOp = ipv6Only ? 4 : OP_TIME;
+        }
 
         /** A raw frame into {@code port} (at most 1599 bytes). */
         public Writer raw(int port, byte[] frame) {
@@ -540,7 +608,7 @@ public final class FrameScript {
 
         /** Virtual time passes: 2^{@code log2} ns. */
         public Writer advance(int log2) {
-            out.write(OP_TIME);
+            out.write(timeOp);
             out.write(log2);
             return this;
         }

@@ -6,6 +6,7 @@ import dev.usnet.core.device.Device;
 import dev.usnet.core.ipv4.UdpSocket;
 import dev.usnet.core.neigh.Neighbour;
 import dev.usnet.core.route.Route;
+import dev.usnet.core.route.Route6;
 import dev.usnet.core.route.RouteType;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.DropReason;
@@ -14,11 +15,13 @@ import dev.usnet.core.testing.Frames;
 import dev.usnet.core.testing.LeakGuard;
 import dev.usnet.core.testing.TestNet;
 import dev.usnet.core.wire.Ipv4Addr;
+import dev.usnet.core.wire.Ipv6Addr;
 import java.util.HexFormat;
 import java.util.List;
 
 /**
- * A namespace under fuzzing, a router or a bridge with three ports wired to a tester, built fresh for every input
+ * A namespace under fuzzing, a dual-stack router or a bridge (IPv6 on the bridge device) with three ports wired to
+ * a tester, built fresh for every input
  * so each input's outcome depends on that input alone. It runs a {@link FrameScript} and checks after every frame
  * and at the end of the input:
  * <ul>
@@ -29,7 +32,7 @@ import java.util.List;
  * <li>the link-layer accounting adds up: every frame the tester sent was received or counted as a receive drop
  *     by the port, and every frame a port transmitted reached the tester;</li>
  * <li>once every timer has run out (reassembly, neighbour resolution, proxy ARP), nothing is left waiting;</li>
- * <li>the namespace still forwards a known-good probe;</li>
+ * <li>the namespace still forwards a known-good probe (the router one of each family);</li>
  * <li>no buffer leaks: after the namespace is closed, every buffer allocated for the input is released
  *     ({@link LeakGuard#liveBuffers()}, exact, no GC needed).</li>
  * </ul>
@@ -62,9 +65,16 @@ public final class NamespaceUnderFuzz implements FrameScript.Sink, AutoCloseable
         this.liveBefore = LeakGuard.liveBuffers();
         this.dut = net.ns(kind == Kind.ROUTER ? "r" : "b");
         if (kind == Kind.ROUTER) {
+            // IPv6 on every port before the ports exist, so each comes up with its link-local address; duplicate
+            // address detection (for the link-local addresses; the global ones say nodad) only in some variants.
+            dut.knobs().set("net.ipv6.conf.default.disable_ipv6", "0");
+            dut.knobs().set("net.ipv6.conf.default.accept_dad", (variant & 0x80) != 0 ? "1" : "0");
+            dut.knobs().set("net.ipv6.conf.all.forwarding", "1");
+            dut.knobs().set("net.ipv6.icmp.ratelimit", (variant & 0x40) != 0 ? "1000" : "0");
             for (int i = 0; i < 3; i++) {
                 wires[i] = net.wire(dut, "r" + (i + 1), PORT_MAC | (i + 1));
                 TestNet.addr(dut, wires[i].dutEnd, "198.18." + (i + 1) + ".1/24");
+                dut.ipv6().addAddress(wires[i].dutEnd, Ipv6Addr.parse("2001:db8:" + (i + 1) + "::1"), 64, true);
             }
             dut.knobs().set("net.ipv4.ip_forward", "1");
             dut.knobs().set("net.ipv4.icmp_ratelimit", (variant & 0x40) != 0 ? "1000" : "0");
@@ -89,6 +99,12 @@ public final class NamespaceUnderFuzz implements FrameScript.Sink, AutoCloseable
             dut.routes().add(new Route(Ipv4Addr.parse("198.19.3.0"), 24, RouteType.BLACKHOLE, 0, null, 0, 0, false));
             dut.routes().add(new Route(Ipv4Addr.parse("198.19.4.0"), 24, RouteType.UNICAST,
                     Ipv4Addr.parse("198.18.3.9"), wires[2].dutEnd, 0, 0, false));
+            dut.ipv6().neigh().addPermanent(wires[0].dutEnd, H1_6.hi(), H1_6.lo(), H1);
+            dut.ipv6().neigh().addPermanent(wires[1].dutEnd, H2_6.hi(), H2_6.lo(), H2);
+            dut.ipv6().fib().add(route6("2001:db8:f1::", RouteType.UNREACHABLE, null, null));
+            dut.ipv6().fib().add(route6("2001:db8:f2::", RouteType.PROHIBIT, null, null));
+            dut.ipv6().fib().add(route6("2001:db8:f3::", RouteType.BLACKHOLE, null, null));
+            dut.ipv6().fib().add(route6("2001:db8:f4::", RouteType.UNICAST, "2001:db8:3::9", wires[2].dutEnd));
             UdpSocket echo = dut.udp().bind(0, 7);
             echo.setReceiver((s, src, sport, payload, off, len) -> s.sendTo(src, sport, payload, off, len));
             dut.udp().bind(0, 53);
@@ -96,7 +112,11 @@ public final class NamespaceUnderFuzz implements FrameScript.Sink, AutoCloseable
                     new long[] {PORT_MAC | 1, PORT_MAC | 2, PORT_MAC | 3, H1, H2},
                     new int[] {ip("198.18.1.1"), ip("198.18.2.1"), ip("198.18.3.1"), ip("198.18.1.2"),
                         ip("198.18.2.2"), ip("198.18.3.7"), ip("198.18.1.255"), ip("198.19.1.1"), ip("198.19.2.1"),
-                        ip("198.19.3.1"), ip("198.19.4.1"), ip("198.19.99.1")});
+                        ip("198.19.3.1"), ip("198.19.4.1"), ip("198.19.99.1")},
+                    addrs6("2001:db8:1::1", "2001:db8:2::1", "2001:db8:3::1", "2001:db8:1::2", "2001:db8:2::2",
+                            "2001:db8:3::7", "2001:db8:3::9", "2001:db8:f1::1", "2001:db8:f2::1", "2001:db8:f3::1",
+                            "2001:db8:f4::1", "2001:db8:99::1", linkLocal(PORT_MAC | 1), linkLocal(PORT_MAC | 2),
+                            linkLocal(PORT_MAC | 3), linkLocal(H1), linkLocal(H2)));
         } else {
             Bridge br = new Bridge("br0", BR_MAC);
             dut.register(br);
@@ -113,8 +133,14 @@ public final class NamespaceUnderFuzz implements FrameScript.Sink, AutoCloseable
                     port.setUnicastFlood(false);
                 }
             }
+            // IPv6 on the bridge device alone (its ports are enslaved and never see IP), a host: router
+            // advertisements from the fuzzer are taken (accept_ra, SLAAC), no router solicitations of its own.
+            dut.knobs().set("net.ipv6.conf.br0.disable_ipv6", "0");
+            dut.knobs().set("net.ipv6.conf.br0.accept_dad", "0");
+            dut.knobs().set("net.ipv6.conf.br0.router_solicitations", "0");
             br.setUp(true);
             TestNet.addr(dut, br, "198.18.0.1/24");
+            dut.ipv6().addAddress(br, Ipv6Addr.parse("2001:db8::1"), 64, true);
             if ((variant & 1) != 0) {
                 dut.knobs().set("net.bridge.bridge-nf-call-iptables", "1");
             }
@@ -127,7 +153,8 @@ public final class NamespaceUnderFuzz implements FrameScript.Sink, AutoCloseable
             dut.knobs().set("net.ipv4.icmp_ratelimit", "0");
             context = new FrameScript.Context(3,
                     new long[] {BR_MAC, PORT_MAC | 1, PORT_MAC | 2, PORT_MAC | 3, X, Y, H1},
-                    new int[] {ip("198.18.0.1"), ip("198.18.0.2"), ip("198.18.0.255"), ip("198.18.0.9")});
+                    new int[] {ip("198.18.0.1"), ip("198.18.0.2"), ip("198.18.0.255"), ip("198.18.0.9")},
+                    addrs6("2001:db8::1", "2001:db8::2", "2001:db8::9", linkLocal(BR_MAC), linkLocal(X), linkLocal(Y)));
         }
     }
 
@@ -140,8 +167,37 @@ public final class NamespaceUnderFuzz implements FrameScript.Sink, AutoCloseable
         return Ipv4Addr.parse(s);
     }
 
+    static final Ipv6Addr H1_6 = Ipv6Addr.parse("2001:db8:1::2");
+    static final Ipv6Addr H2_6 = Ipv6Addr.parse("2001:db8:2::2");
+
+    private static Route6 route6(String prefix, RouteType type, String gateway, Device dev) {
+        return new Route6(Ipv6Addr.parse(prefix), 48, type, gateway == null ? null : Ipv6Addr.parse(gateway), dev,
+                Route6.METRIC_USER, false);
+    }
+
+    /** The link-local address a port with {@code mac} makes at link up (EUI-64, addr_gen_mode 0). */
+    static String linkLocal(long mac) {
+        long iid = ((mac >>> 24) << 40) | (0xfffeL << 24) | (mac & 0xff_ffffL);
+        return new Ipv6Addr(0xfe80_0000_0000_0000L, iid ^ 0x0200_0000_0000_0000L).toString();
+    }
+
+    private static long[] addrs6(String... text) {
+        long[] a = new long[text.length * 2];
+        for (int i = 0; i < text.length; i++) {
+            Ipv6Addr x = Ipv6Addr.parse(text[i]);
+            a[2 * i] = x.hi();
+            a[2 * i + 1] = x.lo();
+        }
+        return a;
+    }
+
     public FrameScript.Context context() {
         return context;
+    }
+
+    /** The namespace under test, for tests that check what a script did to it. */
+    NetStack dut() {
+        return dut;
     }
 
     /** Runs one input: a variant byte, then the script. */
@@ -150,6 +206,43 @@ public final class NamespaceUnderFuzz implements FrameScript.Sink, AutoCloseable
         try (NamespaceUnderFuzz n = new NamespaceUnderFuzz(kind, in.u8())) {
             FrameScript.run(in, n.context, n);
             n.finish();
+        }
+    }
+
+    /** The router the IPv6 input target keeps from one input to the next (built at its first input). */
+    private static NamespaceUnderFuzz ipv6Router;
+
+    /**
+     * The IPv6 input target: an IPv6-only script into one dual-stack router kept across inputs (building a
+     * namespace per input would cost more than the input), so the IPv6 parsers — the header check, the
+     * extension-header walk, reassembly, ICMPv6 and neighbour discovery — run as fast as they go. Each frame keeps
+     * the per-frame fate check; after each input and 70 s of timers (ip6frag_time is 60 s) nothing waits on a
+     * neighbour or in the backlog, the link accounting adds up, and no buffer is held that was not before it.
+     */
+    public static void fuzzIpv6Input(byte[] data) {
+        if (ipv6Router == null) {
+            ipv6Router = new NamespaceUnderFuzz(Kind.ROUTER, 0);
+        }
+        ipv6Router.runIpv6(new FuzzBytes(data));
+    }
+
+    private void runIpv6(FuzzBytes in) {
+        long live = LeakGuard.liveBuffers();
+        FrameScript.runIpv6(in, context, this);
+        net.run(70_000_000_000L);
+        for (Neighbour n : dut.ipv6().neigh().list()) {
+            if (n.queued() != 0) {
+                throw new AssertionError("IPv6 neighbour " + n + " still holds " + n.queued() + " packet(s) after 70 s");
+            }
+        }
+        if (dut.backlogLength() != 0) {
+            throw new AssertionError(dut.backlogLength() + " frame(s) left in the receive backlog");
+        }
+        checkLinkAccounting();
+        long now = LeakGuard.liveBuffers();
+        if (now != live) {
+            throw new AssertionError((now - live) + " buffer(s) more held after the input and 70 s of timers than"
+                    + " before it (a leak, or a queue that never drains)");
         }
     }
 
@@ -183,7 +276,8 @@ public final class NamespaceUnderFuzz implements FrameScript.Sink, AutoCloseable
         var m = dut.mib();
         return dut.drops().total() + tester.drops().get(DropReason.PKT_TOO_BIG) + m.get(Mib.IpInDelivers)
                 + m.get(Mib.IpForwDatagrams) + m.get(Mib.IpReasmReqds) + m.get(Mib.ArpInRequests)
-                + m.get(Mib.ArpInReplies) + dut.cpu().bridgeForwards() + dut.backlogLength();
+                + m.get(Mib.ArpInReplies) + m.get(Mib.Ip6InDelivers) + m.get(Mib.Ip6OutForwDatagrams)
+                + m.get(Mib.Ip6ReasmReqds) + dut.cpu().bridgeForwards() + dut.backlogLength();
     }
 
     /**
@@ -281,6 +375,11 @@ public final class NamespaceUnderFuzz implements FrameScript.Sink, AutoCloseable
                 throw new AssertionError("neighbour " + n + " still holds " + n.queued() + " packet(s) after 120 s");
             }
         }
+        for (Neighbour n : dut.ipv6().neigh().list()) {
+            if (n.queued() != 0) {
+                throw new AssertionError("IPv6 neighbour " + n + " still holds " + n.queued() + " packet(s) after 120 s");
+            }
+        }
         if (dut.backlogLength() != 0) {
             throw new AssertionError(dut.backlogLength() + " frame(s) left in the receive backlog");
         }
@@ -343,6 +442,53 @@ public final class NamespaceUnderFuzz implements FrameScript.Sink, AutoCloseable
         byte[] f = got.get(0);
         if (kind == Kind.ROUTER && (f[22] & 0xff) != 63) {
             throw new AssertionError("the routed probe left with TTL " + (f[22] & 0xff) + ", expected 63");
+        }
+        if (kind == Kind.ROUTER) {
+            probe6();
+        }
+    }
+
+    /** The IPv6 probe: a UDP datagram from H1 to H2 routed once, out of port 2 only, hop limit 63. */
+    private void probe6() {
+        for (TestNet.Wire w : wires) {
+            w.clear();
+        }
+        int udpLen = 8 + PROBE_MARK.length;
+        byte[] l4 = new byte[udpLen];
+        FrameScript.put16at(l4, 0, 4242);
+        FrameScript.put16at(l4, 2, 9);
+        FrameScript.put16at(l4, 4, udpLen);
+        System.arraycopy(PROBE_MARK, 0, l4, 8, PROBE_MARK.length);
+        long[] src = {H1_6.hi(), H1_6.lo()};
+        long[] dst = {H2_6.hi(), H2_6.lo()};
+        Ipv6Frames.fixL4(l4, 0, udpLen, Ipv6Frames.UDP, src, dst);
+        byte[] probe = new byte[14 + 40 + udpLen];
+        FrameScript.put48at(probe, 0, PORT_MAC | 1);
+        FrameScript.put48at(probe, 6, H1);
+        FrameScript.put16at(probe, 12, Ipv6Frames.ETH_P_IPV6);
+        FrameScript.put32at(probe, 14, 6 << 28);
+        FrameScript.put16at(probe, 18, udpLen);
+        probe[20] = (byte) Ipv6Frames.UDP;
+        probe[21] = 64;
+        for (int i = 0; i < 8; i++) {
+            probe[22 + i] = (byte) (src[0] >>> (56 - 8 * i));
+            probe[30 + i] = (byte) (src[1] >>> (56 - 8 * i));
+            probe[38 + i] = (byte) (dst[0] >>> (56 - 8 * i));
+            probe[46 + i] = (byte) (dst[1] >>> (56 - 8 * i));
+        }
+        System.arraycopy(l4, 0, probe, 54, udpLen);
+        frame(0, probe);
+        List<byte[]> got = wires[1].frames().stream().filter(NamespaceUnderFuzz::isProbe).toList();
+        if (got.size() != 1) {
+            throw new AssertionError("the known-good IPv6 probe came out of port 2 " + got.size()
+                    + " times, expected once; drops: " + dut.drops().snapshot());
+        }
+        if (wires[0].frames().stream().anyMatch(NamespaceUnderFuzz::isProbe)) {
+            throw new AssertionError("the known-good IPv6 probe went back out of the port it came in on");
+        }
+        if ((got.get(0)[21] & 0xff) != 63) {
+            throw new AssertionError("the routed IPv6 probe left with hop limit " + (got.get(0)[21] & 0xff)
+                    + ", expected 63");
         }
     }
 
