@@ -4,7 +4,7 @@ import static dev.usnet.perf.BridgeForwardBench.check;
 
 import dev.usnet.core.buf.CowPolicy;
 import dev.usnet.core.buf.Packet;
-import dev.usnet.core.ipv4.CowSysctl;
+import dev.usnet.core.netns.CowSysctl;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.Mib;
 import dev.usnet.core.time.VirtualScheduler;
