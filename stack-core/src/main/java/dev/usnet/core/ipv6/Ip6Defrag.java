@@ -74,6 +74,16 @@ public final class Ip6Defrag {
         return nextHeaderOffset;
     }
 
+    /** Memory held for reassembly as ip6frag_high_thresh counts it (/proc/net/sockstat6's FRAG6 memory). */
+    public long memory() {
+        return memory;
+    }
+
+    /** Datagrams waiting for fragments. */
+    public int pending() {
+        return queues.size();
+    }
+
     /**
      * The fragment header of {@code p} is at {@code off}, named by the next-header field at {@code nhoff}. Returns
      * {@code p} itself for an atomic fragment, the whole datagram (network() its fixed header, transport() the

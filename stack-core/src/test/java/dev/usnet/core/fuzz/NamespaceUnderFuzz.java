@@ -235,6 +235,10 @@ public final class NamespaceUnderFuzz implements FrameScript.Sink, AutoCloseable
                 throw new AssertionError("IPv6 neighbour " + n + " still holds " + n.queued() + " packet(s) after 70 s");
             }
         }
+        // ip6frag_time is 60 s: every datagram of the input is reassembled or timed out by now.
+        if (dut.ipv6().defrag().pending() != 0) {
+            throw new AssertionError(dut.ipv6().defrag().pending() + " IPv6 datagram(s) still wait for fragments after 70 s");
+        }
         if (dut.backlogLength() != 0) {
             throw new AssertionError(dut.backlogLength() + " frame(s) left in the receive backlog");
         }
@@ -369,6 +373,11 @@ public final class NamespaceUnderFuzz implements FrameScript.Sink, AutoCloseable
         net.run(120_000_000_000L);
         if (dut.ipDefrag().pending() != 0) {
             throw new AssertionError(dut.ipDefrag().pending() + " datagram(s) still wait for fragments after 120 s");
+        }
+        // ip6frag_time is 60 s: no IPv6 datagram may still wait either.
+        if (dut.ipv6().defrag().pending() != 0 || dut.ipv6().defrag().memory() != 0) {
+            throw new AssertionError(dut.ipv6().defrag().pending() + " IPv6 datagram(s) still wait for fragments after 120 s ("
+                    + dut.ipv6().defrag().memory() + " bytes held)");
         }
         for (Neighbour n : dut.neigh().list()) {
             if (n.queued() != 0) {
