@@ -1,6 +1,6 @@
 package dev.usnet.core.ipv6;
 
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -22,7 +22,24 @@ final class Inet6Peers {
         long last;
     }
 
-    private final Map<Key, Bucket> peers = new HashMap<>();
+    /**
+     * At most this many peers, the least recently used forgotten first — the bound IPv4's {@code InetPeers} keeps too
+     * (Linux's inet_peer cache is garbage-collected above inet_peer_threshold): errors to ever new sources, as a scan
+     * or a fuzzer sends, must not grow the namespace without end. A forgotten peer starts again with a full bucket.
+     */
+    static final int PEERS = 4096;
+
+    private final Map<Key, Bucket> peers = new LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Key, Bucket> e) {
+            return size() > PEERS;
+        }
+    };
+
+    /** How many peers are remembered now. */
+    int size() {
+        return peers.size();
+    }
 
     /** Whether a message to {@code hi}/{@code lo} may go now ({@code nowJ} jiffies), {@code timeoutJ} apart on average. */
     boolean allow(long hi, long lo, long nowJ, int hz, long timeoutJ) {
