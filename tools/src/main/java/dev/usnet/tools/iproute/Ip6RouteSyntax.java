@@ -21,10 +21,7 @@ public final class Ip6RouteSyntax {
      */
     public static boolean isIpv6(String text) {
         String[] t = text.trim().split("\\s+");
-        int i = switch (t[0]) {
-            case "unicast", "blackhole", "unreachable", "prohibit" -> 1;
-            default -> 0;
-        };
+        int i = RouteTypeWord.of(t[0]) == null ? 0 : 1;
         if (i >= t.length) {
             return false;
         }
@@ -41,24 +38,9 @@ public final class Ip6RouteSyntax {
 
     public static Route6 parse(String text, NetStack stack) {
         String[] t = text.trim().split("\\s+");
-        int i = 0;
-        RouteType type = RouteType.UNICAST;
-        switch (t[0]) {
-            case "unicast" -> i++;
-            case "blackhole" -> {
-                type = RouteType.BLACKHOLE;
-                i++;
-            }
-            case "unreachable" -> {
-                type = RouteType.UNREACHABLE;
-                i++;
-            }
-            case "prohibit" -> {
-                type = RouteType.PROHIBIT;
-                i++;
-            }
-            default -> { }
-        }
+        RouteType named = RouteTypeWord.of(t[0]);
+        RouteType type = named == null ? RouteType.UNICAST : named;
+        int i = named == null ? 0 : 1;
         if (i >= t.length) {
             throw new IllegalArgumentException("route '" + text + "': missing prefix");
         }

@@ -15,24 +15,9 @@ public final class IpRouteSyntax {
 
     public static Route parse(String text, NetStack stack) {
         String[] t = text.trim().split("\\s+");
-        int i = 0;
-        RouteType type = RouteType.UNICAST;
-        switch (t[0]) {
-            case "unicast" -> i++;
-            case "blackhole" -> {
-                type = RouteType.BLACKHOLE;
-                i++;
-            }
-            case "unreachable" -> {
-                type = RouteType.UNREACHABLE;
-                i++;
-            }
-            case "prohibit" -> {
-                type = RouteType.PROHIBIT;
-                i++;
-            }
-            default -> { }
-        }
+        RouteType named = RouteTypeWord.of(t[0]);
+        RouteType type = named == null ? RouteType.UNICAST : named;
+        int i = named == null ? 0 : 1;
         if (i >= t.length) {
             throw new IllegalArgumentException("route '" + text + "': missing prefix");
         }

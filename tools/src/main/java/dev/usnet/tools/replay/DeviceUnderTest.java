@@ -14,6 +14,7 @@ import dev.usnet.core.time.VirtualScheduler;
 import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.core.wire.Ipv6Addr;
 import dev.usnet.tools.cli.UsageException;
+import dev.usnet.tools.iproute.Ip6RouteSyntax;
 import dev.usnet.tools.iproute.IpRouteSyntax;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -132,8 +133,8 @@ public final class DeviceUnderTest implements AutoCloseable {
             Scenario.Router r = sc.router();
             for (String rt : r.routes()) {
                 try {
-                    if (Route6Syntax.isIpv6(rt)) {
-                        dut.ipv6().fib().addNew(Route6Syntax.parse(rt, dut));
+                    if (Ip6RouteSyntax.isIpv6(rt)) {
+                        dut.ipv6().fib().addNew(Ip6RouteSyntax.parse(rt, dut));
                         continue;
                     }
                     dut.routes().addNew(IpRouteSyntax.parse(rt, dut));
