@@ -3,6 +3,7 @@ package dev.usnet.tools.topology;
 import dev.usnet.core.knob.NearestNames;
 import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.tools.app.MpiApp;
+import dev.usnet.tools.topology.file.AddressChecks;
 import dev.usnet.tools.topology.file.AddressWarnings;
 import dev.usnet.tools.topology.file.KnobDevices;
 import dev.usnet.tools.topology.file.TopologySpec.Addr;
@@ -18,7 +19,6 @@ import dev.usnet.tools.topology.file.TopologySpec.Neigh;
 import dev.usnet.tools.topology.file.TopologySpec.Ns;
 import dev.usnet.tools.topology.file.TopologySpec.Pcap;
 import dev.usnet.tools.topology.file.TopologySpec.Ref;
-import dev.usnet.tools.topology.file.TopologySpec.Tap;
 import dev.usnet.tools.topology.file.TopologySpec.TcpApp;
 import dev.usnet.tools.topology.file.TopologySpec.TcpCommon;
 import dev.usnet.tools.topology.file.TopologySpec.UdpSink;
@@ -139,7 +139,7 @@ final class TopologyChecks {
                 }
             }
         }
-        checkSegments(spec, p);
+        AddressChecks.check(spec, p);
         AddressWarnings.check(spec, p);
     }
 
@@ -168,93 +168,6 @@ final class TopologyChecks {
                 + ", line " + laterDecl.where().line() + " in " + laterNs + "); declare a pair once, with its other end under"
                 + " peer:, e.g. in " + firstNs + ": {name: " + firstDecl.name() + ", kind: veth, peer: {namespace: " + laterNs
                 + ", name: " + laterDecl.name() + "}}, and move this entry's settings (addresses, mac, netem...) into that peer:");
-    }
-
-    /**
-     * L2 segments (veth pairs, bridges with their ports, a TAP with its kernel end) across namespaces: an IPv4
-     * address twice on one segment is an error (both would answer ARP for it); veth ends whose addresses share
-     * no subnet get a warning (neither reaches the other without a route).
-     */
-    private static void checkSegments(TopologySpec spec, Problems p) {
-        Map<String, String> parent = new HashMap<>();
-        for (Ns ns : spec.namespaces()) {
-            for (DeviceSpec d : ns.devices()) {
-                if (d instanceof Veth v && !v.peerSide()) {
-                    union(parent, ns.name() + "/" + v.link().name(), v.peerNamespace() + "/" + v.peer().name());
-                    warnIfNoCommonSubnet(ns, v, p);
-                } else if (d instanceof BridgeDev b) {
-                    b.ports().forEach(r -> union(parent, ns.name() + "/" + b.link().name(), ns.name() + "/" + r.name()));
-                }
-            }
-        }
-        record Owner(String device, Addr addr) {}
-        Map<String, Owner> seen = new HashMap<>();
-        for (Ns ns : spec.namespaces()) {
-            for (DeviceSpec d : ns.devices()) {
-                if (d instanceof Loopback) {
-                    continue;
-                }
-                String dev = ns.name() + "/" + d.link().name();
-                List<Owner> owners = new java.util.ArrayList<>();
-                d.link().addresses().forEach(a -> owners.add(new Owner(dev, a)));
-                if (d instanceof Tap t) {
-                    String k = t.kernel().namespace() == null ? "the kernel" : "kernel namespace " + t.kernel().namespace();
-                    t.kernel().addresses().forEach(a -> owners.add(new Owner(k + "/" + t.kernel().ifname(), a)));
-                }
-                for (Owner o : owners) {
-                    Owner first = seen.putIfAbsent(find(parent, dev) + " " + o.addr().ip(), o);
-                    if (first != null && !first.device().equals(o.device())) {
-                        p.add(o.addr().where(), Ipv4Addr.format(o.addr().ip()) + " is already the address of " + first.device()
-                                + " (line " + first.addr().where().line() + ") on the same link; two ends of one segment"
-                                + " cannot share an address (both would answer ARP for it)");
-                    }
-                }
-            }
-        }
-    }
-
-    private static void warnIfNoCommonSubnet(Ns ns, Veth v, Problems p) {
-        // /32s mean a point-to-point link routed by device; only real subnets are compared.
-        List<Addr> mine = v.link().addresses().stream().filter(a -> a.prefixLen() < 32).toList();
-        List<Addr> theirs = v.peer().addresses().stream().filter(a -> a.prefixLen() < 32).toList();
-        if (mine.isEmpty() || theirs.isEmpty()) {
-            return;
-        }
-        for (Addr a : mine) {
-            for (Addr b : theirs) {
-                int mask = Ipv4Addr.mask(Math.min(a.prefixLen(), b.prefixLen()));
-                if ((a.ip() & mask) == (b.ip() & mask)) {
-                    return;
-                }
-            }
-        }
-        p.warn(v.link().where().child("addresses"), "veth " + ns.name() + "/" + v.link().name() + " ("
-                + String.join(", ", mine.stream().map(Addr::text).toList()) + ") and its peer " + v.peerNamespace() + "/"
-                + v.peer().name() + " (" + String.join(", ", theirs.stream().map(Addr::text).toList())
-                + ") share no subnet: neither reaches the other without a route");
-    }
-
-    private static String find(Map<String, String> parent, String x) {
-        String r = x;
-        while (parent.containsKey(r)) {
-            r = parent.get(r);
-        }
-        // Path compression: a bridge with thousands of ports otherwise grows a chain as long as its port list.
-        String c = x;
-        while (!c.equals(r)) {
-            String next = parent.get(c);
-            parent.put(c, r);
-            c = next;
-        }
-        return r;
-    }
-
-    private static void union(Map<String, String> parent, String a, String b) {
-        String ra = find(parent, a);
-        String rb = find(parent, b);
-        if (!ra.equals(rb)) {
-            parent.put(rb, ra);
-        }
     }
 
     /**

@@ -35,11 +35,27 @@ class AddressWarningsTest {
     @Test
     void oneAddressWithTwoPrefixLengthsInOneNamespaceIsWarnedAbout() {
         List<String> w = warnings(file("198.18.0.1/24", "198.18.0.1/16", "198.18.0.2/24", "198.18.0.2"));
-        assertEquals(1, w.size(), w.toString());
+        assertEquals(2, w.size(), w.toString());
         assertTrue(w.get(0).startsWith("t.yaml:6: namespaces.a.devices[1].addresses[0]: warning: 198.18.0.1 is on a/eth1 as"
                 + " /16 and on a/eth0 as /24 (line 5): one address with two prefix lengths"), w.get(0));
+        // Its /16 also covers eth0's /24, as over IPv6.
+        assertTrue(w.get(1).startsWith("t.yaml:6: namespaces.a.devices[1].addresses[0]: warning: prefix 198.18.0.0/16 of"
+                + " a/eth1 overlaps 198.18.0.0/24 of a/eth0"), w.get(1));
         // The same prefix length, or different addresses: nothing to say.
         assertEquals(List.of(), warnings(file("198.18.0.1/24", "198.18.5.1/24", "198.18.0.2/24", "198.18.0.2")));
+    }
+
+    @Test
+    void overlappingIpv4PrefixesOnDevicesOfDifferentLinksAreWarnedAboutAsIpv6Ones() {
+        List<String> w = warnings(file("198.18.0.1/24", "198.18.9.1/16", "198.18.0.2/24", "198.18.0.2"));
+        assertEquals(List.of("t.yaml:6: namespaces.a.devices[1].addresses[0]: warning: prefix 198.18.0.0/16 of a/eth1"
+                + " overlaps 198.18.0.0/24 of a/eth0 (line 5), a device on another link: packets to 198.18.0.0/24 leave by"
+                + " one of them only; give each link its own prefix"), w);
+        // The same /24 on two links, said the same way.
+        w = warnings(file("198.18.5.1/24", "198.18.5.9/24", "198.18.5.2/24", "198.18.5.2"));
+        assertEquals(List.of("t.yaml:6: namespaces.a.devices[1].addresses[0]: warning: prefix 198.18.5.0/24 of a/eth1 is"
+                + " also on a/eth0 (line 5), a device on another link: packets to 198.18.5.0/24 leave by one of them only;"
+                + " give each link its own prefix"), w);
     }
 
     @Test

@@ -242,6 +242,29 @@ class Ipv6TopologyTest {
     }
 
     @Test
+    void aTapsKernelEndWithTheTapsOwnIpv6AddressIsADuplicateOnTheLinkAsOverIpv4() {
+        String tap = """
+                version: 1
+                namespaces:
+                  a:
+                    devices:
+                      - name: tap0
+                        kind: tap
+                        addresses: [OURS]
+                        kernel:
+                          name: k0
+                          addresses: [KERNELS]
+                """;
+        assertEquals("t.yaml:10: namespaces.a.devices[0].kernel.addresses[0]: 2001:db8:1::1 is already the address of a/tap0"
+                + " (line 7) on the same link; two ends of one segment cannot share an address (both would answer neighbour"
+                + " solicitations for it, and duplicate address detection would take it from one)",
+                TopologyErrors.onlyError(tap.replace("OURS", "2001:db8:1::1/64").replace("KERNELS", "2001:db8:1::1/64")));
+        assertEquals("t.yaml:10: namespaces.a.devices[0].kernel.addresses[0]: 198.18.1.1 is already the address of a/tap0"
+                + " (line 7) on the same link; two ends of one segment cannot share an address (both would answer ARP for"
+                + " it)", TopologyErrors.onlyError(tap.replace("OURS", "198.18.1.1/24").replace("KERNELS", "198.18.1.1/24")));
+    }
+
+    @Test
     void overlapsTwoLengthsAnycastAndUnsharedPrefixesAreWarnedAbout() {
         String two = """
                 version: 1
