@@ -14,7 +14,8 @@ import io.netty.util.collection.IntObjectHashMap;
 /**
  * UDP over IPv6 of one namespace (__udp6_lib_rcv and the IPv6 socket table): the length and the checksum
  * (mandatory over IPv6: a zero checksum is an error) are checked, the datagram goes to the socket bound on its
- * port (and address, when the socket names one), and with no such socket port unreachable goes back.
+ * port (and address, when the socket names one; and from its peer, when it is connected), and with no such socket
+ * port unreachable goes back. ICMPv6 errors about datagrams it sent go to the socket that sent them ({@link #err}).
  */
 public final class Udp6 implements Inet6Protocol {
     static final int HEADER_LEN = 8;
@@ -88,7 +89,8 @@ public final class Udp6 implements Inet6Protocol {
         }
         ip.wrap(b, p.network());
         Udp6Socket s = byPort.get(b.getUnsignedShort(off + 2));
-        if (s == null || !s.accepts(ip.dstHi(), ip.dstLo())) {
+        if (s == null || !s.accepts(ip.dstHi(), ip.dstLo()) || !s.acceptsFrom(ip.srcHi(), ip.srcLo(),
+                b.getUnsignedShort(off))) {
             ns.mib().inc(Mib.Udp6NoPorts);
             inet6.icmp().send(p, Icmpv6Packet.DEST_UNREACH, Icmpv6Packet.CODE_PORT_UNREACH, 0);
             ns.drop(p, DropReason.UDP_NO_SOCKET);
@@ -97,5 +99,26 @@ public final class Udp6 implements Inet6Protocol {
         ns.mib().inc(Mib.Udp6InDatagrams);
         s.deliver(ip.srcHi(), ip.srcLo(), b.getUnsignedShort(off), b, off + HEADER_LEN, ulen - HEADER_LEN);
         p.release();
+    }
+
+    /**
+     * An ICMPv6 error about a datagram we sent (udpv6_err): the socket that sent it is looked up as a datagram from the
+     * quoted destination to the quoted source would find it, and hears the error; with no such socket the error is
+     * counted as Icmp6InErrors, as Linux does.
+     */
+    @Override
+    public void err(int type, int code, long info, ByteBuf quoted, int off, int transportOff, int len) {
+        if (transportOff + HEADER_LEN > off + len) {
+            return;
+        }
+        int srcPort = quoted.getUnsignedShort(transportOff);
+        int dstPort = quoted.getUnsignedShort(transportOff + 2);
+        Udp6Socket s = byPort.get(srcPort);
+        if (s == null || !s.accepts(quoted.getLong(off + Ipv6Packet.SRC), quoted.getLong(off + Ipv6Packet.SRC + 8))
+                || !s.acceptsFrom(quoted.getLong(off + Ipv6Packet.DST), quoted.getLong(off + Ipv6Packet.DST + 8), dstPort)) {
+            ns.mib().inc(Mib.Icmp6InErrors);
+            return;
+        }
+        s.icmpError(type, code, info);
     }
 }
