@@ -11,7 +11,7 @@ import dev.usnet.core.time.Scheduler;
 
 /**
  * The CPU model of a namespace's receive-backlog runs (usnet.cpu.model, docs/cpu-model.md): what a run's work
- * costs in modelled CPU time, from the counters it moved (frames, bridge and IP forwards, local deliveries,
+ * costs in modelled CPU time, from the counters it moved (frames, bridge and IPv4/IPv6 forwards, local deliveries,
  * copies, checksummed bytes), and, in virtual time, when the next run may start — after the cores this one kept
  * busy, on the namespace's own CPU or on a machine shared with others (usnet.cpu.machine). Namespace thread only.
  */
@@ -78,13 +78,26 @@ final class BacklogCpuModel {
         }
     }
 
+    /**
+     * Datagrams forwarded, of both families: one forward costs the same (usnet.cpu.ip_fwd_ns) whether IPv4 or IPv6,
+     * docs/cpu-model.md says where the two differ and why one knob serves.
+     */
+    private long forwarded() {
+        return mib.get(Mib.IpForwDatagrams) + mib.get(Mib.Ip6OutForwDatagrams);
+    }
+
+    /** Datagrams delivered to a local protocol, of both families (usnet.cpu.local_deliver_ns each). */
+    private long delivered() {
+        return mib.get(Mib.IpInDelivers) + mib.get(Mib.Ip6InDelivers);
+    }
+
     /** A backlog run starts: remembers the counters its work is measured by. False when the model is off. */
     boolean runStarts() {
         if (knobs.get(CpuModelSysctl.MODEL) == 0) {
             return false;
         }
-        fwd0 = mib.get(Mib.IpForwDatagrams);
-        deliver0 = mib.get(Mib.IpInDelivers);
+        fwd0 = forwarded();
+        deliver0 = delivered();
         cowCopies0 = cow.copies();
         cowBytes0 = cow.bytesCopied();
         bridge0 = cpu.bridgeForwards();
@@ -96,8 +109,8 @@ final class BacklogCpuModel {
     void runEnds(int frames) {
         long picos = 1000L * (frames * knobs.get(CpuModelSysctl.L2_RX_NS)
                 + (cpu.bridgeForwards() - bridge0) * knobs.get(CpuModelSysctl.BRIDGE_FWD_NS)
-                + (mib.get(Mib.IpForwDatagrams) - fwd0) * knobs.get(CpuModelSysctl.IP_FWD_NS)
-                + (mib.get(Mib.IpInDelivers) - deliver0) * knobs.get(CpuModelSysctl.LOCAL_DELIVER_NS)
+                + (forwarded() - fwd0) * knobs.get(CpuModelSysctl.IP_FWD_NS)
+                + (delivered() - deliver0) * knobs.get(CpuModelSysctl.LOCAL_DELIVER_NS)
                 + (cow.copies() - cowCopies0) * knobs.get(CpuModelSysctl.COW_COPY_NS))
                 + (cow.bytesCopied() - cowBytes0) * knobs.get(CpuModelSysctl.COPY_PS_PER_BYTE)
                 + (cpu.bytesChecksummed() - csum0) * knobs.get(CpuModelSysctl.CSUM_PS_PER_BYTE);

@@ -47,8 +47,13 @@ public final class UsnetCollector implements MultiCollector {
     static final double[] LATENCY_BOUNDS = {1e-6, 2.5e-6, 5e-6, 1e-5, 2.5e-5, 5e-5, 1e-4, 2.5e-4, 5e-4, 1e-3, 2.5e-3, 5e-3,
             1e-2, 2.5e-2, 5e-2, 0.1, 0.25, 0.5, 1.0, Double.POSITIVE_INFINITY};
 
-    /** The MIB groups as nstat and node_exporter's netstat collector split the counter names (longest first). */
-    private static final String[] MIB_GROUPS = {"IpExt", "TcpExt", "Icmp", "Udp", "Tcp", "Arp", "Neigh", "Ip"};
+    /**
+     * The MIB groups as nstat and node_exporter's netstat collector split the counter names, a group before any that
+     * is a prefix of it: IPv6's are /proc/net/snmp6's ({@code Ip6InReceives} is {@code usnet_netstat_Ip6_InReceives},
+     * as node_exporter names it {@code node_netstat_Ip6_InReceives}), so both families are exported alike.
+     */
+    private static final String[] MIB_GROUPS = {"IpExt", "TcpExt", "Icmp6", "Icmp", "Udp6", "Udp", "Tcp", "Arp", "Neigh",
+        "Ip6", "Ip"};
 
     private final Topology topology;
     private final Supplier<Apps> apps;

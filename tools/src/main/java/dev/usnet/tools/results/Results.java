@@ -227,6 +227,10 @@ public record Results(String topology, String clock, long seed, double durationS
         long retrans = c == null ? 0 : c.retransmits();
         long rtos = c == null ? 0 : c.timeouts();
         m.put("to", to);
+        String family = AppFamily.of(to);
+        if (family != null) {
+            m.put("family", family);
+        }
         m.put("outcome", o.ok() ? "ok" : "failed");
         if (!o.ok()) {
             m.put("reason", o.reason());
