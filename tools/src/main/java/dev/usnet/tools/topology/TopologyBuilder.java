@@ -418,16 +418,31 @@ public final class TopologyBuilder {
         }
         if (s.ipv6().output().routeOutput(to.address().hi(), to.address().lo(), oif) == null) {
             problems.add(w.child("to"), kind + " app: namespace " + ns.name() + " has no IPv6 route to " + to
-                    + " (routes: " + String.join(", ", ns.routes().stream().map(Text::text).toList()) + ")");
+                    + " (" + routeSummary6(ns) + ")");
         }
     }
 
-    /** What a namespace's route table holds, as the file declares it: connected networks and routes. */
+    /** What a namespace's IPv4 route table holds, as the file declares it: connected networks and IPv4 routes. */
     private String routeSummary(Ns ns) {
         List<String> nets = spec.addresses(ns.name()).stream().filter(a -> a.prefixLen() > 0 && a.prefixLen() < 32)
                 .map(a -> Ipv4Addr.format(a.ip() & (-1 << (32 - a.prefixLen()))) + "/" + a.prefixLen()).distinct().toList();
-        return (nets.isEmpty() ? "no connected network" : "connected: " + String.join(", ", nets)) + "; "
-                + (ns.routes().isEmpty() ? "no routes" : "routes: " + String.join(", ", ns.routes().stream().map(Text::text).toList()));
+        return routeSummary(nets, ns.routes().stream().map(Text::text).filter(r -> !Ip6RouteSyntax.isIpv6(r)).toList());
+    }
+
+    /**
+     * The same for IPv6: connected prefixes (link-local ones left out, every device has fe80::/64) and IPv6 routes, so a
+     * dual-stack namespace's message names only what could have carried the packet.
+     */
+    private String routeSummary6(Ns ns) {
+        List<String> nets = ns.devices().stream().flatMap(d -> d.link().addresses6().stream())
+                .filter(a -> a.prefixLen() > 0 && a.prefixLen() < 128 && !a.ip().isLinkLocal())
+                .map(a -> a.ip().prefix(a.prefixLen()) + "/" + a.prefixLen()).distinct().toList();
+        return routeSummary(nets, ns.routes().stream().map(Text::text).filter(Ip6RouteSyntax::isIpv6).toList());
+    }
+
+    private static String routeSummary(List<String> connected, List<String> routes) {
+        return (connected.isEmpty() ? "no connected network" : "connected: " + String.join(", ", connected)) + "; "
+                + (routes.isEmpty() ? "no routes" : "routes: " + String.join(", ", routes));
     }
 
     /** Every device of {@code ns} was read and is there, with all its addresses: its route table is as the file means it. */

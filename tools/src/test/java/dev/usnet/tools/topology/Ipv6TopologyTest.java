@@ -265,6 +265,32 @@ class Ipv6TopologyTest {
     }
 
     @Test
+    void anUnreachableAppIsReportedWithItsOwnFamilysNetworksAndRoutes() {
+        List<String> e = TopologyErrors.errors("""
+                version: 1
+                namespaces:
+                  a:
+                    devices:
+                      - name: eth0
+                        kind: veth
+                        addresses: [198.18.1.1/24, 2001:db8:1::1/64]
+                        peer: {namespace: b, name: eth0, addresses: [198.18.1.2/24, 2001:db8:1::2/64]}
+                    routes:
+                      - 198.18.9.0/24 via 198.18.1.2
+                      - 2001:db8:9::/64 via 2001:db8:1::2
+                    apps:
+                      - {kind: ping, to: "fd00::9"}
+                      - {kind: udp-send, to: "198.18.7.7", port: 9}
+                  b: {}
+                """);
+        assertEquals(List.of(
+                "t.yaml:13: namespaces.a.apps[0].to: ping app: namespace a has no IPv6 route to fd00::9 (connected:"
+                        + " 2001:db8:1::/64; routes: 2001:db8:9::/64 via 2001:db8:1::2)",
+                "t.yaml:14: namespaces.a.apps[1].to: udp-send app: namespace a has no route to 198.18.7.7 (connected:"
+                        + " 198.18.1.0/24; routes: 198.18.9.0/24 via 198.18.1.2)"), e);
+    }
+
+    @Test
     void overlapsTwoLengthsAnycastAndUnsharedPrefixesAreWarnedAbout() {
         String two = """
                 version: 1
