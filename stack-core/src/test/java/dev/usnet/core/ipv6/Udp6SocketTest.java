@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.usnet.core.device.VethEnd;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.Mib;
+import dev.usnet.core.testing.Frames;
 import dev.usnet.core.testing.TestNet;
-import dev.usnet.core.wire.Checksum;
 import dev.usnet.core.wire.EthernetFrame;
 import dev.usnet.core.wire.Icmpv6Packet;
 import dev.usnet.core.wire.Ipv6Addr;
@@ -46,13 +46,7 @@ class Udp6SocketTest {
         try (TestNet net = new TestNet()) {
             NetStack a = net.ns("a");
             NetStack b = net.ns("b");
-            ipv6On(a);
-            ipv6On(b);
-            VethEnd[] p = VethEnd.createPair(a, "eth0", 0x0200_0000_0001L, b, "eth0", 0x0200_0000_0002L);
-            p[0].setUp(true);
-            p[1].setUp(true);
-            a.ipv6().addAddress(p[0], A, 64, true);
-            b.ipv6().addAddress(p[1], B, 64, true);
+            pair(a, b);
             Udp6Socket client = a.ipv6().udp().bind(Ipv6Addr.ANY, 0);
             Udp6Socket server = b.ipv6().udp().bind(B, 9000);
             List<Got> atServer = collect(server);
@@ -87,25 +81,13 @@ class Udp6SocketTest {
 
     /** A UDP datagram from {@code src} to B port 9000 with checksum {@code csum}, or the right one when negative. */
     private static byte[] frame(long ethDst, Ipv6Addr src, int csum) {
-        int ulen = 8 + 4;
-        ByteBuf b = Unpooled.buffer(EthernetFrame.HEADER_LEN + Ipv6Packet.HEADER_LEN + ulen);
-        b.writerIndex(EthernetFrame.HEADER_LEN + Ipv6Packet.HEADER_LEN + ulen);
-        EthernetFrame.write(b, 0, ethDst, 0x02ee_0000_0099L, EthernetFrame.ETH_P_IPV6);
-        int ip = EthernetFrame.HEADER_LEN;
-        Ipv6Packet.writeHeader(b, ip, 0, 0, ulen, Ipv6Packet.NEXTHDR_UDP, 64, src.hi(), src.lo(), B.hi(), B.lo());
-        int t = ip + Ipv6Packet.HEADER_LEN;
-        b.setShort(t, 5555);
-        b.setShort(t + 2, 9000);
-        b.setShort(t + 4, ulen);
-        b.setShort(t + 6, 0);
-        b.setInt(t + 8, 0x01020304);
-        int right = Checksum.finish(Checksum.add(b, t, ulen,
-                Ipv6Packet.pseudoHeaderSum(b, ip, ulen, Ipv6Packet.NEXTHDR_UDP)));
-        b.setShort(t + 6, csum >= 0 ? csum : right);
-        byte[] out = new byte[b.writerIndex()];
-        b.getBytes(0, out);
-        b.release();
-        return out;
+        byte[] f = Frames.udp6(0x02ee_0000_0099L, ethDst, src, B, 5555, 9000, new byte[] {1, 2, 3, 4});
+        if (csum >= 0) {
+            int at = EthernetFrame.HEADER_LEN + Ipv6Packet.HEADER_LEN + 6;
+            f[at] = (byte) (csum >> 8);
+            f[at + 1] = (byte) csum;
+        }
+        return f;
     }
 
     @Test
@@ -129,7 +111,8 @@ class Udp6SocketTest {
         }
     }
 
-    private static VethEnd[] pair(TestNet net, NetStack a, NetStack b) {
+    /** a's eth0 (A) and b's eth0 (B), a veth pair, IPv6 on without DAD. */
+    private static VethEnd[] pair(NetStack a, NetStack b) {
         ipv6On(a);
         ipv6On(b);
         VethEnd[] p = VethEnd.createPair(a, "eth0", 0x0200_0000_0001L, b, "eth0", 0x0200_0000_0002L);
@@ -145,7 +128,7 @@ class Udp6SocketTest {
         try (TestNet net = new TestNet()) {
             NetStack a = net.ns("a");
             NetStack b = net.ns("b");
-            pair(net, a, b);
+            pair(a, b);
             ByteBuf data = Unpooled.buffer(10).writeZero(10);
             Udp6Socket unconnected = a.ipv6().udp().bind(Ipv6Addr.ANY, 0);
             assertEquals(Udp6Socket.SENT, unconnected.sendTo(B.hi(), B.lo(), null, 9001, data, 0, 10));
@@ -176,7 +159,7 @@ class Udp6SocketTest {
         try (TestNet net = new TestNet()) {
             NetStack a = net.ns("a");
             NetStack b = net.ns("b");
-            pair(net, a, b);
+            pair(a, b);
             ByteBuf data = Unpooled.buffer(4).writeZero(4);
             Udp6Socket server = b.ipv6().udp().bind(Ipv6Addr.ANY, 9000);
             List<Got> got = collect(server);

@@ -4,13 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.usnet.core.ipv6.Udp6Socket;
 import dev.usnet.core.stats.Mib;
+import dev.usnet.core.testing.Frames;
 import dev.usnet.core.testing.TestNet;
-import dev.usnet.core.wire.Checksum;
 import dev.usnet.core.wire.EthernetFrame;
 import dev.usnet.core.wire.Ipv6Addr;
 import dev.usnet.core.wire.Ipv6Packet;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
 
 /** The CPU model charges IPv6 forwarding and local delivery per datagram, through the same knobs as IPv4's. */
@@ -47,7 +45,7 @@ class Ipv6CpuModelTest {
 
         /** Sends {@code n} UDP datagrams from the host behind r1 to {@code dst} port 9000, then drains. */
         void offer(int n, Ipv6Addr dst) {
-            byte[] f = udp6(H1, R1, H1_ADDR, dst, 100);
+            byte[] f = Frames.udp6(H1, R1, H1_ADDR, dst, 5555, 9000, new byte[100]);
             for (int i = 0; i < n; i++) {
                 w1.send(f);
                 if (i % 500 == 499) {
@@ -61,25 +59,6 @@ class Ipv6CpuModelTest {
         public void close() {
             net.close();
         }
-    }
-
-    /** An Ethernet frame of a UDP datagram over IPv6 with {@code payloadLen} zero bytes, checksum right. */
-    private static byte[] udp6(long srcMac, long dstMac, Ipv6Addr src, Ipv6Addr dst, int payloadLen) {
-        int ulen = 8 + payloadLen;
-        int ip = EthernetFrame.HEADER_LEN;
-        int t = ip + Ipv6Packet.HEADER_LEN;
-        ByteBuf b = Unpooled.buffer(t + ulen).writerIndex(t + ulen);
-        EthernetFrame.write(b, 0, dstMac, srcMac, EthernetFrame.ETH_P_IPV6);
-        Ipv6Packet.writeHeader(b, ip, 0, 0, ulen, Ipv6Packet.NEXTHDR_UDP, 64, src.hi(), src.lo(), dst.hi(), dst.lo());
-        b.setShort(t, 5555);
-        b.setShort(t + 2, 9000);
-        b.setShort(t + 4, ulen);
-        b.setShort(t + 6, Checksum.finish(Checksum.add(b, t, ulen,
-                Ipv6Packet.pseudoHeaderSum(b, ip, ulen, Ipv6Packet.NEXTHDR_UDP))));
-        byte[] out = new byte[b.writerIndex()];
-        b.getBytes(0, out);
-        b.release();
-        return out;
     }
 
     @Test

@@ -4,6 +4,8 @@ import dev.usnet.core.wire.Checksum;
 import dev.usnet.core.wire.EthernetFrame;
 import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.core.wire.Ipv4Packet;
+import dev.usnet.core.wire.Ipv6Addr;
+import dev.usnet.core.wire.Ipv6Packet;
 import dev.usnet.core.wire.UdpDatagram;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -28,6 +30,26 @@ public final class Frames {
         Ipv4Packet.writeHeader(b, 14, 0, 20 + 8 + payloadLen, id, df ? Ipv4Packet.FLAG_DF : 0, ttl,
                 Ipv4Packet.PROTO_UDP, s, d);
         byte[] a = new byte[len];
+        b.getBytes(0, a);
+        return a;
+    }
+
+    /** An Ethernet + IPv6 + UDP frame carrying {@code payload}, hop limit 64, its UDP checksum right. */
+    public static byte[] udp6(long srcMac, long dstMac, Ipv6Addr src, Ipv6Addr dst, int srcPort, int dstPort,
+                              byte[] payload) {
+        int ulen = 8 + payload.length;
+        int ip = EthernetFrame.HEADER_LEN;
+        int t = ip + Ipv6Packet.HEADER_LEN;
+        ByteBuf b = Unpooled.buffer(t + ulen).writerIndex(t + ulen);
+        EthernetFrame.write(b, 0, dstMac, srcMac, EthernetFrame.ETH_P_IPV6);
+        Ipv6Packet.writeHeader(b, ip, 0, 0, ulen, Ipv6Packet.NEXTHDR_UDP, 64, src.hi(), src.lo(), dst.hi(), dst.lo());
+        b.setShort(t, srcPort);
+        b.setShort(t + 2, dstPort);
+        b.setShort(t + 4, ulen);
+        b.setBytes(t + 8, payload);
+        b.setShort(t + 6, Checksum.finish(Checksum.add(b, t, ulen,
+                Ipv6Packet.pseudoHeaderSum(b, ip, ulen, Ipv6Packet.NEXTHDR_UDP))));
+        byte[] a = new byte[b.writerIndex()];
         b.getBytes(0, a);
         return a;
     }
