@@ -64,7 +64,8 @@ public final class Addrconf {
                 dad ? DadState.TENTATIVE : DadState.PREFERRED);
         addrs.add(ifa);
         byDevice.computeIfAbsent(dev, d -> new ArrayList<>(2)).add(ifa);
-        if (prefixLen < 128 && !hasPrefixRoute(dev, address, prefixLen)) {
+        // A SLAAC address makes no prefix route: the prefix's on-link flag does (addrconf_prefix_rcv).
+        if (prefixLen < 128 && origin != Origin.AUTOCONF && !hasPrefixRoute(dev, address, prefixLen)) {
             fib.add(new Route6(address, prefixLen, RouteType.UNICAST, null, dev, Route6.METRIC_ADDRCONF, true));
         }
         stale = true;
@@ -127,7 +128,7 @@ public final class Addrconf {
         if (own.isEmpty()) {
             byDevice.remove(dev);
         }
-        if (found.prefixLen() < 128 && !prefixStillOn(dev, found)) {
+        if (found.prefixLen() < 128 && found.origin() != Origin.AUTOCONF && !prefixStillOn(dev, found)) {
             fib.removeConnected(found.address(), found.prefixLen(), dev);
         }
         stale = true;
