@@ -1,4 +1,4 @@
-from scapy.all import (Ether, IPv6, Raw, ICMPv6EchoRequest, ICMPv6ND_RA, ICMPv6ND_NA, ICMPv6NDOptSrcLLAddr,
+from scapy.all import (Ether, IPv6, Raw, ICMPv6EchoRequest, ICMPv6ND_RA, ICMPv6ND_RS, ICMPv6ND_NA, ICMPv6NDOptSrcLLAddr,
                        ICMPv6NDOptDstLLAddr, ICMPv6NDOptMTU, ICMPv6NDOptPrefixInfo)
 from scapy.utils6 import in6_mactoifaceid
 # Router advertisements as a Linux host takes them. The DUT is one port, h1, of a namespace that does not forward
@@ -55,7 +55,10 @@ SCENARIO = {
                 "ipv6.router_solicitation_delay": 0, "neigh6.delay_first_probe_time": 60}},
   ],
   "steps": [
-    {"advance_s": 1.5},
+    {"port": "h1", "note": "t=0: a router solicitation from another host (with its link-layer address): a host "
+                           "neither answers it nor learns from it",
+     "frame": (Ether(src=H2, dst="33:33:00:00:00:02") / IPv6(src=link_local(H2), dst="ff02::2", hlim=255) /
+               ICMPv6ND_RS() / ICMPv6NDOptSrcLLAddr(lladdr=H2)), "gap_s": 1.5},
     {"port": "h1", "note": "t=1.5 s. Before it, at ~0.7 s: the second router solicitation (the first left at link "
                            "up, before the capture), from h1's link-local to ff02::2, hop limit 255, with a source "
                            "link-layer option. The RA (router lifetime 4 s, cur hop limit 32, MTU 1400, prefix "
