@@ -67,6 +67,9 @@ public final class Ipv6Sysctl implements SysctlTable {
     public static final DeviceKnob ADDR_GEN_MODE = DeviceKnob.define(CONF, "addr_gen_mode", 0, 0, 1, Combine.DEVICE);
     public static final DeviceKnob ACCEPT_RA = DeviceKnob.define(CONF, "accept_ra", 1, 0, 2, Combine.DEVICE);
     public static final DeviceKnob AUTOCONF = DeviceKnob.define(CONF, "autoconf", 1, 0, 1, Combine.DEVICE);
+    /** SLAAC makes no address on a device that has this many already (0: no limit). */
+    public static final DeviceKnob MAX_ADDRESSES = DeviceKnob.define(CONF, "max_addresses", 16, 0, INT_MAX,
+            Combine.DEVICE);
     /** Whether a router advertisement's router lifetime makes (or ends) a default route through its sender. */
     public static final DeviceKnob ACCEPT_RA_DEFRTR = DeviceKnob.define(CONF, "accept_ra_defrtr", 1, 0, 1,
             Combine.DEVICE);
@@ -140,7 +143,7 @@ public final class Ipv6Sysctl implements SysctlTable {
     private static final List<Knob> KNOBS = concat(List.of(ICMP_RATELIMIT, ICMP_ECHO_IGNORE_ALL, IP6FRAG_TIME,
             IP6FRAG_HIGH_THRESH, MTU_EXPIRES, AUTO_FLOWLABELS, FLOWLABEL_REFLECT, BINDV6ONLY), NEIGH.knobs());
     private static final List<DeviceKnob> DEVICE_KNOBS = List.of(FORWARDING, DISABLE_IPV6, HOP_LIMIT, MTU, ACCEPT_DAD,
-            DAD_TRANSMITS, ADDR_GEN_MODE, ACCEPT_RA, AUTOCONF, ACCEPT_RA_DEFRTR, ACCEPT_RA_PINFO, ACCEPT_RA_MTU,
+            DAD_TRANSMITS, ADDR_GEN_MODE, ACCEPT_RA, AUTOCONF, MAX_ADDRESSES, ACCEPT_RA_DEFRTR, ACCEPT_RA_PINFO, ACCEPT_RA_MTU,
             ACCEPT_RA_MIN_HOP_LIMIT, RA_DEFRTR_METRIC, ACCEPT_REDIRECTS, ROUTER_SOLICITATIONS,
             ROUTER_SOLICITATION_INTERVAL, ROUTER_SOLICITATION_DELAY, ROUTER_SOLICITATION_MAX_INTERVAL, ENHANCED_DAD,
             NDISC_NOTIFY, MLDV1_UNSOLICITED_REPORT_INTERVAL, MLDV2_UNSOLICITED_REPORT_INTERVAL, PROXY_NDP,

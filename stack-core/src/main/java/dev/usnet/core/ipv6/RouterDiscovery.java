@@ -29,8 +29,8 @@ import java.util.Map;
  * default route through their sender for the router lifetime ({@code accept_ra_defrtr}), the device's hop limit,
  * retransmission and reachable times, the sender's neighbour entry (router flag set), the device's IPv6 MTU
  * ({@code accept_ra_mtu}) and, per prefix option ({@code accept_ra_pinfo}), an on-link route for the valid
- * lifetime and a SLAAC address (prefix + EUI-64 of the MAC) that goes through duplicate address detection and is
- * deleted when its valid lifetime ends. The routes and addresses it made, and their expiry timers, are its own.
+ * lifetime and a SLAAC address (prefix + EUI-64 of the MAC, while the device has fewer than {@code max_addresses})
+ * that goes through duplicate address detection and is deleted when its valid lifetime ends. The routes and addresses it made, and their expiry timers, are its own.
  */
 public final class RouterDiscovery {
     /** An RS: type, code, checksum, 4 reserved bytes. */
@@ -310,7 +310,8 @@ public final class RouterDiscovery {
         }
         long now = ns.now();
         if (ifa == null) {
-            if (valid == 0) {
+            long max = ns.conf(dev).get(Ipv6Sysctl.MAX_ADDRESSES);
+            if (valid == 0 || (max != 0 && inet6.addrconf().list(dev).size() >= max)) {
                 return;
             }
             ifa = inet6.addrconf().add(dev, address, plen, Inet6Ifaddr.Origin.AUTOCONF, false, inet6.runsDad(dev));

@@ -239,6 +239,26 @@ class RouterDiscoveryTest {
     }
 
     @Test
+    void slaacStopsAtMaxAddresses() {
+        try (TestNet net = new TestNet()) {
+            NetStack s = host(net, false);
+            s.knobs().set("net.ipv6.conf.default.max_addresses", "3");
+            TestNet.Wire w = net.wire(s, "eth0", DUT_MAC);
+            net.settle();
+            for (int i = 1; i <= 5; i++) {
+                w.send(ra(32, 1800, 0, 0, Ipv6Addr.parse("2001:db8:" + i + "::"), NdOption.PREFIX_AUTONOMOUS, 3600,
+                        1800));
+            }
+            net.settle();
+            assertEquals(3, s.ipv6().addrconf().list(w.dutEnd).size(), "the link-local and two SLAAC addresses");
+            assertNotNull(s.ipv6().addrconf().local(Ipv6Addr.parse("2001:db8:2::ff:fe00:9001").hi(),
+                    Ipv6Addr.parse("2001:db8:2::ff:fe00:9001").lo()));
+            assertNull(s.ipv6().addrconf().local(Ipv6Addr.parse("2001:db8:3::ff:fe00:9001").hi(),
+                    Ipv6Addr.parse("2001:db8:3::ff:fe00:9001").lo()));
+        }
+    }
+
+    @Test
     void aSlaacAddressWhoseDadFailsIsDeletedButAStaticOneStaysDadfailed() {
         try (TestNet net = new TestNet()) {
             NetStack s = host(net, true);
