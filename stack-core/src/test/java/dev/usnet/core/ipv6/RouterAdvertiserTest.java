@@ -87,6 +87,22 @@ class RouterAdvertiserTest {
         }
     }
 
+    /** The advertisement tools/conformance/scenarios/host6_ra_usnet.py gives a Linux host, which takes it. */
+    private static final String RA_IN_FIXTURE = "3333000000010200000096fe86dd6000000000403afffe80000000000000000000fffe0096feff0200000000000000000000000000018600c56c40000258000000000000000001010200000096fe0501000000000578030440c000278d0000093a800000000020010db8009600000000000000000000";
+
+    @Test
+    void theAdvertisementALinuxHostWasGivenInFixtureHost6RaUsnetIsWhatUsnetSends() {
+        try (TestNet net = new TestNet()) {
+            NetStack s = router(net);
+            s.knobs().set("usnet.ipv6.ra.default.mtu", "1400");
+            s.knobs().set("usnet.ipv6.ra.default.router_lifetime", "600");
+            TestNet.Wire w = net.wire(s, "eth0", 0x02_00_00_00_96_feL);
+            s.ipv6().addAddress(w.dutEnd, Ipv6Addr.parse("2001:db8:96::1"), 64, false);
+            net.settle();
+            assertEquals(RA_IN_FIXTURE, java.util.HexFormat.of().formatHex(advertisements(w).getFirst().data()));
+        }
+    }
+
     @Test
     void unsolicitedAdvertisementsFollowEachOtherWithinTheIntervalsAndStopWithTheKnob() {
         try (TestNet net = new TestNet()) {
