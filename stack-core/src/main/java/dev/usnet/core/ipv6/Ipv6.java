@@ -141,6 +141,8 @@ public final class Ipv6 {
         if (ll != null) {
             // Usable at once without duplicate detection: what follows its success happens now.
             ndisc.addressReady(ll);
+        } else if (!loopback) {
+            ndisc.linkUpAgain(dev);
         }
         // Every tentative address of the device, the new link-local one and those added while it was down, starts
         // duplicate detection now that the link can carry it.

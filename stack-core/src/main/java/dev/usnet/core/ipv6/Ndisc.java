@@ -519,6 +519,22 @@ public final class Ndisc implements NeighOps {
         }
     }
 
+    /**
+     * The device is up with carrier again and its link-local address was already usable (usnet keeps it across a
+     * link flap, where Linux makes it anew): solicitations start again unless they are still going, and
+     * advertisements start if the device's knob now says so.
+     */
+    public void linkUpAgain(Device dev) {
+        Inet6Ifaddr ll = inet6.addrconf().linkLocal(dev);
+        if (ll == null) {
+            return;
+        }
+        if (!routerDiscovery.soliciting(dev)) {
+            routerDiscovery.linkLocalReady(dev, ll);
+        }
+        routerAdvertiser.linkLocalReady(dev);
+    }
+
     /** The namespace closes: pending detection stops. */
     void close() {
         for (Timeout t : dad.values()) {

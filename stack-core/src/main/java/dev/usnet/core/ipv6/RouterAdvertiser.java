@@ -90,6 +90,11 @@ public final class RouterAdvertiser {
             advertising.remove(dev);
             return;
         }
+        if (!dev.isUp() || !dev.hasCarrier()) {
+            // Nothing goes out of a device that is down; the advertisements go on when it is up again.
+            schedule(dev, a, c.get(Ipv6Sysctl.RA_MAX_INTERVAL) * NANOS_PER_S);
+            return;
+        }
         sendRa(dev, c);
         a.sent++;
         a.lastSent = ns.now();

@@ -105,7 +105,8 @@ public final class RouterDiscovery {
         DevConf c = ns.conf(dev);
         long max = c.get(Ipv6Sysctl.ROUTER_SOLICITATIONS);
         Inet6Ifaddr ll = inet6.addrconf().linkLocal(dev);
-        if (ll == null || !(max < 0 || s.probes < max)) {
+        // A device that went down stops soliciting (Linux's addrconf_ifdown stops the timer).
+        if (ll == null || !dev.isUp() || !dev.hasCarrier() || !(max < 0 || s.probes < max)) {
             soliciting.remove(dev);
             return;
         }

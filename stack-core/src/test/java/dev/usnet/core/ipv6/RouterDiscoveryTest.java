@@ -121,6 +121,23 @@ class RouterDiscoveryTest {
     }
 
     @Test
+    void solicitationsStopWhileTheLinkIsDownAndStartAgainWhenItIsUp() {
+        try (TestNet net = new TestNet()) {
+            NetStack s = host(net, false);
+            TestNet.Wire w = net.wire(s, "eth0", DUT_MAC);
+            net.run(SEC);
+            assertEquals(1, ofType(w, Icmpv6Packet.ROUTER_SOLICITATION).size(), "at link up (no DAD)");
+            w.dutEnd.setUp(false);
+            net.run(30 * SEC);
+            assertFalse(s.ipv6().ndisc().routerDiscovery().soliciting(w.dutEnd));
+            assertEquals(1, ofType(w, Icmpv6Packet.ROUTER_SOLICITATION).size(), "none while down");
+            w.dutEnd.setUp(true);
+            net.settle();
+            assertEquals(2, ofType(w, Icmpv6Packet.ROUTER_SOLICITATION).size(), "one at once when up again");
+        }
+    }
+
+    @Test
     void aForwardingNodeNeitherSolicitsNorTakesAdvertisementsUnlessAcceptRaIsTwo() {
         try (TestNet net = new TestNet()) {
             NetStack s = host(net, false);
