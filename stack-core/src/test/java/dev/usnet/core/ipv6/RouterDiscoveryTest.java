@@ -138,6 +138,44 @@ class RouterDiscoveryTest {
     }
 
     @Test
+    void routerSolicitationsLimitsTheirNumber() {
+        try (TestNet net = new TestNet()) {
+            NetStack s = host(net, false);
+            s.knobs().set("net.ipv6.conf.default.router_solicitations", "2");
+            TestNet.Wire w = net.wire(s, "eth0", DUT_MAC);
+            net.run(120 * SEC);
+            assertEquals(2, ofType(w, Icmpv6Packet.ROUTER_SOLICITATION).size());
+            assertFalse(s.ipv6().ndisc().routerDiscovery().soliciting(w.dutEnd));
+        }
+    }
+
+    @Test
+    void anAdvertisementFromAGlobalSourceIsDroppedAndItsReachableTimeIsTaken() {
+        try (TestNet net = new TestNet()) {
+            NetStack s = host(net, false);
+            TestNet.Wire w = net.wire(s, "eth0", DUT_MAC);
+            net.settle();
+            byte[] f = ra(1800);
+            // The source address (bytes 22..37) made global: 2001:db8::fe, checksum fixed again.
+            byte[] g = Ip6Frames.icmp(ALL_NODES_MAC, RT_MAC, Ipv6Addr.parse("2001:db8::fe"), Ipv6Addr.ALL_NODES, 255,
+                    java.util.Arrays.copyOfRange(f, 54, f.length));
+            w.send(g);
+            net.settle();
+            assertNull(defaultRoute(s), "RFC 4861 6.1.2: the source must be link-local");
+            assertEquals(1, s.drops().get(dev.usnet.core.stats.DropReason.IPV6_NDISC_BAD));
+            byte[] body = java.util.Arrays.copyOfRange(f, 54, f.length);
+            body[8] = 0;
+            body[9] = 0;
+            body[10] = (byte) 0x4e;
+            body[11] = 0x20;
+            w.send(Ip6Frames.icmp(ALL_NODES_MAC, RT_MAC, RT_LL, Ipv6Addr.ALL_NODES, 255, body));
+            net.settle();
+            assertNotNull(defaultRoute(s));
+            assertEquals(20_000, s.conf(w.dutEnd).get(Ipv6Sysctl.NEIGH.baseReachableTimeMs), "reachable time 20 s");
+        }
+    }
+
+    @Test
     void aForwardingNodeNeitherSolicitsNorTakesAdvertisementsUnlessAcceptRaIsTwo() {
         try (TestNet net = new TestNet()) {
             NetStack s = host(net, false);
