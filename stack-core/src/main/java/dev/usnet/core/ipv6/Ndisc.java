@@ -25,8 +25,10 @@ import java.util.Map;
  * solicited-node group, unicast probes, address unreachable for what waited in vain), receiving solicitations and
  * advertisements after RFC 4861's validation (hop limit 255, code 0, lengths, options), answering solicitations for
  * our addresses (router flag while forwarding), advertisements updating entries as their solicited and override
- * flags say, redirects for packets leaving by the link they came in on, and duplicate address detection for
- * tentative addresses.
+ * flags say (and the entry's router flag as their R flag says), redirects for packets leaving by the link they came
+ * in on, duplicate address detection for tentative addresses and what follows when an address becomes usable.
+ * Router solicitations and advertisements go to its two router discovery parts, {@link RouterDiscovery} (a host's)
+ * and {@link RouterAdvertiser} (usnet's advertisement daemon).
  */
 public final class Ndisc implements NeighOps {
     private static final int ND_MSG_LEN = 24;
