@@ -268,8 +268,8 @@ public final class Addrconf {
 
     /**
      * ipv6_dev_get_saddr, the rules of RFC 6724 §5 that apply here: among usable addresses, the destination itself
-     * (rule 1); an address whose scope covers the destination's, the smallest such (rule 2); one on the outgoing
-     * device (rule 5); the longest prefix shared with the destination (rule 8); then the first added. Link-local
+     * (rule 1); an address whose scope covers the destination's, the smallest such (rule 2); one not deprecated
+     * (rule 3); one on the outgoing device (rule 5); the longest prefix shared with the destination (rule 8); then the first added. Link-local
      * destinations take only addresses of {@code dev}. Null when no address qualifies.
      */
     public Inet6Ifaddr selectSource(Device dev, long dstHi, long dstLo) {
@@ -307,6 +307,10 @@ public final class Addrconf {
         }
         if (scope != bScope) {
             return aCovers ? scope < bScope : scope > bScope;
+        }
+        if (a.deprecated != b.deprecated) {
+            // Rule 3: avoid deprecated addresses (a SLAAC address past its preferred lifetime).
+            return !a.deprecated;
         }
         boolean aOut = a.dev() == dev;
         boolean bOut = b.dev() == dev;

@@ -34,6 +34,8 @@ public final class Inet6Ifaddr {
     long validLft = INFINITE_LIFETIME;
     long preferredLft = INFINITE_LIFETIME;
     long lifetimesSetNanos;
+    // Past its preferred lifetime (IFA_F_DEPRECATED): still valid, but a source only when no other will do.
+    volatile boolean deprecated;
 
     /** The lifetime value that means forever (RFC 4861 §4.6.2: all ones). */
     public static final long INFINITE_LIFETIME = 0xffff_ffffL;
@@ -82,6 +84,11 @@ public final class Inet6Ifaddr {
         return lifetimesSetNanos;
     }
 
+    /** Past its preferred lifetime: still valid, chosen as a source only when no other address fits (RFC 6724). */
+    public boolean deprecated() {
+        return deprecated;
+    }
+
     public DadState state() {
         return state;
     }
@@ -108,6 +115,9 @@ public final class Inet6Ifaddr {
                 .append(" scope ").append(scope());
         if (origin == Origin.AUTOCONF) {
             sb.append(" dynamic");
+        }
+        if (deprecated) {
+            sb.append(" deprecated");
         }
         if (nodad) {
             sb.append(" nodad");

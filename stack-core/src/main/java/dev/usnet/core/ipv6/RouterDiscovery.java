@@ -30,7 +30,8 @@ import java.util.Map;
  * retransmission and reachable times, the sender's neighbour entry (router flag set), the device's IPv6 MTU
  * ({@code accept_ra_mtu}) and, per prefix option ({@code accept_ra_pinfo}), an on-link route for the valid
  * lifetime and a SLAAC address (prefix + EUI-64 of the MAC, while the device has fewer than {@code max_addresses})
- * that goes through duplicate address detection and is deleted when its valid lifetime ends. The routes and addresses it made, and their expiry timers, are its own.
+ * that goes through duplicate address detection, is deprecated when its preferred lifetime ends and deleted when
+ * its valid lifetime ends. The routes and addresses it made, and their expiry timers, are its own.
  */
 public final class RouterDiscovery {
     /** An RS: type, code, checksum, 4 reserved bytes. */
@@ -53,6 +54,7 @@ public final class RouterDiscovery {
     // Default and prefix routes learned from advertisements, each with its expiry (null: infinite lifetime).
     private final Map<Route6, Timeout> learned = new HashMap<>();
     private final Map<Inet6Ifaddr, Timeout> addressExpiry = new HashMap<>();
+    private final Map<Inet6Ifaddr, Timeout> addressDeprecation = new HashMap<>();
     private final NdOption opt = new NdOption();
 
     /** A device's router solicitation state (Linux's rs_probes, rs_interval, rs_timer and IF_RA_RCVD). */
@@ -349,6 +351,17 @@ public final class RouterDiscovery {
         if (valid != Inet6Ifaddr.INFINITE_LIFETIME) {
             addressExpiry.put(ifa, ns.schedule(() -> removeAddress(ifa), valid * NANOS_PER_S));
         }
+        Timeout oldDeprecation = addressDeprecation.remove(ifa);
+        if (oldDeprecation != null) {
+            oldDeprecation.cancel();
+        }
+        ifa.deprecated = preferred == 0;
+        if (preferred != 0 && preferred != Inet6Ifaddr.INFINITE_LIFETIME) {
+            addressDeprecation.put(ifa, ns.schedule(() -> {
+                addressDeprecation.remove(ifa);
+                ifa.deprecated = true;
+            }, preferred * NANOS_PER_S));
+        }
     }
 
     /** A SLAAC address whose valid lifetime ended, or whose duplicate detection failed, is deleted. */
@@ -356,6 +369,10 @@ public final class RouterDiscovery {
         Timeout t = addressExpiry.remove(ifa);
         if (t != null) {
             t.cancel();
+        }
+        Timeout d = addressDeprecation.remove(ifa);
+        if (d != null) {
+            d.cancel();
         }
         inet6.addrconf().remove(ifa.dev(), ifa.address());
     }
@@ -411,5 +428,7 @@ public final class RouterDiscovery {
         learned.clear();
         addressExpiry.values().forEach(Timeout::cancel);
         addressExpiry.clear();
+        addressDeprecation.values().forEach(Timeout::cancel);
+        addressDeprecation.clear();
     }
 }

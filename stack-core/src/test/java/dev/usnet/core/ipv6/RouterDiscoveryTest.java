@@ -278,6 +278,30 @@ class RouterDiscoveryTest {
     }
 
     @Test
+    void pastItsPreferredLifetimeASlaacAddressIsDeprecatedAndAvoidedAsASource() {
+        try (TestNet net = new TestNet()) {
+            NetStack s = host(net, false);
+            TestNet.Wire w = net.wire(s, "eth0", DUT_MAC);
+            net.settle();
+            Ipv6Addr fixed = Ipv6Addr.parse("2001:db8:1::77");
+            s.ipv6().addAddress(w.dutEnd, fixed, 64, false);
+            w.send(ra(32, 1800, 0, 0, PREFIX, NdOption.PREFIX_AUTONOMOUS, 100, 10));
+            net.settle();
+            Ipv6Addr dst = Ipv6Addr.parse("2001:db8:1::ff:fe00:9002");
+            assertEquals(SLAAC, s.ipv6().addrconf().selectSource(w.dutEnd, dst.hi(), dst.lo()).address(),
+                    "the longer shared prefix while both are preferred");
+            net.run(10 * SEC + 1);
+            assertTrue(slaac(s).deprecated());
+            assertEquals(fixed, s.ipv6().addrconf().selectSource(w.dutEnd, dst.hi(), dst.lo()).address(),
+                    "rule 3 before rule 8: the deprecated one is avoided");
+            assertTrue(slaac(s).toString().contains("dynamic deprecated"));
+            w.send(ra(32, 1800, 0, 0, PREFIX, NdOption.PREFIX_AUTONOMOUS, 100, 50));
+            net.settle();
+            assertFalse(slaac(s).deprecated(), "a new preferred lifetime makes it preferred again");
+        }
+    }
+
+    @Test
     void aShortValidLifetimeCannotCutAnAddressBelowTwoHours() {
         try (TestNet net = new TestNet()) {
             NetStack s = host(net, false);
