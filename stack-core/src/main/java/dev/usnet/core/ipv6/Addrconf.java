@@ -64,7 +64,8 @@ public final class Addrconf {
                 dad ? DadState.TENTATIVE : DadState.PREFERRED);
         addrs.add(ifa);
         byDevice.computeIfAbsent(dev, d -> new ArrayList<>(2)).add(ifa);
-        if (prefixLen < 128 && !hasPrefixRoute(dev, address, prefixLen)) {
+        // A SLAAC address makes no prefix route: the prefix's on-link flag does (addrconf_prefix_rcv).
+        if (prefixLen < 128 && origin != Origin.AUTOCONF && !hasPrefixRoute(dev, address, prefixLen)) {
             fib.add(new Route6(address, prefixLen, RouteType.UNICAST, null, dev, Route6.METRIC_ADDRCONF, true));
         }
         stale = true;
@@ -127,7 +128,7 @@ public final class Addrconf {
         if (own.isEmpty()) {
             byDevice.remove(dev);
         }
-        if (found.prefixLen() < 128 && !prefixStillOn(dev, found)) {
+        if (found.prefixLen() < 128 && found.origin() != Origin.AUTOCONF && !prefixStillOn(dev, found)) {
             fib.removeConnected(found.address(), found.prefixLen(), dev);
         }
         stale = true;
@@ -267,8 +268,8 @@ public final class Addrconf {
 
     /**
      * ipv6_dev_get_saddr, the rules of RFC 6724 §5 that apply here: among usable addresses, the destination itself
-     * (rule 1); an address whose scope covers the destination's, the smallest such (rule 2); one on the outgoing
-     * device (rule 5); the longest prefix shared with the destination (rule 8); then the first added. Link-local
+     * (rule 1); an address whose scope covers the destination's, the smallest such (rule 2); one not deprecated
+     * (rule 3); one on the outgoing device (rule 5); the longest prefix shared with the destination (rule 8); then the first added. Link-local
      * destinations take only addresses of {@code dev}. Null when no address qualifies.
      */
     public Inet6Ifaddr selectSource(Device dev, long dstHi, long dstLo) {
@@ -306,6 +307,10 @@ public final class Addrconf {
         }
         if (scope != bScope) {
             return aCovers ? scope < bScope : scope > bScope;
+        }
+        if (a.deprecated != b.deprecated) {
+            // Rule 3: avoid deprecated addresses (a SLAAC address past its preferred lifetime).
+            return !a.deprecated;
         }
         boolean aOut = a.dev() == dev;
         boolean bOut = b.dev() == dev;

@@ -29,6 +29,16 @@ public final class Inet6Ifaddr {
     volatile DadState state;
     // Neighbour solicitations still to send before the address is preferred.
     int dadProbesLeft;
+    // A SLAAC address's lifetimes in seconds (INFINITE_LIFETIME: forever) and when they were last set, in the
+    // namespace's nanoseconds; owned by RouterDiscovery, which expires the address.
+    long validLft = INFINITE_LIFETIME;
+    long preferredLft = INFINITE_LIFETIME;
+    long lifetimesSetNanos;
+    // Past its preferred lifetime (IFA_F_DEPRECATED): still valid, but a source only when no other will do.
+    volatile boolean deprecated;
+
+    /** The lifetime value that means forever (RFC 4861 §4.6.2: all ones). */
+    public static final long INFINITE_LIFETIME = 0xffff_ffffL;
 
     Inet6Ifaddr(Device dev, Ipv6Addr address, int prefixLen, Origin origin, boolean nodad, DadState state) {
         this.dev = dev;
@@ -60,6 +70,25 @@ public final class Inet6Ifaddr {
         return nodad;
     }
 
+    /** Seconds the address stays valid from {@link #lifetimesSetNanos()}, or {@link #INFINITE_LIFETIME}. */
+    public long validLft() {
+        return validLft;
+    }
+
+    /** Seconds the address stays preferred from {@link #lifetimesSetNanos()}, or {@link #INFINITE_LIFETIME}. */
+    public long preferredLft() {
+        return preferredLft;
+    }
+
+    public long lifetimesSetNanos() {
+        return lifetimesSetNanos;
+    }
+
+    /** Past its preferred lifetime: still valid, chosen as a source only when no other address fits (RFC 6724). */
+    public boolean deprecated() {
+        return deprecated;
+    }
+
     public DadState state() {
         return state;
     }
@@ -84,6 +113,12 @@ public final class Inet6Ifaddr {
     public String toString() {
         StringBuilder sb = new StringBuilder().append(address).append('/').append(prefixLen)
                 .append(" scope ").append(scope());
+        if (origin == Origin.AUTOCONF) {
+            sb.append(" dynamic");
+        }
+        if (deprecated) {
+            sb.append(" deprecated");
+        }
         if (nodad) {
             sb.append(" nodad");
         }

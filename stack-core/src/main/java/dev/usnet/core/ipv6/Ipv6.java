@@ -108,6 +108,7 @@ public final class Ipv6 {
         Inet6Ifaddr ifa = addrconf.add(dev, address, prefixLen, Inet6Ifaddr.Origin.STATIC, nodad, runsDad(dev));
         if (dev.isUp() && dev.hasCarrier()) {
             ndisc.startDad(ifa);
+            ndisc.addressReady(ifa);
         }
         return ifa;
     }
@@ -133,8 +134,15 @@ public final class Ipv6 {
             return;
         }
         boolean loopback = dev instanceof Loopback;
+        Inet6Ifaddr ll = null;
         if (loopback || netns.conf(dev).get(Ipv6Sysctl.ADDR_GEN_MODE) == 0) {
-            addrconf.linkUp(dev, loopback, dev.mac(), runsDad(dev));
+            ll = addrconf.linkUp(dev, loopback, dev.mac(), runsDad(dev));
+        }
+        if (ll != null) {
+            // Usable at once without duplicate detection: what follows its success happens now.
+            ndisc.addressReady(ll);
+        } else if (!loopback) {
+            ndisc.linkUpAgain(dev);
         }
         // Every tentative address of the device, the new link-local one and those added while it was down, starts
         // duplicate detection now that the link can carry it.

@@ -25,8 +25,10 @@ import java.util.Map;
  * solicited-node group, unicast probes, address unreachable for what waited in vain), receiving solicitations and
  * advertisements after RFC 4861's validation (hop limit 255, code 0, lengths, options), answering solicitations for
  * our addresses (router flag while forwarding), advertisements updating entries as their solicited and override
- * flags say, redirects for packets leaving by the link they came in on, and duplicate address detection for
- * tentative addresses.
+ * flags say (and the entry's router flag as their R flag says), redirects for packets leaving by the link they came
+ * in on, duplicate address detection for tentative addresses and what follows when an address becomes usable.
+ * Router solicitations and advertisements go to its two router discovery parts, {@link RouterDiscovery} (a host's)
+ * and {@link RouterAdvertiser} (usnet's advertisement daemon).
  */
 public final class Ndisc implements NeighOps {
     private static final int ND_MSG_LEN = 24;
@@ -49,10 +51,24 @@ public final class Ndisc implements NeighOps {
     private final Inet6Peers redirectPeers = new Inet6Peers();
     // Duplicate address detection in progress, by address entry.
     private final Map<Inet6Ifaddr, Timeout> dad = new HashMap<>();
+    private final RouterDiscovery routerDiscovery;
+    private final RouterAdvertiser routerAdvertiser;
 
     public Ndisc(Ipv6 inet6) {
         this.inet6 = inet6;
         this.ns = inet6.netns();
+        this.routerDiscovery = new RouterDiscovery(inet6, this);
+        this.routerAdvertiser = new RouterAdvertiser(inet6, this);
+    }
+
+    /** The host side of router discovery: solicitations, advertisements taken, SLAAC. */
+    public RouterDiscovery routerDiscovery() {
+        return routerDiscovery;
+    }
+
+    /** The router side: advertisements sent when {@code usnet.ipv6.ra.<dev>.send} is on. */
+    public RouterAdvertiser routerAdvertiser() {
+        return routerAdvertiser;
     }
 
     // ---- the neighbour table's operations for IPv6 (ndisc_hh_ops, ndisc_constructor) ----
@@ -248,7 +264,7 @@ public final class Ndisc implements NeighOps {
     }
 
     /** ndisc_send_skb: hop limit 255, the checksum, then the neighbour layer (or straight to {@code knownMac}). */
-    private void transmit(Device dev, Packet r, long sh, long sl, long dh, long dl, long knownMac) {
+    void transmit(Device dev, Packet r, long sh, long sl, long dh, long dl, long knownMac) {
         ByteBuf b = r.buf();
         int t = r.transport();
         int len = r.start() + r.length() - t;
@@ -288,8 +304,14 @@ public final class Ndisc implements NeighOps {
                 ns.mib().inc(Mib.Icmp6InNeighborAdvertisements);
                 bad = recvNa(p, off, len);
             }
-            case Icmpv6Packet.ROUTER_SOLICITATION -> ns.mib().inc(Mib.Icmp6InRouterSolicits);
-            case Icmpv6Packet.ROUTER_ADVERTISEMENT -> ns.mib().inc(Mib.Icmp6InRouterAdvertisements);
+            case Icmpv6Packet.ROUTER_SOLICITATION -> {
+                ns.mib().inc(Mib.Icmp6InRouterSolicits);
+                bad = routerAdvertiser.rcvRs(p, off, len, ip.srcHi(), ip.srcLo());
+            }
+            case Icmpv6Packet.ROUTER_ADVERTISEMENT -> {
+                ns.mib().inc(Mib.Icmp6InRouterAdvertisements);
+                bad = routerDiscovery.rcvRa(p, off, len, ip.srcHi(), ip.srcLo());
+            }
             case Icmpv6Packet.REDIRECT -> ns.mib().inc(Mib.Icmp6InRedirects);
             default -> { }
         }
@@ -376,6 +398,7 @@ public final class Ndisc implements NeighOps {
             return DropReason.IPV6_NDISC_BAD;
         }
         int flags = b.getInt(off + Icmpv6Packet.REST);
+        boolean isRouter = (flags & NA_ROUTER) != 0;
         boolean solicited = (flags & NA_SOLICITED) != 0;
         boolean override = (flags & NA_OVERRIDE) != 0;
         long th = b.getLong(off + 8);
@@ -405,7 +428,19 @@ public final class Ndisc implements NeighOps {
             }
             mac = n.mac();
         }
+        // An advertisement not taken (a different address without override on a valid entry) leaves the router
+        // flag as it was too; one taken sets it from its R flag (NEIGH_UPDATE_F_OVERRIDE_ISROUTER).
+        boolean taken = !(n.state().valid() && mac != n.mac() && !override)
+                && n.state() != NudState.PERMANENT && n.state() != NudState.NOARP;
+        boolean wasRouter = n.router();
         inet6.neigh().update(n, mac, solicited, override);
+        if (taken) {
+            n.setRouter(isRouter);
+            if (wasRouter && !isRouter) {
+                // The router became a host: the default routes through it go (rt6_clean_tohost).
+                routerDiscovery.routerBecameHost(ip.srcHi(), ip.srcLo());
+            }
+        }
         return null;
     }
 
@@ -421,8 +456,9 @@ public final class Ndisc implements NeighOps {
             return;
         }
         Device dev = ifa.dev();
-        long maxDelayS = Math.max(1, ns.conf(dev).get(Ipv6Sysctl.ROUTER_SOLICITATION_DELAY));
-        long delay = ns.randomBelow(maxDelayS * 1_000_000_000L);
+        // Below router_solicitation_delay, or no delay when that is 0 (Linux draws below "delay ?: 1" jiffies).
+        long maxDelayS = ns.conf(dev).get(Ipv6Sysctl.ROUTER_SOLICITATION_DELAY);
+        long delay = maxDelayS == 0 ? 0 : ns.randomBelow(maxDelayS * 1_000_000_000L);
         int transmits = (int) ns.conf(dev).get(Ipv6Sysctl.DAD_TRANSMITS);
         dad.put(ifa, ns.schedule(() -> dadStep(ifa, transmits), delay));
     }
@@ -435,25 +471,70 @@ public final class Ndisc implements NeighOps {
         if (left == 0) {
             dad.remove(ifa);
             inet6.addrconf().dadSucceeded(ifa);
+            addressReady(ifa);
             return;
         }
         Device dev = ifa.dev();
         long th = ifa.address().hi();
         long tl = ifa.address().lo();
         // enhanced_dad (on by default): a nonce (RFC 7527) lets a node tell its own looped probe from another's.
-        long nonce = 1 + ns.randomBelow(0xffff_ffff_ffffL);
+        long nonce = ns.knobs().effective(Ipv6Sysctl.ENHANCED_DAD, ns.conf(dev)) != 0
+                ? 1 + ns.randomBelow(0xffff_ffff_ffffL) : 0;
         sendNs(dev, th, tl, SOLICITED_NODE_HI, SOLICITED_NODE_LO | (tl & 0xff_ffffL), 0, 0, 0L, nonce);
         long retrans = Math.max(ns.conf(dev).get(Ipv6Sysctl.NEIGH.retransTimeMs), 10) * 1_000_000L;
         dad.put(ifa, ns.schedule(() -> dadStep(ifa, left - 1), retrans));
     }
 
-    /** addrconf_dad_failure: another node has the address; it stays unusable. */
+    /**
+     * addrconf_dad_failure and addrconf_dad_stop: another node has the address. An address given by hand stays,
+     * unusable ({@code dadfailed}); a SLAAC address, which is not permanent, is deleted.
+     */
     private void dadFailed(Inet6Ifaddr ifa) {
         Timeout t = dad.remove(ifa);
         if (t != null) {
             t.cancel();
         }
         inet6.addrconf().dadFailed(ifa);
+        if (ifa.origin() == Inet6Ifaddr.Origin.AUTOCONF) {
+            routerDiscovery.removeAddress(ifa);
+        }
+    }
+
+    /**
+     * addrconf_dad_completed: {@code ifa} became usable, after duplicate detection or without it. With
+     * {@code ndisc_notify} an unsolicited NA for it goes to all nodes (override, router flag while forwarding); a
+     * link-local address starts router solicitations (a host) and advertisements (when configured).
+     */
+    public void addressReady(Inet6Ifaddr ifa) {
+        Device dev = ifa.dev();
+        if (!ifa.preferred() || !dev.isUp() || !dev.hasCarrier()) {
+            return;
+        }
+        if (ns.knobs().effective(Ipv6Sysctl.NDISC_NOTIFY, ns.conf(dev)) != 0) {
+            boolean router = ns.knobs().effective(Ipv6Sysctl.FORWARDING, ns.conf(dev)) != 0;
+            sendNa(dev, Ipv6Addr.ALL_NODES.hi(), Ipv6Addr.ALL_NODES.lo(), ifa.address().hi(), ifa.address().lo(),
+                    router, false, true, true);
+        }
+        if (ifa.address().isLinkLocal()) {
+            routerDiscovery.linkLocalReady(dev, ifa);
+            routerAdvertiser.linkLocalReady(dev);
+        }
+    }
+
+    /**
+     * The device is up with carrier again and its link-local address was already usable (usnet keeps it across a
+     * link flap, where Linux makes it anew): solicitations start again unless they are still going, and
+     * advertisements start if the device's knob now says so.
+     */
+    public void linkUpAgain(Device dev) {
+        Inet6Ifaddr ll = inet6.addrconf().linkLocal(dev);
+        if (ll == null) {
+            return;
+        }
+        if (!routerDiscovery.soliciting(dev)) {
+            routerDiscovery.linkLocalReady(dev, ll);
+        }
+        routerAdvertiser.linkLocalReady(dev);
     }
 
     /** The namespace closes: pending detection stops. */
@@ -462,5 +543,7 @@ public final class Ndisc implements NeighOps {
             t.cancel();
         }
         dad.clear();
+        routerDiscovery.close();
+        routerAdvertiser.close();
     }
 }

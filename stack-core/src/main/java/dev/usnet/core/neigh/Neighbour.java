@@ -22,6 +22,8 @@ public final class Neighbour {
     final int addrLength;
     volatile long mac;
     volatile NudState state = NudState.NONE;
+    // NTF_ROUTER: the neighbour said it is a router (neighbour discovery's R flag, a router advertisement).
+    volatile boolean router;
     long updated;
     long confirmed;
     long used;
@@ -89,6 +91,16 @@ public final class Neighbour {
         return updated;
     }
 
+    /** Whether the neighbour is known to be a router (NTF_ROUTER; IPv6 only). */
+    public boolean router() {
+        return router;
+    }
+
+    /** Neighbour discovery learned whether the neighbour is a router (an NA's R flag, an RA). */
+    public void setRouter(boolean router) {
+        this.router = router;
+    }
+
     public NudState state() {
         return state;
     }
@@ -101,6 +113,6 @@ public final class Neighbour {
     @Override
     public String toString() {
         return address() + " dev " + dev.name()
-                + (state.valid() ? " lladdr " + MacAddr.format(mac) : "") + " " + state.display();
+                + (state.valid() ? " lladdr " + MacAddr.format(mac) : "") + (router ? " router" : "") + " " + state.display();
     }
 }

@@ -135,6 +135,18 @@ public final class Fib6 {
         return false;
     }
 
+    /** Removes exactly {@code r} (equal in every field), if present: a route that expired or was withdrawn. */
+    public synchronized boolean removeExact(Route6 r) {
+        for (Route6 o : routes(r.prefix(), r.prefixLen())) {
+            if (o.equals(r)) {
+                removeRoute(o);
+                notify(o, false);
+                return true;
+            }
+        }
+        return false;
+    }
+
     public boolean remove(Ipv6Addr prefix, int len) {
         return remove(prefix, len, null);
     }

@@ -38,6 +38,7 @@ public enum Mib {
     Icmp6InDestUnreachs, Icmp6InPktTooBigs, Icmp6InTimeExcds, Icmp6InParmProblems, Icmp6InEchos, Icmp6InEchoReplies,
     Icmp6InRouterSolicits, Icmp6InRouterAdvertisements, Icmp6InNeighborSolicits, Icmp6InNeighborAdvertisements,
     Icmp6InRedirects, Icmp6OutDestUnreachs, Icmp6OutPktTooBigs, Icmp6OutTimeExcds, Icmp6OutParmProblems,
-    Icmp6OutEchos, Icmp6OutEchoReplies, Icmp6OutNeighborSolicits, Icmp6OutNeighborAdvertisements, Icmp6OutRedirects,
+    Icmp6OutEchos, Icmp6OutEchoReplies, Icmp6OutRouterSolicits, Icmp6OutRouterAdvertisements, Icmp6OutNeighborSolicits,
+    Icmp6OutNeighborAdvertisements, Icmp6OutRedirects,
     Udp6InDatagrams, Udp6NoPorts, Udp6InErrors, Udp6OutDatagrams, Udp6InCsumErrors
 }

@@ -26,6 +26,8 @@ class Ip6DefragTest {
         NetStack s = net.ns("dut");
         s.knobs().set("net.ipv6.conf.default.disable_ipv6", "0");
         s.knobs().set("net.ipv6.conf.default.accept_dad", "0");
+        // A host sends router solicitations at link up; none among the frames looked at here.
+        s.knobs().set("net.ipv6.conf.default.router_solicitations", "0");
         s.knobs().set("net.ipv6.ip6frag_time", "2");
         TestNet.Wire w = net.wire(s, "eth0", DUT_MAC);
         s.ipv6().addAddress(w.dutEnd, ADDR, 64, false);

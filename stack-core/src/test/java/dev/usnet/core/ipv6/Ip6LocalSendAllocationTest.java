@@ -55,6 +55,8 @@ class Ip6LocalSendAllocationTest {
             NetStack h = net.ns("h");
             a.knobs().set("net.ipv6.conf.default.disable_ipv6", "0");
             a.knobs().set("net.ipv6.conf.default.accept_dad", "0");
+            // A host sends router solicitations at link up; none among the frames looked at here.
+            a.knobs().set("net.ipv6.conf.default.router_solicitations", "0");
             VethEnd[] p = VethEnd.createPair(a, "eth0", 0x02_00_00_00_00_0aL, h, "eth0", PEER);
             p[1].setRxHandler((dev, pkt) -> {
                 pkt.release();

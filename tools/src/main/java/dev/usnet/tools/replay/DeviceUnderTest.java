@@ -34,12 +34,20 @@ public final class DeviceUnderTest implements AutoCloseable {
     private final NetStack tester;
     private final Map<String, VethEnd> testerEnds = new LinkedHashMap<>();
     private final Map<String, List<PcapRecord>> captured = new LinkedHashMap<>();
+    // tools/oracle/kernel_dut.py's IPv6 wait: its time limit, poll period and quiet time after.
+    private static final long IPV6_READY_LIMIT_NANOS = 5_000_000_000L;
+    private static final long IPV6_READY_POLL_NANOS = 20_000_000L;
+    private static final long IPV6_QUIET_NANOS = 300_000_000L;
+    private long captureStart;
 
     public DeviceUnderTest(Scenario sc, long seed) {
         dut = new NetStack("dut", scheduler, seed);
         tester = new NetStack("tester", scheduler, seed);
         try {
             build(sc);
+            if (sc.hasIpv6()) {
+                settleIpv6();
+            }
         } catch (RuntimeException e) {
             close();
             throw e;
@@ -67,7 +75,7 @@ public final class DeviceUnderTest implements AutoCloseable {
                 if (!tx) {
                     byte[] data = new byte[pkt.length()];
                     pkt.buf().getBytes(pkt.start(), data);
-                    out.add(new PcapRecord(now, data));
+                    out.add(new PcapRecord(now - captureStart, data));
                 }
             });
             // The tester only listens: frames it receives are consumed after capture.
@@ -158,6 +166,35 @@ public final class DeviceUnderTest implements AutoCloseable {
     }
 
     /**
+     * As the recorder does before it captures an IPv6 scenario: run until no address is tentative (duplicate
+     * detection done, at most 5 s), then 0.3 s more, and forget what left the ports meanwhile (duplicate detection
+     * probes, the first router solicitation, link-up reports). Inputs and captures count from the end of it.
+     */
+    private void settleIpv6() {
+        long deadline = scheduler.nanoTime() + IPV6_READY_LIMIT_NANOS;
+        while (anyTentative() && scheduler.nanoTime() < deadline) {
+            scheduler.runFor(IPV6_READY_POLL_NANOS);
+        }
+        scheduler.runFor(IPV6_QUIET_NANOS);
+        captured.values().forEach(List::clear);
+        captureStart = scheduler.nanoTime();
+    }
+
+    private boolean anyTentative() {
+        for (var a : dut.ipv6().addrconf().list()) {
+            if (a.state() == dev.usnet.core.ipv6.Inet6Ifaddr.DadState.TENTATIVE) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Virtual time at which capturing began: inputs are timed from it, captures stamped relative to it. */
+    public long captureStart() {
+        return captureStart;
+    }
+
+    /**
      * A port's sysctl as the oracle names it: {@code ipv6.KNOB} is {@code net.ipv6.conf.<port>.KNOB},
      * {@code neigh6.KNOB} {@code net.ipv6.neigh.<port>.KNOB}, anything else the IPv4 family's.
      */
@@ -197,7 +234,7 @@ public final class DeviceUnderTest implements AutoCloseable {
             Packet p = Packet.allocate(Buffers.HEADROOM, frame.length);
             p.buf().writeBytes(frame);
             end.transmit(p);
-        }, atNanos - scheduler.nanoTime());
+        }, captureStart + atNanos - scheduler.nanoTime());
     }
 
     /** Frames the DUT sent out of each port so far, stamped with virtual time. */

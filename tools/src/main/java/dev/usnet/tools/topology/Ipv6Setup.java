@@ -72,7 +72,8 @@ final class Ipv6Setup {
                 Ipv6On.turnOn(s, setByFile);
             }
             for (Knob k : ns.knobs()) {
-                if (k.key().startsWith(Ipv6Sysctl.CONF)) {
+                // Router advertisement knobs too: advertising starts when a link-local address becomes usable.
+                if (k.key().startsWith(Ipv6Sysctl.CONF) || k.key().startsWith(Ipv6Sysctl.RA)) {
                     applied.add(k);
                     String dev = Knobs.deviceOf(k.key());
                     if (dev != null && !List.of("all", "default", "lo").contains(dev) && s.device(dev) == null) {
