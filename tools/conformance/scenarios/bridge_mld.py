@@ -1,5 +1,5 @@
 from scapy.all import (Ether, IPv6, IPv6ExtHdrHopByHop, RouterAlert, UDP, Raw, ICMPv6MLReport,
-                       ICMPv6MLDone, ICMPv6MLQuery2, ICMPv6MLReport2, ICMPv6MLDMultAddrRec)
+                       ICMPv6MLDone, ICMPv6EchoRequest, ICMPv6MLQuery2, ICMPv6MLReport2, ICMPv6MLDMultAddrRec)
 # IPv6 multicast through a Linux bridge with multicast snooping on and Linux's other defaults: no querier of
 # its own (multicast_querier 0), ports learn router ports from queries (multicast_router 1), every port floods
 # unregistered multicast (multicast_flood on), MLDv1 snooping (multicast_mld_version 1). The bridge device has
@@ -78,5 +78,25 @@ SCENARIO = {
       report2(A, A_LL, (CHANGE_TO_INCLUDE, G1))),
     s("p2", "UDP to G1 after the leave: to p1 and p4", udp(B, B_LL, G1, "9")),
     s("p4", "UDP to G1 from the router port: to p1 only", udp(R, R_LL, G1, "r")),
+    # Frames the snooping code finds broken (a bad MLD checksum, a query from a global source, an IPv6 header
+    # that does not fit the frame) are dropped, whatever their destination.
+    s("p2", "MLDv1 report for G2 with a bad checksum: dropped, G2 not registered",
+      mld(B, B_LL, G2, ICMPv6MLReport(mladdr=G2, cksum=0x1234))),
+    s("p2", "UDP to G2 after the bad report: still unregistered, to p4 only", udp(B, B_LL, G2, "x")),
+    s("p3", "MLDv2 query from a global source (not link-local): dropped",
+      mld(C, "2001:db8::2c", "ff02::1", ICMPv6MLQuery2(mrd=500, mladdr="::"))),
+    s("p1", "unicast IPv6 to unknown D whose payload length runs past the frame: dropped",
+      Ether(src=A, dst="02:00:00:00:2e:05") / IPv6(src="2001:db8::2a", dst="2001:db8::2e", hlim=64, plen=200, nh=59)
+      / Raw(b"t" * 20)),
+    s("p1", "unicast IPv6 to unknown D, well formed: flooded", Ether(src=A, dst="02:00:00:00:2e:05")
+      / IPv6(src="2001:db8::2a", dst="2001:db8::2e", hlim=64, nh=59) / Raw(b"u" * 20)),
+    s("p2", "IPv6 to G1 whose payload length runs past the frame", Ether(src=B, dst=mcast_mac(G1))
+      / IPv6(src=B_LL, dst=G1, hlim=5, plen=200, nh=59) / Raw(b"v" * 20)),
+    s("p2", "version 4 in an IPv6 ethertype frame to G1's MAC", Ether(src=B, dst=mcast_mac(G1), type=0x86dd)
+      / Raw(b"\x45" + b"w" * 59)),
+    s("p2", "ICMPv6 echo request with a hop-by-hop header to G2 (ICMPv6 but not MLD)", Ether(src=B, dst=mcast_mac(G2))
+      / IPv6(src=B_LL, dst=G2, hlim=5) / IPv6ExtHdrHopByHop(options=[RouterAlert(value=0)])
+      / ICMPv6EchoRequest(id=7, seq=1, data=b"e" * 8)),
+    s("p2", "UDP to G1 again: to p1 and p4", udp(B, B_LL, G1, "z")),
   ],
 }
