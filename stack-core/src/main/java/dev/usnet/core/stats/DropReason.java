@@ -24,6 +24,8 @@ public enum DropReason {
             + "back out (no hairpin)"),
     BRIDGE_NO_PORT("the bridge had no port to send the frame out of: the learned port or every flood candidate was "
             + "down or not forwarding"),
+    BRIDGE_MCAST_INVALID("multicast IPv6 frame that a snooping bridge found broken: its IPv6 header does not fit the "
+            + "frame, or an MLD message with a bad checksum, too short, or a query from a non-link-local source"),
     FDB_FULL("the bridge's FDB held fdb_max_learned entries, so the source MAC was not learned (the frame itself was "
             + "still forwarded)"),
     ARP_MALFORMED("ARP packet with a wrong hardware or protocol type or address length (arp_rcv's checks)"),

@@ -85,6 +85,7 @@ public final class DeviceUnderTest implements AutoCloseable {
             Bridge br = new Bridge("br0", b.mac());
             dut.register(br);
             br.setAgeingNanos((long) (b.ageingTimeS() * 1e9));
+            br.multicast().setEnabled(b.multicastSnooping());
             if (b.fdbMaxLearned() != null) {
                 br.setFdbMaxLearned(b.fdbMaxLearned());
             }
