@@ -25,6 +25,7 @@ public final class Ipv6 {
     private final Ndisc ndisc;
     private final NeighTable neigh;
     private final Icmpv6 icmp;
+    private final Mld mld;
     private final Udp6 udp;
     private final Ip6ExtHeaders exthdr;
     private final Ip6Output output;
@@ -39,6 +40,7 @@ public final class Ipv6 {
         this.ndisc = new Ndisc(this);
         this.neigh = new NeighTable(netns, ndisc, Ipv6Sysctl.NEIGH);
         this.icmp = new Icmpv6(this);
+        this.mld = new Mld(this);
         this.exthdr = new Ip6ExtHeaders(this);
         this.output = new Ip6Output(this);
         this.forward = new Ip6Forward(this);
@@ -78,6 +80,11 @@ public final class Ipv6 {
 
     public Icmpv6 icmp() {
         return icmp;
+    }
+
+    /** The MLD listener of every device. */
+    public Mld mld() {
+        return mld;
     }
 
     public Ip6ExtHeaders exthdr() {
@@ -158,6 +165,7 @@ public final class Ipv6 {
     public void deviceUnregistered(Device dev) {
         addrconf.flush(dev);
         neigh.flushDevice(dev);
+        mld.forget(dev);
     }
 
     /** The namespace closes: pending neighbour, reassembly and detection work is cancelled and freed. */
@@ -165,5 +173,6 @@ public final class Ipv6 {
         neigh.close();
         defrag.close();
         ndisc.close();
+        mld.close();
     }
 }

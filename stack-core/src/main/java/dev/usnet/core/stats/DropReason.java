@@ -118,6 +118,8 @@ public enum DropReason {
     IPV6_BAD_EXTHDR("malformed or refused IPv6 extension header: a bad option, a routing header type 0 with "
             + "segments left, a header beyond the packet; an ICMPv6 parameter problem went back where Linux sends "
             + "one (Ip6InHdrErrors; Linux: IPV6_BAD_EXTHDR)"),
+    IPV6_MLD_BAD_QUERY("MLD query ignored: its source is not a link-local address or it is shorter than 24 bytes "
+            + "(igmp6_event_query's checks)"),
     IPV6_NDISC_BAD("neighbour discovery message failing RFC 4861 validation: hop limit not 255, code not 0, too "
             + "short, bad options (Icmp6InErrors; Linux: IPV6_NDISC_HOP_LIMIT, _BAD_CODE, _BAD_OPTIONS)"),
     IP6_REASM_TIMEOUT("not every fragment of an IPv6 datagram arrived within net.ipv6.ip6frag_time "
