@@ -137,6 +137,7 @@ public final class Ipv6 {
      */
     public void linkChanged(Device dev) {
         if (!dev.isUp() || !dev.hasCarrier() || !enabled(dev)) {
+            mld.linkDown(dev);
             return;
         }
         boolean loopback = dev instanceof Loopback;

@@ -43,6 +43,8 @@ public final class Mld {
     private static final int MLD_V2_QUERY_MIN = 28;
     private static final int MLD2_RECORD_LEN = 20;
     private static final int MODE_IS_EXCLUDE = 2;
+    private static final int CHANGE_TO_INCLUDE = 3;
+    private static final int CHANGE_TO_EXCLUDE = 4;
     private static final long ALL_NODES_HI = 0xff02_0000_0000_0000L;
     private static final long SOLICITED_NODE_LO = 0x0000_0001_ff00_0000L;
 
@@ -126,17 +128,16 @@ public final class Mld {
             // Another listener answered for the group: ours would add nothing (report suppression).
             MldInterface mi = interfaces.get(dev);
             if (mi != null) {
-                Timeout t = mi.groupAnswers.remove(new MldInterface.Group(b.getLong(off + 8), b.getLong(off + 16)));
-                if (t != null) {
-                    t.cancel();
-                }
+                Ipv6Addr g = new Ipv6Addr(b.getLong(off + 8), b.getLong(off + 16));
+                cancelGroupAnswer(mi, g);
+                mi.lastReporter.remove(g);
             }
         }
         p.release();
     }
 
     private MldInterface state(Device dev) {
-        return interfaces.computeIfAbsent(dev, d -> new MldInterface((int) ns.conf(d).get(MldSysctl.MLD_QRV)));
+        return interfaces.computeIfAbsent(dev, d -> new MldInterface((int) ns.conf(d).get(MldSysctl.MLD_QRV), d.mac()));
     }
 
     /** mld_force_mld_version: a non-zero {@code all} wins over the device's own value. */
@@ -188,6 +189,13 @@ public final class Mld {
                 mi.generalQueryAnswer.cancel();
                 mi.generalQueryAnswer = null;
             }
+            if (mi.ifcWork != null) {
+                mi.ifcWork.cancel();
+                mi.ifcWork = null;
+            }
+            mi.ifcCount = 0;
+            mi.joinCounts.clear();
+            mi.leaveCounts.clear();
         } else if (len >= MLD_V2_QUERY_MIN) {
             long mrc = mrcMillis(b.getUnsignedShort(off + 4));
             maxDelayJiffies = jiffies(mrc);
@@ -246,7 +254,7 @@ public final class Mld {
         if (mi.generalQueryAnswer != null) {
             mi.generalQueryAnswer.cancel();
         }
-        long delay = (ns.randomBelow(maxDelayJiffies) + 2) * jiffy();
+        long delay = (randomBelow(dev, maxDelayJiffies) + 2) * jiffy();
         mi.generalQueryAnswer = ns.schedule(() -> {
             mi.generalQueryAnswer = null;
             sendV2Report(dev, null);
@@ -262,7 +270,7 @@ public final class Mld {
             return;
         }
         MldInterface.Group g = new MldInterface.Group(gHi, gLo);
-        long delay = ns.randomBelow(maxDelayJiffies) * jiffy();
+        long delay = randomBelow(dev, maxDelayJiffies) * jiffy();
         Timeout pending = mi.groupAnswers.get(g);
         if (pending != null && pending.isPending()) {
             return;
@@ -274,20 +282,186 @@ public final class Mld {
             }
             if (inV1Mode(dev)) {
                 sendV1Report(dev, gHi, gLo);
+                mi.lastReporter.add(new Ipv6Addr(gHi, gLo));
             } else {
                 sendV2Report(dev, new Ipv6Addr(gHi, gLo));
             }
         }, delay));
     }
 
+    // ---- unsolicited reports: joins and leaves ----
+
+    /**
+     * ipv6_mc_up and the joins and leaves after it: compares the groups {@code dev} reports now with those it
+     * reported before. In MLDv2 every change goes into state-change reports (change-to-exclude of no source for a
+     * join, change-to-include of none for a leave), each change in mld_qrv of them: the first two jiffies after the
+     * change, the others a random 0..mldv2_unsolicited_report_interval-1 jiffies (+2) apart. In MLDv1 a join is
+     * reported at once and once more a random 0..mldv1_unsolicited_report_interval later, a leave sends a done to
+     * ff02::2 when we were the group's last reporter.
+     *
+     * <p>Nothing calls this at link up or on an address change yet: the count of link-up reports Linux sends (four in
+     * a recorded link up, from several device events) is not reproduced, and a real-time test of duplicate
+     * address detection's tentative window changed with the traffic (docs/data-plane.md, MLD).
+     */
+    public void sync(Device dev) {
+        if (dev instanceof Loopback || !dev.isUp() || !dev.hasCarrier() || !inet6.enabled(dev)) {
+            return;
+        }
+        MldInterface mi = state(dev);
+        List<Ipv6Addr> now = reportedGroups(dev);
+        boolean v1 = inV1Mode(dev);
+        boolean changed = false;
+        for (Ipv6Addr g : mi.joined) {
+            if (!now.contains(g)) {
+                changed = true;
+                mi.joinCounts.remove(g);
+                cancelGroupAnswer(mi, g);
+                if (v1) {
+                    if (mi.lastReporter.remove(g)) {
+                        sendV1(dev, Icmpv6Packet.MLD_DONE, g.hi(), g.lo(), Ipv6Addr.ALL_ROUTERS);
+                    }
+                } else {
+                    mi.leaveCounts.put(g, mi.qrv);
+                }
+            }
+        }
+        for (Ipv6Addr g : now) {
+            if (!mi.joined.contains(g)) {
+                changed = true;
+                mi.leaveCounts.remove(g);
+                if (v1) {
+                    joinV1(dev, mi, g);
+                } else {
+                    mi.joinCounts.put(g, mi.qrv);
+                }
+            }
+        }
+        mi.joined = List.copyOf(now);
+        if (changed && !v1) {
+            mi.ifcCount = mi.qrv;
+            startIfcWork(dev, mi, 1);
+        }
+    }
+
+    /** ipv6_mc_down: the device went down or lost IPv6; what it joined is reported again when it comes back. */
+    public void linkDown(Device dev) {
+        MldInterface mi = interfaces.get(dev);
+        if (mi != null) {
+            mi.cancelAll();
+            mi.joined = List.of();
+            mi.lastReporter.clear();
+        }
+    }
+
+    private void cancelGroupAnswer(MldInterface mi, Ipv6Addr g) {
+        Timeout t = mi.groupAnswers.remove(new MldInterface.Group(g.hi(), g.lo()));
+        if (t != null) {
+            t.cancel();
+        }
+    }
+
+    /** igmp6_join_group in MLDv1. */
+    private void joinV1(Device dev, MldInterface mi, Ipv6Addr g) {
+        sendV1(dev, Icmpv6Packet.MLD_REPORT, g.hi(), g.lo(), g);
+        mi.lastReporter.add(g);
+        MldInterface.Group key = new MldInterface.Group(g.hi(), g.lo());
+        Timeout pending = mi.groupAnswers.get(key);
+        if (pending != null && pending.isPending()) {
+            return;
+        }
+        long delay = randomBelow(dev, unsolicitedIntervalJiffies(dev)) * jiffy();
+        mi.groupAnswers.put(key, ns.schedule(() -> {
+            mi.groupAnswers.remove(key);
+            if (reports(dev, g.hi(), g.lo()) && inV1Mode(dev)) {
+                sendV1(dev, Icmpv6Packet.MLD_REPORT, g.hi(), g.lo(), g);
+            }
+        }, delay));
+    }
+
+    /**
+     * A random 0..bound-1 jiffies for {@code dev}'s reports, from a source of MLD's own seeded by the device's MAC: the
+     * namespace's stream feeds other timers (duplicate address detection's delay, reachable time), whose draws the
+     * reports must not shift.
+     */
+    private long randomBelow(Device dev, long bound) {
+        return bound <= 1 ? 0 : state(dev).random.nextLong(bound);
+    }
+
+    /** unsolicited_report_interval: the MLDv1 or MLDv2 knob as the mode says, in jiffies, at least one. */
+    private long unsolicitedIntervalJiffies(Device dev) {
+        long ms = ns.conf(dev).get(inV1Mode(dev) ? Ipv6Sysctl.MLDV1_UNSOLICITED_REPORT_INTERVAL
+                : Ipv6Sysctl.MLDV2_UNSOLICITED_REPORT_INTERVAL);
+        return ms > 0 ? jiffies(ms) : 1;
+    }
+
+    /** mld_ifc_start_work: the next state-change report after 2 + random 0..bound-1 jiffies. */
+    private void startIfcWork(Device dev, MldInterface mi, long boundJiffies) {
+        if (mi.ifcWork != null) {
+            mi.ifcWork.cancel();
+        }
+        long delay = (randomBelow(dev, boundJiffies) + 2) * jiffy();
+        mi.ifcWork = ns.schedule(() -> {
+            mi.ifcWork = null;
+            sendStateChange(dev, mi);
+            if (mi.ifcCount > 0 && --mi.ifcCount > 0) {
+                startIfcWork(dev, mi, unsolicitedIntervalJiffies(dev));
+            }
+        }, delay);
+    }
+
+    /** mld_send_cr: the leaves still to report, then the joins, each record counting down. */
+    private void sendStateChange(Device dev, MldInterface mi) {
+        List<Ipv6Addr> groups = new ArrayList<>();
+        List<Integer> types = new ArrayList<>();
+        countDown(mi.leaveCounts, CHANGE_TO_INCLUDE, groups, types);
+        for (Ipv6Addr g : mi.joined) {
+            Integer c = mi.joinCounts.get(g);
+            if (c != null) {
+                groups.add(g);
+                types.add(CHANGE_TO_EXCLUDE);
+                if (c <= 1) {
+                    mi.joinCounts.remove(g);
+                } else {
+                    mi.joinCounts.put(g, c - 1);
+                }
+            }
+        }
+        if (!groups.isEmpty()) {
+            sendV2Records(dev, groups, types);
+        }
+    }
+
+    private static void countDown(Map<Ipv6Addr, Integer> counts, int type, List<Ipv6Addr> groups,
+                                  List<Integer> types) {
+        for (var it = counts.entrySet().iterator(); it.hasNext(); ) {
+            var e = it.next();
+            groups.add(e.getKey());
+            types.add(type);
+            if (e.getValue() <= 1) {
+                it.remove();
+            } else {
+                e.setValue(e.getValue() - 1);
+            }
+        }
+    }
+
     // ---- sending ----
 
     /** mld_send_report: is-exclude records of no source, for {@code only} or for every reported group. */
     private void sendV2Report(Device dev, Ipv6Addr only) {
-        if (!dev.isUp() || !inet6.enabled(dev)) {
+        List<Ipv6Addr> groups = only != null ? List.of(only) : reportedGroups(dev);
+        List<Integer> types = new ArrayList<>();
+        for (int i = 0; i < groups.size(); i++) {
+            types.add(MODE_IS_EXCLUDE);
+        }
+        sendV2Records(dev, groups, types);
+    }
+
+    /** MLDv2 reports to ff02::16 with a record of no source per group, as many as the MTU takes in each. */
+    private void sendV2Records(Device dev, List<Ipv6Addr> groups, List<Integer> types) {
+        if (!dev.isUp() || !inet6.enabled(dev) || groups.isEmpty()) {
             return;
         }
-        List<Ipv6Addr> groups = only != null ? List.of(only) : reportedGroups(dev);
         int perPacket = Math.max(1, (Math.max(dev.mtu(), Ipv6Packet.MIN_MTU) - Ipv6Packet.HEADER_LEN - HBH_LEN
                 - Icmpv6Packet.HEADER_LEN) / MLD2_RECORD_LEN);
         for (int from = 0; from < groups.size(); from += perPacket) {
@@ -303,7 +477,7 @@ public final class Mld {
             int rec = m + Icmpv6Packet.HEADER_LEN;
             for (int i = 0; i < n; i++) {
                 Ipv6Addr g = groups.get(from + i);
-                b.setByte(rec, MODE_IS_EXCLUDE);
+                b.setByte(rec, types.get(from + i));
                 b.setByte(rec + 1, 0);
                 b.setShort(rec + 2, 0);
                 b.setLong(rec + 4, g.hi());
@@ -314,20 +488,24 @@ public final class Mld {
         }
     }
 
-    /** igmp6_send: an MLDv1 report, sent to the group it reports. */
-    private void sendV1Report(Device dev, long gHi, long gLo) {
+    /** igmp6_send: an MLDv1 report (sent to the group it reports) or done (sent to ff02::2). */
+    private void sendV1(Device dev, int type, long gHi, long gLo, Ipv6Addr to) {
         if (!dev.isUp() || !inet6.enabled(dev)) {
             return;
         }
         Packet r = Ip6Output.allocate(HBH_LEN + MLD_V1_LEN);
         ByteBuf b = r.buf();
         int m = r.transport() + HBH_LEN;
-        b.setByte(m + Icmpv6Packet.TYPE, Icmpv6Packet.MLD_REPORT);
+        b.setByte(m + Icmpv6Packet.TYPE, type);
         b.setByte(m + Icmpv6Packet.CODE, 0);
         b.setInt(m + 4, 0);
         b.setLong(m + 8, gHi);
         b.setLong(m + 16, gLo);
-        transmit(dev, r, MLD_V1_LEN, gHi, gLo);
+        transmit(dev, r, MLD_V1_LEN, to.hi(), to.lo());
+    }
+
+    private void sendV1Report(Device dev, long gHi, long gLo) {
+        sendV1(dev, Icmpv6Packet.MLD_REPORT, gHi, gLo, new Ipv6Addr(gHi, gLo));
     }
 
     /**

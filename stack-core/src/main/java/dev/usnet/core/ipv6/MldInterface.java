@@ -24,11 +24,34 @@ final class MldInterface {
 
     record Group(long hi, long lo) {}
 
-    MldInterface(int qrv) {
+    /** The reported groups as last synchronised, in list order; empty while the device is down. */
+    java.util.List<dev.usnet.core.wire.Ipv6Addr> joined = java.util.List.of();
+    /** Per group, how many more state-change reports carry its change-to-exclude record (mca_crcount). */
+    final java.util.LinkedHashMap<dev.usnet.core.wire.Ipv6Addr, Integer> joinCounts = new java.util.LinkedHashMap<>();
+    /** Per group left, how many more state-change reports carry its change-to-include record (the mc_tomb list). */
+    final java.util.LinkedHashMap<dev.usnet.core.wire.Ipv6Addr, Integer> leaveCounts = new java.util.LinkedHashMap<>();
+    /** State-change reports still to send (mc_ifc_count) and the next one (mc_ifc_work). */
+    int ifcCount;
+    Timeout ifcWork;
+    /** MLDv1 groups we reported last (MAF_LAST_REPORTER): leaving one sends a done. */
+    final java.util.Set<dev.usnet.core.wire.Ipv6Addr> lastReporter = new java.util.HashSet<>();
+
+    /** The source of this device's report delays (seeded by its MAC, so replays repeat them). */
+    final java.util.SplittableRandom random;
+
+    MldInterface(int qrv, long mac) {
         this.qrv = qrv;
+        this.random = new java.util.SplittableRandom(mac * 0x9e37_79b9_7f4a_7c15L);
     }
 
     void cancelAll() {
+        if (ifcWork != null) {
+            ifcWork.cancel();
+            ifcWork = null;
+        }
+        ifcCount = 0;
+        joinCounts.clear();
+        leaveCounts.clear();
         if (generalQueryAnswer != null) {
             generalQueryAnswer.cancel();
             generalQueryAnswer = null;

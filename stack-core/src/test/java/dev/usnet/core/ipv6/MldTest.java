@@ -255,9 +255,97 @@ class MldTest {
             w.clear();
             w.send(generalV2(1));
             net.run(20 * MS);
-            byte[] f = w.frames().stream().filter(x -> mldType(x) == Icmpv6Packet.MLD2_REPORT).findFirst().orElseThrow();
+            byte[] f = w.frames().stream().filter(x -> mldType(x) == Icmpv6Packet.MLD2_REPORT && (x[70] & 0xff) == 2)
+                    .findFirst().orElseThrow();
             assertEquals(Ipv6Addr.ANY, addr(f, 22), "the link-local address is still tentative");
             assertEquals(List.of(LL_SN), records(f));
+        }
+    }
+
+    /** The record types and groups of an MLDv2 report, as "type group" strings. */
+    private static List<String> typedRecords(byte[] f) {
+        int n = ((f[62 + 6] & 0xff) << 8) | (f[62 + 7] & 0xff);
+        List<String> l = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            int r = 62 + 8 + 20 * i;
+            l.add((f[r] & 0xff) + " " + addr(f, r + 4));
+        }
+        return l;
+    }
+
+    @Test
+    void linkUpIsReportedInRobustnessManyStateChangeReportsTheFirstTwoJiffiesAfter() {
+        try (TestNet net = new TestNet()) {
+            NetStack s = net.ns("dut");
+            s.knobs().set("net.ipv6.conf.default.disable_ipv6", "0");
+            s.knobs().set("net.ipv6.conf.default.accept_dad", "0");
+            s.knobs().set("net.ipv6.conf.default.forwarding", "1");
+            TestNet.Wire w = net.wire(s, "r1", DUT_MAC);
+            net.settle();
+            long up = s.now();
+            s.ipv6().mld().sync(w.dutEnd);
+            net.run(2 * SEC);
+            List<TestNet.Seen> reports = w.received.stream()
+                    .filter(x -> mldType(x.data()) == Icmpv6Packet.MLD2_REPORT).toList();
+            assertEquals(2, reports.size(), "mld_qrv 2: the change is reported twice");
+            assertEquals(up + 2 * MS, reports.get(0).at(), "two jiffies (HZ 1000) after link up");
+            assertTrue(reports.get(1).at() - reports.get(0).at() <= SEC + 2 * MS,
+                    "the retransmission within mldv2_unsolicited_report_interval (+2 jiffies)");
+            for (TestNet.Seen x : reports) {
+                assertWellFormedReport(x.data(), DUT_LL, Ipv6Addr.ALL_MLDV2_ROUTERS);
+                assertEquals(List.of("4 " + LL_SN, "4 " + Ipv6Addr.ALL_ROUTERS), typedRecords(x.data()),
+                        "change-to-exclude of no source for each group joined, ff02::1 never");
+            }
+            w.clear();
+            s.ipv6().addAddress(w.dutEnd, GLOBAL, 64, false);
+            s.ipv6().mld().sync(w.dutEnd);
+            net.run(2 * SEC);
+            List<byte[]> joins = w.frames().stream().filter(x -> mldType(x) == Icmpv6Packet.MLD2_REPORT).toList();
+            assertEquals(2, joins.size());
+            assertEquals(List.of("4 " + ANYCAST_SN, "4 " + GLOBAL_SN), typedRecords(joins.getFirst()),
+                    "only the groups the new address joined");
+            w.clear();
+            s.knobs().set("net.ipv6.conf.r1.forwarding", "0");
+            s.ipv6().mld().sync(w.dutEnd);
+            net.run(2 * SEC);
+            List<byte[]> leaves = w.frames().stream().filter(x -> mldType(x) == Icmpv6Packet.MLD2_REPORT).toList();
+            assertEquals(2, leaves.size());
+            assertEquals(List.of("3 " + ANYCAST_SN, "3 " + Ipv6Addr.ALL_ROUTERS), typedRecords(leaves.getFirst()),
+                    "a leave is a change-to-include of no source");
+        }
+    }
+
+    @Test
+    void inMldv1AJoinIsReportedAtOnceAndOnceMoreAndALeaveSendsADone() {
+        try (TestNet net = new TestNet()) {
+            NetStack s = net.ns("dut");
+            s.knobs().set("net.ipv6.conf.default.disable_ipv6", "0");
+            s.knobs().set("net.ipv6.conf.default.accept_dad", "0");
+            s.knobs().set("net.ipv6.conf.default.force_mld_version", "1");
+            TestNet.Wire w = net.wire(s, "r1", DUT_MAC);
+            net.run(SEC);
+            s.ipv6().mld().sync(w.dutEnd);
+            net.run(10 * SEC);
+            w.clear();
+            s.knobs().set("net.ipv6.conf.r1.forwarding", "1");
+            s.ipv6().mld().sync(w.dutEnd);
+            net.settle();
+            List<byte[]> now = w.frames().stream().filter(x -> mldType(x) == Icmpv6Packet.MLD_REPORT
+                    && addr(x, 62 + 8).equals(Ipv6Addr.ALL_ROUTERS)).toList();
+            assertEquals(1, now.size(), "reported at once");
+            assertEquals(Ipv6Addr.ALL_ROUTERS, addr(now.getFirst(), 62 + 8));
+            assertWellFormedReport(now.getFirst(), DUT_LL, Ipv6Addr.ALL_ROUTERS);
+            net.run(10 * SEC);
+            assertEquals(2, w.frames().stream().filter(x -> mldType(x) == Icmpv6Packet.MLD_REPORT
+                            && addr(x, 62 + 8).equals(Ipv6Addr.ALL_ROUTERS)).count(),
+                    "and once more within mldv1_unsolicited_report_interval (10 s)");
+            w.clear();
+            s.knobs().set("net.ipv6.conf.r1.forwarding", "0");
+            s.ipv6().mld().sync(w.dutEnd);
+            net.settle();
+            byte[] done = w.frames().stream().filter(x -> mldType(x) == Icmpv6Packet.MLD_DONE).findFirst().orElseThrow();
+            assertWellFormedReport(done, DUT_LL, Ipv6Addr.ALL_ROUTERS);
+            assertEquals(Ipv6Addr.ALL_ROUTERS, addr(done, 62 + 8));
         }
     }
 

@@ -39,10 +39,32 @@ public final class DeviceUnderTest implements AutoCloseable {
         tester = new NetStack("tester", scheduler, seed);
         try {
             build(sc);
+            if (sc.hasIpv6()) {
+                // As the oracle does before it captures: the MLD reports of link up pass first.
+                scheduler.runUntil(IPV6_QUIET_NANOS);
+                for (List<PcapRecord> l : captured.values()) {
+                    l.clear();
+                }
+                origin = scheduler.nanoTime();
+            }
         } catch (RuntimeException e) {
             close();
             throw e;
         }
+    }
+
+    /**
+     * Virtual time a DUT with IPv6 runs before the first input frame, its captures then discarded: the oracle waits
+     * until IPv6 is ready and quiet (the link-up MLD reports sent) before it starts capturing.
+     */
+    public static final long IPV6_QUIET_NANOS = 1_000_000_000L;
+
+    /** Virtual time of the first input frame: inputs, captures and {@link #runUntil} count from here. */
+    private long origin;
+
+    /** Runs the DUT until {@code nanos} after the first input frame's time. */
+    public void runUntil(long nanos) {
+        scheduler.runUntil(origin + nanos);
     }
 
     private void build(Scenario sc) {
@@ -66,7 +88,7 @@ public final class DeviceUnderTest implements AutoCloseable {
                 if (!tx) {
                     byte[] data = new byte[pkt.length()];
                     pkt.buf().getBytes(pkt.start(), data);
-                    out.add(new PcapRecord(now, data));
+                    out.add(new PcapRecord(now - origin, data));
                 }
             });
             // The tester only listens: frames it receives are consumed after capture.
@@ -197,7 +219,7 @@ public final class DeviceUnderTest implements AutoCloseable {
             Packet p = Packet.allocate(Buffers.HEADROOM, frame.length);
             p.buf().writeBytes(frame);
             end.transmit(p);
-        }, atNanos - scheduler.nanoTime());
+        }, origin + atNanos - scheduler.nanoTime());
     }
 
     /** Frames the DUT sent out of each port so far, stamped with virtual time. */
