@@ -115,6 +115,8 @@ public final class Ipv6 {
         Inet6Ifaddr ifa = addrconf.add(dev, address, prefixLen, Inet6Ifaddr.Origin.STATIC, nodad, runsDad(dev));
         if (dev.isUp() && dev.hasCarrier()) {
             ndisc.startDad(ifa);
+            // The address's solicited-node group is joined: reported.
+            mld.sync(dev);
         }
         return ifa;
     }
@@ -149,6 +151,8 @@ public final class Ipv6 {
         for (Inet6Ifaddr a : addrconf.list(dev)) {
             ndisc.startDad(a);
         }
+        // ipv6_mc_up: the groups the device is in are reported.
+        mld.sync(dev);
     }
 
     /** Whether addresses added to {@code dev} start tentative: {@code accept_dad} and {@code dad_transmits} both on. */

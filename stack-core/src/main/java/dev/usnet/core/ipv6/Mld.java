@@ -299,9 +299,8 @@ public final class Mld {
      * reported at once and once more a random 0..mldv1_unsolicited_report_interval later, a leave sends a done to
      * ff02::2 when we were the group's last reporter.
      *
-     * <p>Nothing calls this at link up or on an address change yet: the count of link-up reports Linux sends (four in
-     * a recorded link up, from several device events) is not reproduced, and a real-time test of duplicate
-     * address detection's tentative window changed with the traffic (docs/data-plane.md, MLD).
+     * <p>Called at link up and when {@link Ipv6#addAddress} adds an address to a running device; addresses added or
+     * removed another way are reported at the next of those.
      */
     public void sync(Device dev) {
         if (dev instanceof Loopback || !dev.isUp() || !dev.hasCarrier() || !inet6.enabled(dev)) {
