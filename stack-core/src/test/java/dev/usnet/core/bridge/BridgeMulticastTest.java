@@ -216,6 +216,21 @@ class BridgeMulticastTest {
     }
 
     @Test
+    void theBridgesOwnReportsMakeItAListenerNotAPort() {
+        try (Rig r = new Rig()) {
+            byte[] own = report(0x0200_0000_00fdL, G1_HI, G2_LO);
+            ByteBuf b = Unpooled.wrappedBuffer(own);
+            assertEquals(BridgeMulticast.Verdict.FLOOD, r.br.multicast().receive(b, 14, own.length - 14, null,
+                    r.ns.now()), "an MLDv2 report to ff02::16 floods");
+            MdbEntry g = r.br.multicast().mdb().get(G1_HI, G2_LO);
+            assertTrue(g != null && g.hostJoined(r.ns.now()), "host_joined");
+            for (TestNet.Wire w : r.p) {
+                assertFalse(g.hasMember(r.br.port(w.dutEnd), r.ns.now()));
+            }
+        }
+    }
+
+    @Test
     void maxResponseCodeIsExponentialFrom32768() {
         assertEquals(1000, BridgeMulticast.mrcMillis(1000));
         assertEquals((0x0fff | 0x1000) << 3, BridgeMulticast.mrcMillis(0x8fff));
