@@ -307,8 +307,12 @@ class KernelDut:
             b = cfg["bridge"]
             extra = f" fdb_max_learned {int(b['fdb_max_learned'])}" if "fdb_max_learned" in b else ""
             # ageing_time is in clock_t, hundredths of a second.
+            # Snooping with Linux's other multicast defaults (no querier, multicast_router 1, MLDv1 snooping)
+            # when the scenario asks for it, off otherwise.
+            snooping = 1 if b.get("multicast_snooping", False) else 0
             dut_cmds.append(f"link add br0 address {b['mac']} type bridge ageing_time "
-                            f"{int(round(b.get('ageing_time_s', 300) * 100))} stp_state 0 mcast_snooping 0{extra}")
+                            f"{int(round(b.get('ageing_time_s', 300) * 100))} stp_state 0 "
+                            f"mcast_snooping {snooping}{extra}")
             dut_cmds += [f"link set {p} master br0" for p in self.ports]
         else:
             for p in cfg["ports"]:

@@ -153,8 +153,8 @@ def validate_config(cfg, where, root):
         _number(where, f"{root}['bridge']['ageing_time_s']", b.get("ageing_time_s", 300), 0)
         if b.get("stp", False):
             _fail(where, f"{root}['bridge']['stp']", "fixtures run with STP off (usnet has no STP)")
-        if b.get("multicast_snooping", False):
-            _fail(where, f"{root}['bridge']['multicast_snooping']", "fixtures run with snooping off")
+        if not isinstance(b.get("multicast_snooping", False), bool):
+            _fail(where, f"{root}['bridge']['multicast_snooping']", "expected true or false")
         if "fdb_max_learned" in b:
             _number(where, f"{root}['bridge']['fdb_max_learned']", b["fdb_max_learned"], 0)
         _sysctls(where, f"{root}['bridge']['sysctl']", b.get("sysctl"))

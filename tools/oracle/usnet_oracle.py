@@ -47,7 +47,8 @@ def _scenario_json(rec, dut):
                    if k in kernel_dut.ROUTER_BASELINE or k in kernel_dut.ROUTER_IPV6_BASELINE
                    or k in kernel_dut.BRIDGE_BASELINE
                    or k in kernel_dut.BRIDGE_NETFILTER_OFF or k in rec.linux_sysctl},
-        "bridge": "stp_state 0, mcast_snooping 0, no vlan_filtering" if cfg["device"] == "bridge" else None,
+        "bridge": (f"stp_state 0, mcast_snooping {1 if (cfg.get('bridge') or {}).get('multicast_snooping') else 0}, "
+                   "no vlan_filtering") if cfg["device"] == "bridge" else None,
     }
     meta["steps"] = rec.steps_summary
     return meta

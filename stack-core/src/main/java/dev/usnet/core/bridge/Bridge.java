@@ -13,8 +13,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A learning bridge with Linux's semantics (net/bridge, STP off, no VLAN filtering, no multicast
- * snooping): learns source MACs per port, ages them out, forwards known unicast to one port, floods unknown
+ * A learning bridge with Linux's semantics (net/bridge, STP off, no VLAN filtering, IPv6 multicast snooping as
+ * {@link BridgeMulticast} describes): learns source MACs per port, ages them out, forwards known unicast to one port, floods unknown
  * unicast, broadcast and multicast to every other port, never back out of the ingress port, drops frames
  * with a multicast or zero source MAC, and handles the 01:80:c2:00:00:0X groups as Linux does (BPDUs
  * flooded while STP is off, PAUSE dropped, the rest passed up unless group_fwd_mask allows them). Tagged
@@ -29,6 +29,7 @@ public final class Bridge extends Device implements RxHandler {
     public static final int DEFAULT_FDB_MAX_LEARNED = 65_536;
 
     private final Fdb fdb = new Fdb(this);
+    private final BridgeMulticast multicast = new BridgeMulticast();
     /**
      * The ports in the order they joined (the flood order), as an immutable view republished on every change:
      * adding appends into spare room (the slots array doubles when full), removing clears the port's slot and
@@ -56,6 +57,11 @@ public final class Bridge extends Device implements RxHandler {
 
     public Fdb fdb() {
         return fdb;
+    }
+
+    /** IPv6 multicast snooping (multicast_snooping, on by default as in Linux) and its group table. */
+    public BridgeMulticast multicast() {
+        return multicast;
     }
 
     public long ageingNanos() {
@@ -146,6 +152,7 @@ public final class Bridge extends Device implements RxHandler {
         BridgePort bp = port(dev);
         if (bp != null) {
             fdb.flushLearned(bp);
+            multicast.forgetPort(bp, now());
         }
     }
 
@@ -176,6 +183,7 @@ public final class Bridge extends Device implements RxHandler {
             ports = new PortList(l.slots, l.n, holes);
         }
         fdb.flushPort(bp);
+        multicast.forgetPort(bp, now());
         dev.setMaster(null);
         dev.setRxHandler(null);
         dev.setRxHandlerData(null);
@@ -272,6 +280,9 @@ public final class Bridge extends Device implements RxHandler {
         long now = s.now();
         if (MacAddr.isMulticast(dst)) {
             s.cpu().bridgeForwarded();
+            if (!MacAddr.isBroadcast(dst) && snoop(p, port, s, now, isUp())) {
+                return true;
+            }
             flood(p, port, MacAddr.isBroadcast(dst) ? Kind.BROADCAST : Kind.MULTICAST, isUp());
             return true;
         }
@@ -340,7 +351,31 @@ public final class Bridge extends Device implements RxHandler {
         }
     }
 
-    private enum Kind { UNICAST, MULTICAST, BROADCAST }
+    /**
+     * br_multicast_rcv and the snooped half of multicast forwarding, for an untagged IPv6 frame to a multicast MAC
+     * that came in on {@code in} (null: from the bridge's own stack). True when it dealt with the frame (dropped
+     * it as broken, or forwarded it by the group table because a querier exists); false to flood it as usual.
+     * With a querier, the bridge's own stack gets the frame only when it joined the group itself.
+     */
+    private boolean snoop(Packet p, BridgePort in, Netns s, long now, boolean local) {
+        if (eth.outerType() != ETH_P_IPV6 || !multicast.enabled()) {
+            return false;
+        }
+        int l3 = p.start() + EthernetFrame.HEADER_LEN;
+        BridgeMulticast.Verdict v = multicast.receive(p.buf(), l3, p.length() - EthernetFrame.HEADER_LEN, in, now);
+        if (v == BridgeMulticast.Verdict.INVALID) {
+            s.drop(p, DropReason.BRIDGE_MCAST_INVALID);
+            return true;
+        }
+        if (v == BridgeMulticast.Verdict.FLOOD || !multicast.querierExists(now)) {
+            return false;
+        }
+        MdbEntry group = v == BridgeMulticast.Verdict.GROUP ? multicast.group() : null;
+        flood(p, in, Kind.SNOOPED, local && group != null && group.hostJoined(now), group, now);
+        return true;
+    }
+
+    private enum Kind { UNICAST, MULTICAST, BROADCAST, SNOOPED }
 
     /**
      * br_flood: one copy to every forwarding port except {@code in} (unless hairpin) whose flood flag for this
@@ -348,6 +383,14 @@ public final class Bridge extends Device implements RxHandler {
      * recipient gets the original packet.
      */
     private void flood(Packet p, BridgePort in, Kind kind, boolean local) {
+        flood(p, in, kind, local, null, 0);
+    }
+
+    /**
+     * br_flood, or br_multicast_flood when {@code kind} is {@link Kind#SNOOPED}: then the candidates are the
+     * members of {@code group} (none when null) and the router ports at {@code now}, whatever their flood flags.
+     */
+    private void flood(Packet p, BridgePort in, Kind kind, boolean local, MdbEntry group, long now) {
         PortList ps = ports;
         // The copies inherit it; the original loses it again before it goes up to the bridge's own stack.
         p.setFlooded(true);
@@ -355,7 +398,7 @@ public final class Bridge extends Device implements RxHandler {
         boolean first = true;
         for (int i = 0; i < ps.n; i++) {
             BridgePort bp = ps.slots[i];
-            if (bp == null || !eligible(bp, in, kind)) {
+            if (bp == null || !eligible(bp, in, kind, group, now)) {
                 continue;
             }
             if (last != null) {
@@ -400,7 +443,7 @@ public final class Bridge extends Device implements RxHandler {
         }
     }
 
-    private static boolean eligible(BridgePort bp, BridgePort in, Kind kind) {
+    private boolean eligible(BridgePort bp, BridgePort in, Kind kind, MdbEntry group, long now) {
         if ((bp == in && !bp.hairpin()) || !bp.forwarding()) {
             return false;
         }
@@ -408,6 +451,7 @@ public final class Bridge extends Device implements RxHandler {
             case UNICAST -> bp.unicastFlood();
             case MULTICAST -> bp.multicastFlood();
             case BROADCAST -> bp.broadcastFlood();
+            case SNOOPED -> (group != null && group.hasMember(bp, now)) || multicast.isRouterPort(bp, now);
         };
     }
 
@@ -439,6 +483,10 @@ public final class Bridge extends Device implements RxHandler {
         p.setRxTimeNanos(0);
         if (MacAddr.isMulticast(dst)) {
             s.cpu().bridgeForwarded();
+            // br_dev_xmit snoops the bridge's own MLD too: its reports make it a listener (host_joined).
+            if (!MacAddr.isBroadcast(dst) && snoop(p, null, s, s.now(), false)) {
+                return;
+            }
             flood(p, null, MacAddr.isBroadcast(dst) ? Kind.BROADCAST : Kind.MULTICAST, false);
             return;
         }

@@ -112,6 +112,7 @@ public final class Icmpv6 implements Inet6Protocol {
             case Icmpv6Packet.ROUTER_SOLICITATION, Icmpv6Packet.ROUTER_ADVERTISEMENT,
                  Icmpv6Packet.NEIGHBOUR_SOLICITATION, Icmpv6Packet.NEIGHBOUR_ADVERTISEMENT,
                  Icmpv6Packet.REDIRECT -> inet6.ndisc().rcv(p, off, len, type);
+            case Icmpv6Packet.MLD_QUERY, Icmpv6Packet.MLD_REPORT -> inet6.mld().rcv(p, off, len, type);
             default -> p.release();
         }
     }

@@ -25,6 +25,7 @@ public final class Ipv6 {
     private final Ndisc ndisc;
     private final NeighTable neigh;
     private final Icmpv6 icmp;
+    private final Mld mld;
     private final Udp6 udp;
     private final Ip6ExtHeaders exthdr;
     private final Ip6Output output;
@@ -39,6 +40,7 @@ public final class Ipv6 {
         this.ndisc = new Ndisc(this);
         this.neigh = new NeighTable(netns, ndisc, Ipv6Sysctl.NEIGH);
         this.icmp = new Icmpv6(this);
+        this.mld = new Mld(this);
         this.exthdr = new Ip6ExtHeaders(this);
         this.output = new Ip6Output(this);
         this.forward = new Ip6Forward(this);
@@ -80,6 +82,11 @@ public final class Ipv6 {
         return icmp;
     }
 
+    /** The MLD listener of every device. */
+    public Mld mld() {
+        return mld;
+    }
+
     public Ip6ExtHeaders exthdr() {
         return exthdr;
     }
@@ -109,6 +116,8 @@ public final class Ipv6 {
         if (dev.isUp() && dev.hasCarrier()) {
             ndisc.startDad(ifa);
             ndisc.addressReady(ifa);
+            // The address's solicited-node group is joined: reported.
+            mld.sync(dev);
         }
         return ifa;
     }
@@ -131,6 +140,7 @@ public final class Ipv6 {
      */
     public void linkChanged(Device dev) {
         if (!dev.isUp() || !dev.hasCarrier() || !enabled(dev)) {
+            mld.linkDown(dev);
             return;
         }
         boolean loopback = dev instanceof Loopback;
@@ -149,6 +159,8 @@ public final class Ipv6 {
         for (Inet6Ifaddr a : addrconf.list(dev)) {
             ndisc.startDad(a);
         }
+        // ipv6_mc_up: the groups the device is in are reported.
+        mld.sync(dev);
     }
 
     /** Whether addresses added to {@code dev} start tentative: {@code accept_dad} and {@code dad_transmits} both on. */
@@ -166,6 +178,7 @@ public final class Ipv6 {
     public void deviceUnregistered(Device dev) {
         addrconf.flush(dev);
         neigh.flushDevice(dev);
+        mld.forget(dev);
     }
 
     /** The namespace closes: pending neighbour, reassembly and detection work is cancelled and freed. */
@@ -173,5 +186,6 @@ public final class Ipv6 {
         neigh.close();
         defrag.close();
         ndisc.close();
+        mld.close();
     }
 }

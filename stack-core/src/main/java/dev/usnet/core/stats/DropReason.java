@@ -24,6 +24,8 @@ public enum DropReason {
             + "back out (no hairpin)"),
     BRIDGE_NO_PORT("the bridge had no port to send the frame out of: the learned port or every flood candidate was "
             + "down or not forwarding"),
+    BRIDGE_MCAST_INVALID("multicast IPv6 frame that a snooping bridge found broken: its IPv6 header does not fit the "
+            + "frame, or an MLD message with a bad checksum, too short, or a query from a non-link-local source"),
     FDB_FULL("the bridge's FDB held fdb_max_learned entries, so the source MAC was not learned (the frame itself was "
             + "still forwarded)"),
     ARP_MALFORMED("ARP packet with a wrong hardware or protocol type or address length (arp_rcv's checks)"),
@@ -116,6 +118,8 @@ public enum DropReason {
     IPV6_BAD_EXTHDR("malformed or refused IPv6 extension header: a bad option, a routing header type 0 with "
             + "segments left, a header beyond the packet; an ICMPv6 parameter problem went back where Linux sends "
             + "one (Ip6InHdrErrors; Linux: IPV6_BAD_EXTHDR)"),
+    IPV6_MLD_BAD_QUERY("MLD query ignored: its source is not a link-local address or it is shorter than 24 bytes "
+            + "(igmp6_event_query's checks)"),
     IPV6_NDISC_BAD("neighbour discovery message failing RFC 4861 validation: hop limit not 255, code not 0, too "
             + "short, bad options (Icmp6InErrors; Linux: IPV6_NDISC_HOP_LIMIT, _BAD_CODE, _BAD_OPTIONS)"),
     IP6_REASM_TIMEOUT("not every fragment of an IPv6 datagram arrived within net.ipv6.ip6frag_time "

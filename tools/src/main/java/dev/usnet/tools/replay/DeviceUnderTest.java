@@ -54,6 +54,11 @@ public final class DeviceUnderTest implements AutoCloseable {
         }
     }
 
+    /** Runs the DUT until {@code nanos} after capturing began (the first input frame's time base). */
+    public void runUntil(long nanos) {
+        scheduler.runUntil(captureStart + nanos);
+    }
+
     private void build(Scenario sc) {
         if (sc.hasIpv6()) {
             // usnet's namespaces start without IPv6 (disable_ipv6 1); a scenario with IPv6 addresses ran with it on.
@@ -94,6 +99,7 @@ public final class DeviceUnderTest implements AutoCloseable {
             Bridge br = new Bridge("br0", b.mac());
             dut.register(br);
             br.setAgeingNanos((long) (b.ageingTimeS() * 1e9));
+            br.multicast().setEnabled(b.multicastSnooping());
             if (b.fdbMaxLearned() != null) {
                 br.setFdbMaxLearned(b.fdbMaxLearned());
             }
@@ -187,11 +193,6 @@ public final class DeviceUnderTest implements AutoCloseable {
             }
         }
         return false;
-    }
-
-    /** Virtual time at which capturing began: inputs are timed from it, captures stamped relative to it. */
-    public long captureStart() {
-        return captureStart;
     }
 
     /**

@@ -46,7 +46,7 @@ public final class Replayer {
                 dut.inject(in.port, in.rec.data(), at);
                 last = Math.max(last, at);
             }
-            dut.scheduler().runUntil(dut.captureStart() + last + (long) ((sc.trailingAdvanceS() + sc.settleS()) * 1e9));
+            dut.runUntil(last + (long) ((sc.trailingAdvanceS() + sc.settleS()) * 1e9));
             Map<String, List<PcapRecord>> out = new LinkedHashMap<>();
             for (var e : dut.captured().entrySet()) {
                 List<PcapRecord> l = new ArrayList<>();

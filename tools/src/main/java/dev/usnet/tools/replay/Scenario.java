@@ -205,11 +205,13 @@ public record Scenario(String name, String device, Bridge bridge, Router router,
                 if (b.path("stp").asBoolean(false)) {
                     throw bad("bridge.stp", "STP is not implemented; fixtures must run with stp false");
                 }
-                if (b.path("multicast_snooping").asBoolean(false)) {
-                    throw bad("bridge.multicast_snooping", "multicast snooping is not implemented; use false");
+                JsonNode snooping = b.path("multicast_snooping");
+                if (!snooping.isMissingNode() && !snooping.isBoolean()) {
+                    throw bad("bridge.multicast_snooping", "expected true or false, got " + snooping);
                 }
                 Integer max = b.has("fdb_max_learned") ? (int) number(b, "fdb_max_learned", "bridge.", 0) : null;
-                bridge = new Bridge(mac(b, "mac", "bridge."), ageing, false, false, max, sysctl(b, "sysctl", "bridge."));
+                bridge = new Bridge(mac(b, "mac", "bridge."), ageing, false, snooping.asBoolean(false), max,
+                        sysctl(b, "sysctl", "bridge."));
             } else {
                 JsonNode r = root.path("router");
                 List<Neighbor> neigh = new ArrayList<>();

@@ -26,6 +26,9 @@ class Ctl6VerbsTest {
             name: ctl6
             namespaces:
               r:
+                # Duplicate address detection sends 10 probes 1 s apart (not one), so the tentative state the tests
+                # read cannot end while they run, however slowly a loaded machine runs them.
+                knobs: {net.ipv6.conf.default.dad_transmits: 10}
                 devices:
                   - name: eth0
                     kind: veth
@@ -38,6 +41,7 @@ class Ctl6VerbsTest {
                   - 2001:db8:1::5/128 dev eth0
                   - 2001:db8::/32 dev eth0 metric 5
               h:
+                knobs: {net.ipv6.conf.default.dad_transmits: 10}
                 routes:
                   - default via fe80::ff:fe00:1 dev eth0
               v4only:
