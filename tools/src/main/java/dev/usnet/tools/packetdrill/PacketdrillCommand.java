@@ -53,6 +53,11 @@ public final class PacketdrillCommand implements Callable<Integer> {
             description = "Timing tolerance in us; overrides the scripts' --tolerance_usecs.")
     Long toleranceUs;
 
+    @Option(names = "--ip-version", paramLabel = "V",
+            description = "ipv4, ipv4-mapped-ipv6 or ipv6: run the scripts over this family (AF_INET6 sockets, and"
+                    + " IPv6 packets for ipv6); overrides the scripts' --ip_version. Default: the script's, else ipv4.")
+    String ipVersion;
+
     @Option(names = "--junit", paramLabel = "FILE", description = "Also write a JUnit XML report to FILE.")
     Path junit;
 
@@ -77,6 +82,14 @@ public final class PacketdrillCommand implements Callable<Integer> {
         if (toleranceUs != null && toleranceUs < 0) {
             throw new UsageException("--tolerance-us must not be negative, got " + toleranceUs);
         }
+        IpVersion version = null;
+        if (ipVersion != null) {
+            try {
+                version = IpVersion.parse(ipVersion);
+            } catch (IllegalArgumentException e) {
+                throw new UsageException("--ip-version: " + e.getMessage());
+            }
+        }
         if (jobs < 1 || jobs > 64) {
             throw new UsageException("--jobs must be 1..64, got " + jobs);
         }
@@ -90,7 +103,7 @@ public final class PacketdrillCommand implements Callable<Integer> {
         List<ScriptSettings> settings = new ArrayList<>();
         List<ScriptResult> results = new ArrayList<>();
         boolean broken = false;
-        ScriptSettings.CommandLine cli = new ScriptSettings.CommandLine(toleranceUs, preset, knobs);
+        ScriptSettings.CommandLine cli = new ScriptSettings.CommandLine(toleranceUs, preset, knobs, version);
         for (Path p : scripts) {
             try {
                 String src = Files.readString(p, StandardCharsets.UTF_8);

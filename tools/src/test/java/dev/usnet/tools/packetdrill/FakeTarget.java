@@ -315,7 +315,7 @@ final class FakeTarget implements Target {
             }
             opts = withTs;
         }
-        byte[] p = builder.tcp(options.localIp(), options.remoteIp(), 0, s.localPort, s.remotePort, seq & 0xFFFFFFFFL,
+        byte[] p = builder.tcp(options.localWireAddress(), options.remoteWireAddress(), 0, s.localPort, s.remotePort, seq & 0xFFFFFFFFL,
                 (flags & TcpFlags.ACK) != 0 ? s.rcvNxt : 0, flags, (flags & TcpFlags.SYN) != 0 ? 65535
                         : advertisedWindow >> 7, 0, opts, len);
         sent.add(new Sniffed(p, now));

@@ -90,6 +90,10 @@ public final class UsnetTarget implements Target {
     }
 
     private void build(ScriptOptions options) {
+        if (options.ipVersion() != dev.usnet.tools.packetdrill.IpVersion.IPV4) {
+            throw new TargetException("the usnet target runs scripts over ipv4 only (usnet's TCP has no AF_INET6"
+                    + " sockets yet); --ip-version " + options.ipVersion() + " runs on --target kernel");
+        }
         var knobs = stack.knobs();
         KERNEL_DEFAULTS.forEach(knobs::set);
         preset = options.preset() == null || options.preset().isEmpty() ? DEFAULT_PRESET : options.preset();
