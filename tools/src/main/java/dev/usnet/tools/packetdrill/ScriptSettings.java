@@ -130,6 +130,33 @@ record ScriptSettings(ScriptOptions options, boolean tsEcrScaled, int bindPort, 
         return new ScriptSettings(options, ecrScaled, bindPort, connectPort);
     }
 
+    /**
+     * Why a script cannot run over {@code version} when the command line asks for it, or null when it can. As
+     * packetdrill's own test runner: a name ending in {@code v4.pkt} is IPv4's (ipv4 and ipv4-mapped-ipv6), one in
+     * {@code v6.pkt} IPv6's. And an icmp line naming what only the other ICMP has ({@code frag_needed},
+     * {@code host_unreachable} are ICMPv4's; {@code packet_too_big} ICMPv6's) ties the script to that version. The
+     * command reports such a script as skipped, not failed.
+     */
+    static String notForVersion(Script script, IpVersion version) {
+        String name = java.nio.file.Path.of(script.file()).getFileName().toString();
+        if (name.endsWith("v4.pkt") && version.ipv6Wire()) {
+            return "an IPv4 script (its name ends in v4.pkt), not run over " + version;
+        }
+        if (name.endsWith("v6.pkt") && !version.ipv6Wire()) {
+            return "an IPv6 script (its name ends in v6.pkt), not run over " + version;
+        }
+        for (Event e : script.events()) {
+            if (e.action() instanceof PacketSpec p && p.icmp() != null) {
+                String bad = IcmpNames.problem(p.icmp(), version.ipv6Wire());
+                if (bad != null) {
+                    return "line " + e.line() + ": " + bad + ": an " + (version.ipv6Wire() ? "ICMPv4" : "ICMPv6")
+                            + " script, not run over " + version;
+                }
+            }
+        }
+        return null;
+    }
+
     /** Every icmp line names a type and code of the version's ICMP (ICMPv6 over IPv6); fails naming the line. */
     private static void checkIcmpLines(Script script, IpVersion version) {
         for (Event e : script.events()) {
