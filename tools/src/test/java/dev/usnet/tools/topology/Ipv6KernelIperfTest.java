@@ -84,14 +84,14 @@ class Ipv6KernelIperfTest {
                 + tap("tap1", gso, null, b, "u6b" + pid + "b", "2001:db8:70::2/64", null);
     }
 
-    /** iperf3 -6 from {@code client} to {@code server}'s {@code dst} for 5 s: the receiver's JSON summary. */
+    /** iperf3 -6 from {@code client} to {@code server}'s {@code dst} for 5 s: the JSON summary ({@code end}). */
     private static JsonNode iperf(String client, String server, String dst) throws Exception {
         HostCommand.Result srv = inNs(server, 5, "iperf3", "-s", "-1", "-D", "-p", "5302");
         assertEquals(0, srv.exit(), srv.output());
         Thread.sleep(300);
         HostCommand.Result r = inNs(client, 30, "iperf3", "-6", "-c", dst, "-p", "5302", "-t", "5", "-J");
         assertEquals(0, r.exit(), r.output());
-        return new ObjectMapper().readTree(r.output()).path("end").path("sum_received");
+        return new ObjectMapper().readTree(r.output()).path("end");
     }
 
     @ParameterizedTest(name = "{0}, vnet_hdr={1}")
@@ -116,11 +116,13 @@ class Ipv6KernelIperfTest {
         Device egress = daemon.topology().device(kind.equals("router") ? "rt" : "sw",
                 kind.equals("router") ? "tap-b" : "tap1");
         long before = egress.stats().txBytes;
-        JsonNode sum = iperf(a, b, dst);
+        JsonNode end = iperf(a, b, dst);
+        JsonNode sum = end.path("sum_received");
         long received = sum.path("bytes").asLong();
         long sent = egress.stats().txBytes - before;
-        System.out.printf(Locale.ROOT, "iperf3 -6 across the usnet %s, vnet_hdr=%s: %.2f Gbit/s (%d bytes)%n", kind, gso,
-                sum.path("bits_per_second").asDouble() / 1e9, received);
+        System.out.printf(Locale.ROOT, "iperf3 -6 across the usnet %s, vnet_hdr=%s: %.2f Gbit/s (%d bytes, %d"
+                + " retransmitted segments)%n", kind, gso, sum.path("bits_per_second").asDouble() / 1e9, received,
+                end.path("sum_sent").path("retransmits").asLong());
         assertTrue(received > 5_000_000L, "the stream flowed through usnet: " + received + " bytes");
         // Payload plus IPv6 and TCP headers (at most ~6 % for 1428-byte segments, far less with GSO) plus the
         // control connection: never less than iperf3 received.
