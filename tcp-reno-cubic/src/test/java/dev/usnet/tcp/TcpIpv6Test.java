@@ -285,9 +285,15 @@ class TcpIpv6Test {
         try (Path p = new Path()) {
             Sink sink = new Sink();
             p.serverTcp.listen(Ipv6Addr.ANY, 5001, 16, sink);
-            Writer w = new Writer(Long.MAX_VALUE);
-            TcpSock c = p.clientTcp.connect(SERVER6, 5001, w);
-            assertTrue(p.until(() -> w.connected, 1_000_000_000L));
+            // An idle connection: the links have no delay, so a writer would finish within the same instant.
+            boolean[] up = new boolean[1];
+            TcpSock c = p.clientTcp.connect(SERVER6, 5001, new TcpSock.Callbacks() {
+                @Override
+                public void connected(TcpSock s) {
+                    up[0] = true;
+                }
+            });
+            assertTrue(p.until(() -> up[0], 1_000_000_000L));
             assertEquals(TcpState.ESTABLISHED, c.state());
             int mss = c.info().sndMss();
             // A forged-looking report of 1000 bytes quoting the connection's own segment.
