@@ -242,7 +242,10 @@ public final class TcpApp extends App {
 
     @Override
     public String histogramName() {
-        return ns + "." + spec.kind() + "-" + Ipv4Addr.format(to) + "-" + spec.common().port();
+        TopologySpec.TcpCommon c = spec.common();
+        // An IPv6 address with its colons as underscores, as ping's histogram names it: a file name on every system.
+        String dst = c.to6() != null ? c.to6().address().toString().replace(':', '_') : Ipv4Addr.format(to);
+        return ns + "." + spec.kind() + "-" + dst + "-" + c.port();
     }
 
     @Override
