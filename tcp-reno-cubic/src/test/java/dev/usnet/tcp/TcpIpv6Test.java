@@ -51,12 +51,16 @@ class TcpIpv6Test {
         /** IPv6 TCP segments the client's device sent and the server's device received. */
         final List<Seg> fromClient = new ArrayList<>();
         final List<Seg> atServer = new ArrayList<>();
+        /** IPv6 TCP segments the client's device received. */
+        final List<Seg> toClient = new ArrayList<>();
 
         Path() {
             for (NetStack s : List.of(client, router, server)) {
                 s.knobs().set("net.ipv6.conf.all.disable_ipv6", "0");
                 s.knobs().set("net.ipv6.conf.default.disable_ipv6", "0");
                 s.knobs().set("net.ipv6.conf.default.accept_dad", "0");
+                // lo came up before IPv6 was on: it gets ::1 now, as a topology's namespaces do.
+                s.ipv6().linkChanged(s.loopback());
             }
             router.knobs().set("net.ipv6.conf.all.forwarding", "1");
             router.knobs().set("net.ipv4.ip_forward", "1");
@@ -73,9 +77,7 @@ class TcpIpv6Test {
             client.routes().add(new Route(0, 0, RouteType.UNICAST, Ipv4Addr.parse("198.18.0.254"), left[0], 0, 0, false));
             server.routes().add(new Route(0, 0, RouteType.UNICAST, Ipv4Addr.parse("198.18.1.254"), right[1], 0, 0, false));
             left[0].addTap((dev, p, tx, now) -> {
-                if (tx) {
-                    parse(p.buf(), p.start(), p.length(), fromClient);
-                }
+                parse(p.buf(), p.start(), p.length(), tx ? fromClient : toClient);
             });
             right[1].addTap((dev, p, tx, now) -> {
                 if (!tx) {
@@ -386,6 +388,68 @@ class TcpIpv6Test {
             assertEquals(50_000, got[1], "the IPv4 connection got its own bytes");
             assertEquals(TcpState.TIME_WAIT, c6.state());
             assertEquals(TcpState.TIME_WAIT, c4.state());
+        }
+    }
+
+    @Test
+    void synCookiesWorkOverIpv6() {
+        try (Path p = new Path()) {
+            // 2: every SYN is answered with a cookie, and the final ACK alone makes the connection.
+            p.server.knobs().set("net.ipv4.tcp_syncookies", "2");
+            Sink sink = new Sink();
+            p.serverTcp.listen(Ipv6Addr.ANY, 5001, 16, sink);
+            Writer w = new Writer(100_000);
+            p.clientTcp.connect(SERVER6, 5001, w);
+            assertTrue(p.until(() -> sink.eof, 30_000_000_000L), "the stream ended");
+            assertEquals(100_000, sink.received);
+            assertEquals(1, p.server.mib().get(Mib.TcpExtSyncookiesSent));
+            assertEquals(1, p.server.mib().get(Mib.TcpExtSyncookiesRecv));
+            assertEquals(0, p.server.mib().get(Mib.TcpExtSyncookiesFailed));
+            assertEquals(CLIENT6, sink.children.get(0).remoteAddr6());
+            // The cookie SYN-ACK went out over IPv6 with a valid checksum and MSS 1440.
+            Seg synAck = p.toClient.stream().filter(s -> s.flags() == 0x12).findFirst().orElseThrow();
+            assertTrue(synAck.checksumOk());
+            assertEquals(1440, synAck.mss());
+        }
+    }
+
+    @Test
+    void theBindv6onlyKnobKeepsAnIpv6ListenerToIpv6() {
+        try (Path p = new Path()) {
+            p.server.knobs().set("net.ipv6.bindv6only", "1");
+            Sink sink = new Sink();
+            TcpListener l6 = p.serverTcp.listen(Ipv6Addr.ANY, 5001, 16, sink);
+            assertEquals("[::]:5001", l6.localText());
+            assertFalse(l6.acceptsIpv4());
+            Writer w4 = new Writer(1000);
+            p.clientTcp.connect(SERVER4, 5001, w4);
+            assertTrue(p.until(() -> w4.closed != null, 10_000_000_000L));
+            assertEquals(TcpError.ECONNREFUSED, w4.closed, "no IPv4 listener: the SYN is reset");
+            assertTrue(sink.children.isEmpty());
+            TcpListener l4 = p.serverTcp.listen(0, 5001, 16, sink);
+            assertEquals("0.0.0.0:5001", l4.localText());
+            Writer again = new Writer(1000);
+            p.clientTcp.connect(SERVER4, 5001, again);
+            assertTrue(p.until(() -> sink.eofs == 1, 10_000_000_000L));
+            assertFalse(sink.children.get(0).v4Mapped(), "the IPv4 listener's child is plain IPv4");
+            assertEquals("198.18.1.2:5001", sink.children.get(0).info().local());
+        }
+    }
+
+    @Test
+    void aConnectionToTheNamespacesOwnAddressesGoesThroughTheLoopback() {
+        try (Path p = new Path()) {
+            Sink sink = new Sink();
+            p.serverTcp.listen(Ipv6Addr.ANY, 5001, 16, sink);
+            Writer w = new Writer(300_000);
+            TcpSock c = p.serverTcp.connect(Ipv6Addr.LOOPBACK, 5001, w);
+            Writer w2 = new Writer(300_000);
+            TcpSock c2 = p.serverTcp.connect(SERVER6, 5001, w2);
+            assertEquals(Ipv6Addr.LOOPBACK, c.localAddr6(), "::1 talks from ::1");
+            assertEquals(SERVER6, c2.localAddr6(), "an own address is its own source");
+            assertTrue(p.until(() -> sink.eofs == 2, 30_000_000_000L));
+            assertEquals(600_000, sink.received);
+            assertEquals(p.server.loopback().mtu() - 60, c.info().advMss(), "the loopback's MTU less both headers");
         }
     }
 
