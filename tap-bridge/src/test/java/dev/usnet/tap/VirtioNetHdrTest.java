@@ -90,4 +90,49 @@ class VirtioNetHdrTest {
             hdr.release();
         }
     }
+
+    /** An Ethernet + IPv6 + TCP (data offset 8: 12 bytes of options) frame of {@code len} bytes. */
+    private static Packet tcp6Frame(int len) {
+        Packet p = Packet.allocate(Buffers.HEADROOM, len);
+        ByteBuf b = p.buf();
+        b.writeZero(len);
+        b.setShort(p.start() + 12, 0x86dd);
+        b.setByte(p.start() + 14, 0x60);
+        b.setShort(p.start() + 18, len - 54);
+        b.setByte(p.start() + 20, 6);
+        b.setByte(p.start() + 54 + 12, 8 << 4);
+        return p;
+    }
+
+    @Test
+    void gsoTcpv6FrameRoundTripsWithTheIpv6HeaderInHdrLen() {
+        Packet p = tcp6Frame(65_000);
+        ByteBuf hdr = Buffers.alloc().directBuffer(VirtioNetHdr.LEN);
+        Packet q = null;
+        try {
+            p.setGso(Packet.GSO_TCPV6, 1428);
+            p.setChecksum(ChecksumState.PARTIAL, p.start() + 54, 16);
+            VirtioNetHdr.emit(p, hdr, 0);
+            assertEquals(VirtioNetHdr.F_NEEDS_CSUM, hdr.getByte(0));
+            assertEquals(VirtioNetHdr.GSO_TCPV6, hdr.getByte(1), "VIRTIO_NET_HDR_GSO_TCPV6");
+            assertEquals(14 + 40 + 32, hdr.getUnsignedShortLE(2), "hdr_len: Ethernet + IPv6 + TCP with options");
+            assertEquals(1428, hdr.getUnsignedShortLE(4));
+            assertEquals(54, hdr.getUnsignedShortLE(6), "csum_start: after the 40-byte IPv6 header");
+            assertEquals(16, hdr.getUnsignedShortLE(8));
+
+            q = tcp6Frame(65_000);
+            // The kernel may set the ECN bit alongside the type; the type is still TCPv6.
+            hdr.setByte(1, VirtioNetHdr.GSO_TCPV6 | VirtioNetHdr.GSO_ECN);
+            assertTrue(VirtioNetHdr.apply(hdr, 0, q, q.start(), q.length()));
+            assertEquals(Packet.GSO_TCPV6, q.gsoType());
+            assertEquals(1428, q.gsoSize());
+            assertEquals(q.start() + 54, q.csumStart());
+        } finally {
+            p.release();
+            hdr.release();
+            if (q != null) {
+                q.release();
+            }
+        }
+    }
 }

@@ -100,6 +100,16 @@ final class SynCookies {
     }
 
     /**
+     * An IPv6 address folded to the 32 bits the cookie and timestamp-offset hashes take, by a keyed hash of all its
+     * 128 bits (Linux hashes the whole addresses at once, __cookie_v6_init_sequence; folding first keeps one
+     * arithmetic for both families, and the key keeps the fold unpredictable to a peer choosing addresses).
+     */
+    int fold6(long hi, long lo) {
+        long[] k = keys();
+        return (int) SipHash.hash4(k[4], k[5], (int) (hi >>> 32), (int) hi, (int) (lo >>> 32), (int) lo);
+    }
+
+    /**
      * secure_tcp_ts_off: the timestamp offset of a connection from {@code laddr} to {@code raddr}, a keyed hash of
      * the addresses, so the final ACK's echo can be read back without state.
      */

@@ -1,7 +1,7 @@
 package dev.usnet.tcp;
 
 import dev.usnet.core.buf.Packet;
-import dev.usnet.core.route.Route;
+import dev.usnet.core.route.Dst;
 import dev.usnet.core.wire.TcpSegment;
 
 /**
@@ -11,8 +11,10 @@ import dev.usnet.core.wire.TcpSegment;
  * machine, windows and options are the same over every family; only these differ, so a second family is a
  * second implementation of this interface, chosen per socket ({@code TcpSock.af}).
  *
- * <p>Addresses are still IPv4's ints: the family-neutral methods take the socket, or the received segment whose
- * addresses the family reads from its own header. There is no send_ack for a segment without a socket: usnet
+ * <p>IPv6's is {@link TcpIpv6Ops} (ipv6_specific). The family-neutral methods take the socket, whose addresses the
+ * family keeps in its own form, or the received segment, whose addresses the family reads from its own header;
+ * routes are {@link Dst}s, which the family knows to be its own kind. Opening a connection (the route and source
+ * address for a destination) is the family's own API, as tcp_v4_connect and tcp_v6_connect are. There is no send_ack for a segment without a socket: usnet
  * keeps SYN-RECV and TIME-WAIT connections as full sockets (no request or time-wait minisockets), and those
  * acknowledge through {@link #queueXmit}.
  */
@@ -29,17 +31,17 @@ interface TcpAfOps {
      */
     Packet allocate(int tcpLen);
 
-    /** The route a connection to {@code daddr} takes (ip_route_connect), or null: unreachable (ENETUNREACH). */
-    Route routeConnect(int daddr);
-
-    /** The source address a connection over {@code rt} to {@code daddr} gets when not bound to one. */
-    int sourceFor(Route rt, int daddr);
-
     /**
      * The route the answer to a received segment takes (inet_csk_route_req): towards the segment's source.
      * Null: unreachable.
      */
-    Route routeReply(Packet in);
+    Dst routeReply(Packet in);
+
+    /**
+     * A listener's child for the segment {@code in} takes its addresses from it: the segment's destination as
+     * its local address, its source as the remote one; {@code lport} and {@code rport} are the ports.
+     */
+    void initChild(TcpSock child, Packet in, int lport, int rport);
 
     /** The path MTU of {@code sk}'s route and peer (dst_mtu). */
     int pathMtu(TcpSock sk);
@@ -61,7 +63,7 @@ interface TcpAfOps {
     }
 
     /** tcp_advmss: the MSS to announce on {@code rt}, from its device's MTU and the family's largest packet. */
-    int advMss(Route rt);
+    int advMss(Dst rt);
 
     /**
      * tcp_v4_send_check: the checksum of {@code sk}'s segment in {@code p} over this family's pseudo-header, left
@@ -88,5 +90,5 @@ interface TcpAfOps {
      * The SYN-ACK of a request that keeps no socket (a SYN cookie's): {@code synAck} holds the TCP header, built;
      * it is checksummed and sent from the SYN's destination to its source over {@code rt}. Owns {@code synAck}.
      */
-    void sendSynAck(Packet syn, Route rt, Packet synAck);
+    void sendSynAck(Packet syn, Dst rt, Packet synAck);
 }

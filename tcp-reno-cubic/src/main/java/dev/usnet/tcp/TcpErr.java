@@ -7,6 +7,8 @@ import static dev.usnet.tcp.TcpSkbCb.SEG_SYN;
 import dev.usnet.core.buf.Packet;
 import dev.usnet.core.stats.Mib;
 import dev.usnet.core.wire.IcmpPacket;
+import dev.usnet.core.wire.Icmpv6Packet;
+import dev.usnet.core.wire.Ipv6Packet;
 
 /**
  * What ICMP errors do to one connection (tcp_v4_err, tcp_req_err, tcp_v4_mtu_reduced), and the errors they leave
@@ -32,6 +34,12 @@ import dev.usnet.core.wire.IcmpPacket;
  * A network or host unreachable about the head of a series of timeouts undoes one backoff step (RFC 6069,
  * tcp_ld_RTO_revert): the path is down, not congested, so backing off further would only delay the retry that
  * finds it repaired.
+ *
+ * Over IPv6 (tcp_v6_err, {@link #icmpv6Error}) the same, with ICMPv6's errnos (icmpv6_err_convert): while
+ * opening every error fails the connection, whether ICMPv6 calls it fatal or not; a SYN-RECV child is dropped on
+ * the fatal ones (administratively prohibited, port unreachable, policy failure, reject route, parameter problem);
+ * packet too big below 1280 is ignored, and one that does not shrink the MSS changes nothing
+ * (tcp_v6_mtu_reduced); a no-route unreachable undoes one backoff step.
  *
  * Differs: a redirect changes nothing (usnet's routes are per namespace, not per socket).
  */
@@ -133,6 +141,99 @@ final class TcpErr {
             sk.notifyReadable();
         } else {
             soft = err;
+        }
+    }
+
+    /**
+     * tcp_v6_err for this connection: an ICMPv6 {@code type}/{@code code} quoting one of its segments whose
+     * sequence number is {@code seq}; {@code info} is the MTU of a packet too big.
+     */
+    void icmpv6Error(int type, int code, long info, long seq) {
+        TcpState st = sk.state;
+        if (st == TcpState.CLOSED || st == TcpState.TIME_WAIT || st == TcpState.LISTEN) {
+            return;
+        }
+        TcpError err = icmpv6Errno(type, code);
+        if (st == TcpState.SYN_RECV && sk.parent != null) {
+            // tcp_req_err with icmpv6_err_convert's verdict.
+            if (seq != sk.iss) {
+                sk.stack.mib().inc(Mib.TcpExtOutOfWindowIcmps);
+            } else if (icmpv6Fatal(type, code)) {
+                sk.stack.mib().inc(Mib.TcpExtListenDrops);
+                sk.finish(TcpError.NONE);
+            }
+            return;
+        }
+        if (!between(seq, sk.sndUna, sk.sndNxt)) {
+            sk.stack.mib().inc(Mib.TcpExtOutOfWindowIcmps);
+            return;
+        }
+        if (type == Icmpv6Packet.PKT_TOOBIG) {
+            if (info >= Ipv6Packet.MIN_MTU) {
+                mtuReduced6((int) Math.min(info, Integer.MAX_VALUE));
+            }
+            return;
+        }
+        if (err == null) {
+            return;
+        }
+        if (st == TcpState.SYN_SENT || st == TcpState.SYN_RECV) {
+            sk.stack.mib().inc(Mib.TcpAttemptFails);
+            sk.finish(err);
+            return;
+        }
+        if (type == Icmpv6Packet.DEST_UNREACH && code == Icmpv6Packet.CODE_NOROUTE) {
+            revertRtoBackoff(seq);
+        }
+        if (recvErr) {
+            pending = err;
+            sk.notifyReadable();
+        } else {
+            soft = err;
+        }
+    }
+
+    /** icmpv6_err_convert's errno for an ICMPv6 error, or null for a message that is none. */
+    private static TcpError icmpv6Errno(int type, int code) {
+        return switch (type) {
+            case Icmpv6Packet.DEST_UNREACH -> switch (code) {
+                case Icmpv6Packet.CODE_NOROUTE -> TcpError.ENETUNREACH;
+                case Icmpv6Packet.CODE_ADM_PROHIBITED, Icmpv6Packet.CODE_POLICY_FAIL, Icmpv6Packet.CODE_REJECT_ROUTE ->
+                        TcpError.EACCES;
+                case Icmpv6Packet.CODE_PORT_UNREACH -> TcpError.ECONNREFUSED;
+                default -> TcpError.EHOSTUNREACH;
+            };
+            case Icmpv6Packet.PKT_TOOBIG -> TcpError.EMSGSIZE;
+            case Icmpv6Packet.PARAMPROB -> TcpError.EPROTO;
+            case Icmpv6Packet.TIME_EXCEED -> TcpError.EHOSTUNREACH;
+            default -> null;
+        };
+    }
+
+    /** icmpv6_err_convert's "fatal": the errors that say the peer will never answer. */
+    private static boolean icmpv6Fatal(int type, int code) {
+        return switch (type) {
+            case Icmpv6Packet.DEST_UNREACH -> code == Icmpv6Packet.CODE_ADM_PROHIBITED
+                    || code == Icmpv6Packet.CODE_PORT_UNREACH || code == Icmpv6Packet.CODE_POLICY_FAIL
+                    || code == Icmpv6Packet.CODE_REJECT_ROUTE;
+            case Icmpv6Packet.PARAMPROB -> true;
+            default -> false;
+        };
+    }
+
+    /**
+     * tcp_v6_mtu_reduced: a report that would not shrink the MSS changes nothing; otherwise the path MTU is lowered
+     * (never below 1280) and what no longer fits is resent at once.
+     */
+    private void mtuReduced6(int reportedMtu) {
+        if (sk.af.mtuToMss(reportedMtu) - (sk.tsOk ? 12 : 0) >= sk.mssCache) {
+            return;
+        }
+        int mtu = sk.af.updatePmtu(sk, reportedMtu);
+        if (pathMtu() > mtu) {
+            pmtuCookie = mtu;
+            sk.computeMss();
+            simpleRetransmit();
         }
     }
 

@@ -43,8 +43,13 @@ public enum TcpError {
     EHOSTDOWN(112),
     /** ICMP source host isolated (code 8). */
     ENONET(64),
-    /** ICMP parameter problem (type 12). */
-    EPROTO(71);
+    /** ICMP parameter problem (type 12), ICMPv6 parameter problem (type 4). */
+    EPROTO(71),
+    /**
+     * ICMPv6 destination unreachable: administratively prohibited (code 1), failed ingress/egress policy (5) or
+     * reject route (6), as icmpv6_err_convert gives them.
+     */
+    EACCES(13);
 
     private final int errno;
 

@@ -4,6 +4,7 @@ import dev.usnet.core.buf.ChecksumState;
 import dev.usnet.core.buf.Packet;
 import dev.usnet.core.ipv4.IpOutput;
 import dev.usnet.core.ipv4.Ipv4Sysctl;
+import dev.usnet.core.route.Dst;
 import dev.usnet.core.route.Route;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.Mib;
@@ -44,13 +45,13 @@ final class TcpIpv4Ops implements TcpAfOps {
         return IpOutput.allocate(tcpLen);
     }
 
-    @Override
-    public Route routeConnect(int daddr) {
+    /** The route a connection to {@code daddr} takes (ip_route_connect), or null: unreachable (ENETUNREACH). */
+    Route routeConnect(int daddr) {
         return ip.routeOutput(daddr);
     }
 
-    @Override
-    public int sourceFor(Route rt, int daddr) {
+    /** The source address a connection over {@code rt} to {@code daddr} gets when not bound to one. */
+    int sourceFor(Route rt, int daddr) {
         return ip.sourceFor(rt, daddr);
     }
 
@@ -60,17 +61,22 @@ final class TcpIpv4Ops implements TcpAfOps {
     }
 
     @Override
+    public void initChild(TcpSock child, Packet in, int lport, int rport) {
+        child.setAddresses(dstOf(in), lport, srcOf(in), rport);
+    }
+
+    @Override
     public int pathMtu(TcpSock sk) {
-        return ip.pathMtu(sk.route, sk.raddr);
+        return ip.pathMtu((Route) sk.route, sk.raddr);
     }
 
     @Override
     public int updatePmtu(TcpSock sk, int reportedMtu) {
-        return ip.updatePmtu(sk.route, sk.raddr, reportedMtu);
+        return ip.updatePmtu((Route) sk.route, sk.raddr, reportedMtu);
     }
 
     @Override
-    public int advMss(Route rt) {
+    public int advMss(Dst rt) {
         return Math.min(mtuToMss(rt.dev().mtu()), mtuToMss(IP_MAX_MTU));
     }
 
@@ -95,12 +101,12 @@ final class TcpIpv4Ops implements TcpAfOps {
 
     @Override
     public void queueXmit(TcpSock sk, Packet p) {
-        ip.sendLocal(p, sk.route, sk.laddr, sk.raddr, Ipv4Packet.PROTO_TCP, 0, defaultTtl(), true);
+        ip.sendLocal(p, (Route) sk.route, sk.laddr, sk.raddr, Ipv4Packet.PROTO_TCP, 0, defaultTtl(), true);
     }
 
     @Override
     public void sendReset(TcpSock sk, long seq, long ack, int flags) {
-        Route rt = sk.route != null ? sk.route : ip.routeOutput(sk.raddr);
+        Route rt = sk.route != null ? (Route) sk.route : ip.routeOutput(sk.raddr);
         sendBare(rt, sk.laddr, sk.lport, sk.raddr, sk.rport, seq, ack, flags);
     }
 
@@ -127,7 +133,7 @@ final class TcpIpv4Ops implements TcpAfOps {
     }
 
     @Override
-    public void sendSynAck(Packet syn, Route rt, Packet synAck) {
+    public void sendSynAck(Packet syn, Dst rt, Packet synAck) {
         int laddr = dstOf(syn);
         int raddr = srcOf(syn);
         ByteBuf b = synAck.buf();
@@ -136,7 +142,7 @@ final class TcpIpv4Ops implements TcpAfOps {
         long ph = Checksum.pseudoHeader(laddr, raddr, Ipv4Packet.PROTO_TCP, hl);
         b.setShort(t + TcpSegment.CHECKSUM, Checksum.finish(Checksum.add(b, t, hl, ph)));
         stack.mib().inc(Mib.TcpOutSegs);
-        ip.sendLocal(synAck, rt, laddr, raddr, Ipv4Packet.PROTO_TCP, 0, defaultTtl(), true);
+        ip.sendLocal(synAck, (Route) rt, laddr, raddr, Ipv4Packet.PROTO_TCP, 0, defaultTtl(), true);
     }
 
     private int defaultTtl() {

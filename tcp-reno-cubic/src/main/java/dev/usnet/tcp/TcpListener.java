@@ -1,9 +1,10 @@
 package dev.usnet.tcp;
 
 import dev.usnet.core.buf.Packet;
-import dev.usnet.core.route.Route;
+import dev.usnet.core.route.Dst;
 import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.stats.Mib;
+import dev.usnet.core.wire.Ipv6Addr;
 import dev.usnet.core.wire.TcpSegment;
 import java.util.ArrayDeque;
 
@@ -14,6 +15,9 @@ import java.util.ArrayDeque;
  * answers every SYN so, 0 drops instead), which keep no state: a final ACK carrying a valid cookie makes the
  * connection. Counters as Linux's: ListenOverflows (accept queue full), ListenDrops (every SYN or ACK dropped
  * for the listener), SyncookiesSent/Recv/Failed, TCPReqQFullDoCookies/TCPReqQFullDrop.
+ *
+ * <p>An IPv4 listener has an IPv4 address; an IPv6 one an IPv6 address and IPV6_V6ONLY: on the any address without
+ * it, the listener takes IPv4 connections too, and their children run over IPv4 with v4-mapped addresses.
  */
 public final class TcpListener {
     /** Called on the namespace thread for each connection whose handshake completed. */
@@ -23,6 +27,10 @@ public final class TcpListener {
 
     private final Tcp tcp;
     private final int addr;
+    /** The IPv6 address of an IPv6 listener (ANY: every local address); null for an IPv4 listener. */
+    private final Ipv6Addr addr6;
+    /** IPV6_V6ONLY of an IPv6 listener: IPv4 connections are not its. */
+    private final boolean v6only;
     private final int port;
     private final int backlog;
     private final Acceptor acceptor;
@@ -37,15 +45,56 @@ public final class TcpListener {
     private boolean closed;
 
     TcpListener(Tcp tcp, int addr, int port, int backlog, Acceptor acceptor) {
+        this(tcp, addr, null, false, port, backlog, acceptor);
+    }
+
+    TcpListener(Tcp tcp, Ipv6Addr addr6, boolean v6only, int port, int backlog, Acceptor acceptor) {
+        this(tcp, 0, addr6, v6only, port, backlog, acceptor);
+    }
+
+    private TcpListener(Tcp tcp, int addr, Ipv6Addr addr6, boolean v6only, int port, int backlog, Acceptor acceptor) {
         this.tcp = tcp;
         this.addr = addr;
+        this.addr6 = addr6;
+        this.v6only = v6only;
         this.port = port;
         this.backlog = backlog;
         this.acceptor = acceptor;
     }
 
+    /** The IPv4 address listened on (0: any); 0 for an IPv6 listener. */
     public int addr() {
         return addr;
+    }
+
+    /** Whether this is an IPv6 listener. */
+    public boolean ipv6() {
+        return addr6 != null;
+    }
+
+    /** The IPv6 address listened on (ANY: any); null for an IPv4 listener. */
+    public Ipv6Addr addr6() {
+        return addr6;
+    }
+
+    /** IPV6_V6ONLY of an IPv6 listener. */
+    public boolean v6only() {
+        return v6only;
+    }
+
+    /** Whether IPv4 connections to the port are this listener's: an IPv4 one, or IPv6 on any without V6ONLY. */
+    boolean acceptsIpv4() {
+        return addr6 == null || !v6only && addr6.isUnspecified();
+    }
+
+    /** Whether an IPv6 segment to {@code dh}/{@code dl} is this IPv6 listener's. */
+    boolean accepts6(long dh, long dl) {
+        return addr6 != null && (addr6.isUnspecified() || addr6.hi() == dh && addr6.lo() == dl);
+    }
+
+    /** The local endpoint as {@code ss} prints it: {@code 0.0.0.0:80}, {@code [::]:80}. */
+    public String localText() {
+        return addr6 != null ? "[" + addr6 + "]:" + port : dev.usnet.core.wire.Ipv4Addr.format(addr) + ":" + port;
     }
 
     public int port() {
@@ -114,19 +163,22 @@ public final class TcpListener {
         tcp.stack().mib().inc(Mib.TcpExtListenDrops);
     }
 
-    /** A segment for the listening port with no connection of its own. Owns {@code p}. */
-    void rcv(Packet p, int src, int dst, TcpSegment seg, TcpOptions o) {
+    /**
+     * A segment for the listening port with no connection of its own, arrived over {@code af}. {@code src} and
+     * {@code dst} are its addresses as the cookie hashes take them (IPv6's folded to 32 bits). Owns {@code p}.
+     */
+    void rcv(TcpAfOps af, Packet p, int src, int dst, TcpSegment seg, TcpOptions o) {
         int flags = seg.flags();
         if ((flags & TcpSegment.RST) != 0) {
             p.release();
             return;
         }
         if ((flags & TcpSegment.ACK_FLAG) != 0) {
-            if ((flags & TcpSegment.SYN) == 0 && cookieAck(p, src, dst, seg, o)) {
+            if ((flags & TcpSegment.SYN) == 0 && cookieAck(af, p, src, dst, seg, o)) {
                 return;
             }
             // An ACK for a connection we do not know (a SYN-RECV that timed out, a forged or stale cookie).
-            tcp.replyReset(p, seg, seg.payloadLength() + seg.headerLength());
+            tcp.replyReset(af, p, seg, seg.payloadLength() + seg.headerLength());
             tcp.stack().drop(p, DropReason.TCP_NO_SOCKET);
             return;
         }
@@ -134,7 +186,7 @@ public final class TcpListener {
             tcp.stack().drop(p, DropReason.TCP_NO_SOCKET);
             return;
         }
-        rcvSyn(p, src, dst, seg, o, false);
+        rcvSyn(af, p, src, dst, seg, o, false);
     }
 
     /**
@@ -142,7 +194,7 @@ public final class TcpListener {
      * with a SYN-ACK, or a cookie SYN-ACK and no state. {@code reusesTimeWait}: the SYN took over a TIME-WAIT
      * pair, which Linux admits without the SYN queue's limit ("the peer is evidently real"). Owns {@code p}.
      */
-    void rcvSyn(Packet p, int src, int dst, TcpSegment seg, TcpOptions o, boolean reusesTimeWait) {
+    void rcvSyn(TcpAfOps af, Packet p, int src, int dst, TcpSegment seg, TcpOptions o, boolean reusesTimeWait) {
         var stack = tcp.stack();
         if (closed) {
             p.release();
@@ -177,19 +229,17 @@ public final class TcpListener {
                 return;
             }
         }
-        Route rt = tcp.ipv4().routeReply(p);
+        Dst rt = af.routeReply(p);
         if (rt == null) {
             stack.drop(p, DropReason.IP_NOROUTE);
             return;
         }
         if (wantCookie) {
-            sendCookie(p, rt, src, dst, seg, o);
+            sendCookie(af, p, rt, src, dst, seg, o);
             p.release();
             return;
         }
-        TcpSock child = tcp.newSock();
-        child.setAddresses(dst, port, src, seg.srcPort());
-        tcp.hash(child);
+        TcpSock child = newChild(af, p, seg);
         synQueueLen++;
         child.inSynQueue = true;
         child.acceptSyn(this, rt, seg, o);
@@ -201,7 +251,7 @@ public final class TcpListener {
      * rounded down to the cookie table and, without timestamps, no SACK or window scaling (nowhere to keep
      * them); the SYN-ACK goes out and nothing is remembered but the time (tcp_synq_overflow).
      */
-    private void sendCookie(Packet syn, Route rt, int src, int dst, TcpSegment seg, TcpOptions o) {
+    private void sendCookie(TcpAfOps af, Packet syn, Dst rt, int src, int dst, TcpSegment seg, TcpOptions o) {
         var stack = tcp.stack();
         var knobs = stack.knobs();
         long now = stack.now();
@@ -220,7 +270,7 @@ public final class TcpListener {
         overflowed = true;
         cookiesSent++;
         stack.mib().inc(Mib.TcpExtSyncookiesSent);
-        TcpOutput.sendStatelessSynAck(tcp, syn, rt, port, seg.srcPort(), iss, Seq.add(seg.seq(), 1),
+        TcpOutput.sendStatelessSynAck(tcp, af, syn, rt, port, seg.srcPort(), iss, Seq.add(seg.seq(), 1),
                 sack, ts, tsVal, o.tsVal, wscale);
     }
 
@@ -229,7 +279,7 @@ public final class TcpListener {
      * checked as one; a good cookie makes the connection in SYN-RECV, which then takes the ACK (and any data)
      * as usual. Returns false when the ACK is not a cookie's (the caller answers with a reset).
      */
-    private boolean cookieAck(Packet p, int src, int dst, TcpSegment seg, TcpOptions o) {
+    private boolean cookieAck(TcpAfOps af, Packet p, int src, int dst, TcpSegment seg, TcpOptions o) {
         var stack = tcp.stack();
         var knobs = stack.knobs();
         long now = stack.now();
@@ -262,17 +312,27 @@ public final class TcpListener {
             stack.drop(p, DropReason.TCP_LISTEN_OVERFLOW);
             return true;
         }
-        Route rt = tcp.ipv4().routeReply(p);
+        Dst rt = af.routeReply(p);
         if (rt == null) {
             stack.drop(p, DropReason.IP_NOROUTE);
             return true;
         }
-        TcpSock child = tcp.newSock();
-        child.setAddresses(dst, port, src, seg.srcPort());
-        tcp.hash(child);
+        TcpSock child = newChild(af, p, seg);
         child.acceptCookie(this, rt, seg, o, mss, opts, cookies.tsOffset(dst, src));
         child.rcv(p, seg, o);
         return true;
+    }
+
+    /**
+     * A connection for the segment {@code p} over {@code af}, hashed; an IPv4 one made by an IPv6 listener reads
+     * its addresses v4-mapped.
+     */
+    private TcpSock newChild(TcpAfOps af, Packet p, TcpSegment seg) {
+        TcpSock child = tcp.newSock(af);
+        af.initChild(child, p, port, seg.srcPort());
+        child.v4Mapped = addr6 != null && !child.ipv6();
+        tcp.hash(child);
+        return child;
     }
 
     /** The child's handshake completed: into the accept queue, or straight to the acceptor. */

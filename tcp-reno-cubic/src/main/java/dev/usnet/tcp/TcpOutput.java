@@ -378,10 +378,9 @@ final class TcpOutput {
      * options and window a fresh child would offer on {@code rt} — MSS, SACK-permitted, timestamps
      * ({@code tsVal}, echoing {@code tsEcr}) and window scale in Linux's layout — never retransmitted.
      */
-    static void sendStatelessSynAck(Tcp tcp, Packet syn, dev.usnet.core.route.Route rt, int lport, int rport,
-            long iss, long rcvNxt, boolean sack, boolean ts, long tsVal, long tsEcr, boolean wscale) {
+    static void sendStatelessSynAck(Tcp tcp, TcpAfOps af, Packet syn, dev.usnet.core.route.Dst rt, int lport,
+            int rport, long iss, long rcvNxt, boolean sack, boolean ts, long tsVal, long tsEcr, boolean wscale) {
         var knobs = tcp.stack().knobs();
-        TcpAfOps af = tcp.ipv4();
         int advMss = af.advMss(rt);
         long rcvbuf = knobs.get(TcpSysctl.RMEM).max();
         int ws = wscale ? TcpSock.windowScaleFor(rcvbuf) : -1;

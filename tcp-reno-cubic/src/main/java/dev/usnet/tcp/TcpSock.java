@@ -1,11 +1,12 @@
 package dev.usnet.tcp;
 
 import dev.usnet.core.buf.Packet;
-import dev.usnet.core.route.Route;
+import dev.usnet.core.route.Dst;
 import dev.usnet.core.netns.NetCoreSysctl;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.Mib;
 import dev.usnet.core.wire.Ipv4Addr;
+import dev.usnet.core.wire.Ipv6Addr;
 import dev.usnet.core.wire.TcpSegment;
 import dev.usnet.tcp.cc.CaState;
 import dev.usnet.tcp.cc.CcSock;
@@ -48,17 +49,31 @@ public final class TcpSock {
 
     final Tcp tcp;
     final NetStack stack;
-    /** icsk_af_ops: the network-layer family this connection runs over (IPv4 until there is another). */
+    /** icsk_af_ops: the network-layer family this connection runs over ({@link TcpIpv4Ops}, {@link TcpIpv6Ops}). */
     final TcpAfOps af;
     final CcSock cc;
     CongestionOps ops;
 
+    /** IPv4 addresses (0 on an IPv6 connection). */
     int laddr;
     int lport;
     int raddr;
     int rport;
+    /** IPv6 addresses, high and low 64 bits (0 on an IPv4 connection). */
+    long laddrHi;
+    long laddrLo;
+    long raddrHi;
+    long raddrLo;
+    /**
+     * An IPv4 connection made through an IPv6 socket (accepted by a dual-stack listener, or connected to a
+     * v4-mapped address): it runs over IPv4, and its addresses read as ::ffff:a.b.c.d, as such a Linux socket's do.
+     */
+    boolean v4Mapped;
     long key;
-    Route route;
+    /** The next IPv6 connection whose lookup key is the same (the IPv6 table chains them; see {@link Tcp}). */
+    TcpSock hashNext;
+    /** The route (sk_dst_cache): a {@code Route} over IPv4, a {@code Route6} over IPv6. */
+    Dst route;
     TcpState state = TcpState.CLOSED;
     TcpListener parent;
     /** Counted in the parent's SYN queue (a child made from a SYN; one made from a cookie never is). */
@@ -184,10 +199,10 @@ public final class TcpSock {
         }
     }
 
-    TcpSock(Tcp tcp, int sndbuf, int rcvbuf) {
+    TcpSock(Tcp tcp, TcpAfOps af, int sndbuf, int rcvbuf) {
         this.tcp = tcp;
         this.stack = tcp.stack();
-        this.af = tcp.ipv4();
+        this.af = af;
         this.cc = new CcView(tcp.ccSwitches(), tcp.initCwnd());
         this.ops = tcp.newCongestionOps(null);
         this.sendBuf = new SendBuffer(sndbuf);
@@ -246,6 +261,7 @@ public final class TcpSock {
         return stack;
     }
 
+    /** The local IPv4 address; 0 on an IPv6 connection (see {@link #localAddr6()}). */
     public int localAddr() {
         return laddr;
     }
@@ -254,8 +270,48 @@ public final class TcpSock {
         return lport;
     }
 
+    /** The remote IPv4 address; 0 on an IPv6 connection (see {@link #remoteAddr6()}). */
     public int remoteAddr() {
         return raddr;
+    }
+
+    /** Whether the connection runs over IPv6 (a v4-mapped one runs over IPv4: {@link #v4Mapped()}). */
+    public boolean ipv6() {
+        return af instanceof TcpIpv6Ops;
+    }
+
+    /** An IPv4 connection of an IPv6 socket (its addresses read as ::ffff:a.b.c.d). */
+    public boolean v4Mapped() {
+        return v4Mapped;
+    }
+
+    /** The local address as an IPv6 socket reads it: the IPv6 address, or an IPv4 one v4-mapped. */
+    public Ipv6Addr localAddr6() {
+        return ipv6() ? new Ipv6Addr(laddrHi, laddrLo) : mapped(laddr);
+    }
+
+    /** The remote address as an IPv6 socket reads it: the IPv6 address, or an IPv4 one v4-mapped. */
+    public Ipv6Addr remoteAddr6() {
+        return ipv6() ? new Ipv6Addr(raddrHi, raddrLo) : mapped(raddr);
+    }
+
+    /** The local address as {@code ss} prints it: dotted IPv4, or IPv6 (v4-mapped for a v4-mapped socket). */
+    public String localAddrText() {
+        return ipv6() || v4Mapped ? localAddr6().toString() : Ipv4Addr.format(laddr);
+    }
+
+    /** The remote address as {@code ss} prints it (see {@link #localAddrText()}). */
+    public String remoteAddrText() {
+        return ipv6() || v4Mapped ? remoteAddr6().toString() : Ipv4Addr.format(raddr);
+    }
+
+    /** ADDR:PORT as {@code ss} prints an endpoint: an IPv6 address in brackets. */
+    static String endpoint(boolean v6, String addr, int port) {
+        return v6 ? "[" + addr + "]:" + port : addr + ":" + port;
+    }
+
+    private static Ipv6Addr mapped(int v4) {
+        return new Ipv6Addr(0, 0xffff_0000_0000L | (v4 & 0xffff_ffffL));
     }
 
     public int remotePort() {
@@ -562,8 +618,9 @@ public final class TcpSock {
 
     /** A snapshot of the connection as {@code ss -ti} shows it. */
     public TcpInfo info() {
-        return new TcpInfo(state, cc.caState, ops.name(), Ipv4Addr.format(laddr) + ":" + lport,
-                Ipv4Addr.format(raddr) + ":" + rport, sendBuf.size(), rq.queuedBytes(),
+        boolean v6 = ipv6() || v4Mapped;
+        return new TcpInfo(state, cc.caState, ops.name(), endpoint(v6, localAddrText(), lport),
+                endpoint(v6, remoteAddrText(), rport), sendBuf.size(), rq.queuedBytes(),
                 tsOk, sackOk, wscaleOk ? sndWscale : -1, wscaleOk ? rcvWscale : -1,
                 rtt.rtoNanos / 1000, timers.backoff, rtt.srttUs, rtt.rttvarUs,
                 rtt.minRttUs == Long.MAX_VALUE ? -1 : rtt.minRttUs, delack.atoNanos / 1000, mssCache, rcvMss, advMss,
@@ -577,8 +634,9 @@ public final class TcpSock {
 
     @Override
     public String toString() {
-        return "tcp " + state.ssName() + " " + Ipv4Addr.format(laddr) + ":" + lport + " -> "
-                + Ipv4Addr.format(raddr) + ":" + rport;
+        boolean v6 = ipv6() || v4Mapped;
+        return "tcp " + state.ssName() + " " + endpoint(v6, localAddrText(), lport) + " -> "
+                + endpoint(v6, remoteAddrText(), rport);
     }
 
     // ------------------------------------------------------------------------------------------------------
@@ -592,8 +650,23 @@ public final class TcpSock {
         this.rport = remotePort;
     }
 
-    /** Active open (tcp_v4_connect + tcp_connect): sends the SYN. */
-    void connect(Route rt) {
+    /** The IPv6 connection's 4-tuple, set before it is hashed. */
+    void setAddresses6(long localHi, long localLo, int localPort, long remoteHi, long remoteLo, int remotePort) {
+        this.laddrHi = localHi;
+        this.laddrLo = localLo;
+        this.lport = localPort;
+        this.raddrHi = remoteHi;
+        this.raddrLo = remoteLo;
+        this.rport = remotePort;
+    }
+
+    /** Whether this IPv6 connection has these remote and local addresses and ports. */
+    boolean matches6(long rh, long rl, int rp, int lp, long lh, long ll) {
+        return raddrLo == rl && raddrHi == rh && rport == rp && lport == lp && laddrLo == ll && laddrHi == lh;
+    }
+
+    /** Active open (tcp_v4_connect, tcp_v6_connect, then tcp_connect): sends the SYN. */
+    void connect(Dst rt) {
         open(rt);
         setState(TcpState.SYN_SENT);
         stack.mib().inc(Mib.TcpActiveOpens);
@@ -601,7 +674,7 @@ public final class TcpSock {
     }
 
     /** Passive open: a SYN reached a listener; this child answers with a SYN-ACK (tcp_conn_request). */
-    void acceptSyn(TcpListener l, Route rt, TcpSegment seg, TcpOptions o) {
+    void acceptSyn(TcpListener l, Dst rt, TcpSegment seg, TcpOptions o) {
         this.parent = l;
         open(rt);
         adoptPeerSyn(seg, o);
@@ -618,7 +691,7 @@ public final class TcpSock {
      * offset is the one the SYN-ACK used. It starts in SYN-RECV with nothing outstanding and the window the
      * SYN-ACK offered, then takes the ACK as any child does.
      */
-    void acceptCookie(TcpListener l, Route rt, TcpSegment seg, TcpOptions o, int mss, int opts, long tsOff) {
+    void acceptCookie(TcpListener l, Dst rt, TcpSegment seg, TcpOptions o, int mss, int opts, long tsOff) {
         this.parent = l;
         this.fromCookie = true;
         this.route = rt;
@@ -653,7 +726,7 @@ public final class TcpSock {
     }
 
     /** What both opens share: the route, our own options and what we offer, a random initial sequence number. */
-    private void open(Route rt) {
+    private void open(Dst rt) {
         this.route = rt;
         initLocalOptions(rt);
         var knobs = stack.knobs();
@@ -704,7 +777,7 @@ public final class TcpSock {
         recovery.chooseDetector();
     }
 
-    private void initLocalOptions(Route rt) {
+    private void initLocalOptions(Dst rt) {
         advMss = af.advMss(rt);
         if (userMss > 0 && userMss < advMss) {
             // tcp_advertise_mss: TCP_MAXSEG lowers the MSS the SYN announces.

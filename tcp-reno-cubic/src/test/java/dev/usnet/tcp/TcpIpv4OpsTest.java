@@ -52,7 +52,7 @@ class TcpIpv4OpsTest {
             NetStack a = net.ns("a");
             NetStack b = net.ns("b");
             var veth = net.link(a, "veth0", "198.18.0.1/24", b, "veth0", "198.18.0.2/24");
-            TcpAfOps af = Tcp.install(a).ipv4();
+            TcpIpv4Ops af = Tcp.install(a).ipv4();
             Route rt = af.routeConnect(TcpPair.SERVER);
             assertNotNull(rt);
             assertSame(veth[0], rt.dev());

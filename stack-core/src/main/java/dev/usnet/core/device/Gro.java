@@ -5,6 +5,7 @@ import dev.usnet.core.buf.Packet;
 import dev.usnet.core.wire.Checksum;
 import dev.usnet.core.wire.EthernetFrame;
 import dev.usnet.core.wire.Ipv4Packet;
+import dev.usnet.core.wire.Ipv6Packet;
 import dev.usnet.core.wire.TcpSegment;
 import io.netty.buffer.ByteBuf;
 
@@ -28,6 +29,13 @@ import io.netty.buffer.ByteBuf;
  * segment shorter than gso_size, or carrying PSH or FIN (which the merged header takes on), delivers the flow.
  * At most {@link #MAX_GRO_SKBS} flows are held; a new one delivers the oldest.
  *
+ * <p>TCP over IPv6 (ipv6_gro_receive, tcp6_gro_receive) is merged by the same TCP rules. Its flow is the same
+ * Ethernet header, IPv6 addresses, flow label and ports; a segment is not merged when the traffic class or hop
+ * limit differ or its payload length is not the frame's; there is no IP ID. Only a TCP header right behind the
+ * fixed 40-byte header is GRO'd: a packet with extension headers is delivered at once (<b>differs:</b> Linux
+ * walks some of them). The merged packet leaves as tcp6_gro_complete leaves it: payload length rewritten, the TCP
+ * checksum field holding the IPv6 pseudo-header sum, CHECKSUM_PARTIAL, gso_type TCPV6.
+ *
  * <p>Merging copies: the first merge copies the held frame into a pooled 64 KiB buffer (unless its own has room
  * and is not shared), each later one appends the segment's payload; a segment merged is released at once.
  * <b>Differs:</b> Linux chains the segments' pages as frags (no copy); the copy here costs about the bytes merged
@@ -45,6 +53,12 @@ public final class Gro {
     public static final int GRO_MAX_SIZE = 65_536;
 
     private static final int ETH = EthernetFrame.HEADER_LEN;
+    private static final int ETH_P_IPV6 = 0x86dd;
+    private static final int V6 = Ipv6Packet.HEADER_LEN;
+    /** The version and flow label bits of the IPv6 header's first word: a different value is another flow. */
+    private static final int V6_FLOW_BITS = 0xF00F_FFFF;
+    /** The traffic class bits: a different value is the same flow, but not merged. */
+    private static final int V6_TCLASS_BITS = 0x0FF0_0000;
     private static final int FLUSH_FLAGS = TcpSegment.URG | TcpSegment.PSH | TcpSegment.RST | TcpSegment.SYN
             | TcpSegment.FIN;
     private static final int ID_INCREMENTING = 0;
@@ -59,6 +73,8 @@ public final class Gro {
     private final int[] idMode = new int[MAX_GRO_SKBS];
     // NAPI_GRO_CB(skb)->age: the jiffy each held flow was first held in.
     private final long[] age = new long[MAX_GRO_SKBS];
+    // Whether each held flow is TCP over IPv6.
+    private final boolean[] ipv6 = new boolean[MAX_GRO_SKBS];
     private int n;
     // The next device of the namespace with held packets (the run's list of what to flush), or null.
     private Gro nextPending;
@@ -104,6 +120,10 @@ public final class Gro {
         ByteBuf b = p.buf();
         int s = p.start();
         int len = p.length();
+        if (len >= ETH && b.getUnsignedShort(s + 12) == ETH_P_IPV6) {
+            receive6(p);
+            return;
+        }
         if (len < ETH + Ipv4Packet.MIN_HEADER_LEN + TcpSegment.MIN_HEADER_LEN
                 || b.getUnsignedShort(s + 12) != EthernetFrame.ETH_P_IP
                 || b.getUnsignedByte(s + ETH) != 0x45
@@ -141,34 +161,99 @@ public final class Gro {
                     || ((frag ^ qb.getUnsignedShort(qip + Ipv4Packet.FRAG)) & Ipv4Packet.FLAG_DF) != 0
                     || !idFollows(i, b.getUnsignedShort(ip + Ipv4Packet.ID), qb.getUnsignedShort(qip + Ipv4Packet.ID),
                             (frag & Ipv4Packet.FLAG_DF) != 0)
-                    || (flags & TcpSegment.CWR) != 0
-                    || ((b.getInt(tcp + TcpSegment.DATA_OFF) ^ qb.getInt(qtcp + TcpSegment.DATA_OFF))
-                            & ~((TcpSegment.FIN | TcpSegment.PSH) << 16)) != 0
-                    || b.getInt(tcp + TcpSegment.ACK) != qb.getInt(qtcp + TcpSegment.ACK)
-                    || !sameOptions(b, tcp, qb, qtcp, thlen)
-                    || payload - 1 >= mss[i] || payload == 0
-                    || b.getInt(tcp + TcpSegment.SEQ) != qb.getInt(qtcp + TcpSegment.SEQ) + qpayload
+                    || !tcpContinues(i, b, tcp, qb, qtcp, thlen, flags, payload, qpayload)
                     || qtot + payload >= GRO_MAX_SIZE;
-            if (dontMerge) {
-                deliverFlow(i);
-                if (ipFlush || payload == 0 || (flags & FLUSH_FLAGS) != 0) {
-                    dev.deliver(p);
-                } else {
-                    hold(p, payload);
-                }
-                return;
-            }
-            merge(i, q, p, tcp + thlen, payload, flags);
-            if (payload < mss[i] || (flags & FLUSH_FLAGS) != 0) {
-                deliverFlow(i);
-            }
+            mergeOrFlush(i, q, p, dontMerge, ipFlush, tcp + thlen, payload, flags);
             return;
         }
         if (ipFlush || payload == 0 || (flags & FLUSH_FLAGS) != 0) {
             dev.deliver(p);
             return;
         }
-        hold(p, payload);
+        hold(p, payload, false);
+    }
+
+    /** ipv6_gro_receive → tcp6_gro_receive for an Ethernet frame carrying IPv6; see the class comment. */
+    private void receive6(Packet p) {
+        ByteBuf b = p.buf();
+        int s = p.start();
+        int len = p.length();
+        int ip = s + ETH;
+        if (len < ETH + V6 + TcpSegment.MIN_HEADER_LEN || (b.getUnsignedByte(ip) >>> 4) != 6
+                || b.getUnsignedByte(ip + Ipv6Packet.NEXT_HEADER) != Ipv6Packet.NEXTHDR_TCP) {
+            dev.deliver(p);
+            return;
+        }
+        int plen = b.getUnsignedShort(ip + Ipv6Packet.PAYLOAD_LEN);
+        int tcp = ip + V6;
+        int thlen = (b.getUnsignedByte(tcp + TcpSegment.DATA_OFF) >>> 4) * 4;
+        if (V6 + plen > len - ETH || thlen < TcpSegment.MIN_HEADER_LEN || thlen > plen
+                || !tcp6ChecksumOk(p, b, ip, tcp, plen)) {
+            dev.deliver(p);
+            return;
+        }
+        int payload = plen - thlen;
+        int flags = b.getUnsignedByte(tcp + TcpSegment.FLAGS);
+        // A payload length that is not the frame's (padding) flushes, as inet_gro_receive's length check.
+        boolean ipFlush = V6 + plen != len - ETH;
+        int i = find6(b, s, ip, tcp);
+        if (i >= 0) {
+            Packet q = held[i];
+            ByteBuf qb = q.buf();
+            int qip = q.start() + ETH;
+            int qtcp = qip + V6;
+            int qplen = qb.getUnsignedShort(qip + Ipv6Packet.PAYLOAD_LEN);
+            boolean dontMerge = ipFlush
+                    || ((b.getInt(ip) ^ qb.getInt(qip)) & V6_TCLASS_BITS) != 0
+                    || b.getByte(ip + Ipv6Packet.HOP_LIMIT) != qb.getByte(qip + Ipv6Packet.HOP_LIMIT)
+                    || !tcpContinues(i, b, tcp, qb, qtcp, thlen, flags, payload, qplen - thlen)
+                    || V6 + qplen + payload >= GRO_MAX_SIZE;
+            mergeOrFlush(i, q, p, dontMerge, ipFlush, tcp + thlen, payload, flags);
+            return;
+        }
+        if (ipFlush || payload == 0 || (flags & FLUSH_FLAGS) != 0) {
+            dev.deliver(p);
+            return;
+        }
+        hold(p, payload, true);
+    }
+
+    /**
+     * tcp_gro_receive's checks, the same over both IP versions: no CWR, the flag word but FIN and PSH (data
+     * offset and window too) and the ACK equal, the options equal word by word, a payload of 1 to gso_size bytes
+     * starting where the held one ends.
+     */
+    private boolean tcpContinues(int i, ByteBuf b, int tcp, ByteBuf qb, int qtcp, int thlen, int flags, int payload,
+                                 int qpayload) {
+        return (flags & TcpSegment.CWR) == 0
+                && ((b.getInt(tcp + TcpSegment.DATA_OFF) ^ qb.getInt(qtcp + TcpSegment.DATA_OFF))
+                        & ~((TcpSegment.FIN | TcpSegment.PSH) << 16)) == 0
+                && b.getInt(tcp + TcpSegment.ACK) == qb.getInt(qtcp + TcpSegment.ACK)
+                && sameOptions(b, tcp, qb, qtcp, thlen)
+                && payload - 1 < mss[i] && payload != 0
+                && b.getInt(tcp + TcpSegment.SEQ) == qb.getInt(qtcp + TcpSegment.SEQ) + qpayload;
+    }
+
+    /**
+     * A segment of held flow {@code i}: merged (then the flow is delivered if the segment is short or carries a
+     * flush flag), or, with {@code dontMerge}, the flow delivered and the segment held or delivered itself.
+     */
+    private void mergeOrFlush(int i, Packet q, Packet p, boolean dontMerge, boolean ipFlush, int payloadOff,
+                              int payload, int flags) {
+        if (dontMerge) {
+            boolean v6 = ipv6[i];
+            deliverFlow(i);
+            if (ipFlush || payload == 0 || (flags & FLUSH_FLAGS) != 0) {
+                dev.deliver(p);
+            } else {
+                hold(p, payload, v6);
+            }
+            return;
+        }
+        merge(i, q, p, payloadOff, payload, flags);
+        if (payload < mss[i] || (flags & FLUSH_FLAGS) != 0) {
+            deliverFlow(i);
+        }
     }
 
     /**
@@ -195,6 +280,9 @@ public final class Gro {
     /** The held flow {@code p} belongs to (same Ethernet header, addresses, ports), or -1. */
     private int find(ByteBuf b, int s, int ip, int tcp) {
         for (int i = 0; i < n; i++) {
+            if (ipv6[i]) {
+                continue;
+            }
             ByteBuf qb = held[i].buf();
             int qs = held[i].start();
             int qip = qs + ETH;
@@ -203,6 +291,29 @@ public final class Gro {
                     && qb.getInt(qip + Ipv4Packet.SRC) == b.getInt(ip + Ipv4Packet.SRC)
                     && qb.getInt(qip + Ipv4Packet.DST) == b.getInt(ip + Ipv4Packet.DST)
                     && qb.getInt(qip + Ipv4Packet.MIN_HEADER_LEN) == b.getInt(tcp)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /** The held IPv6 flow {@code p} belongs to (same Ethernet header, version and flow label, addresses, ports), or -1. */
+    private int find6(ByteBuf b, int s, int ip, int tcp) {
+        for (int i = 0; i < n; i++) {
+            if (!ipv6[i]) {
+                continue;
+            }
+            ByteBuf qb = held[i].buf();
+            int qs = held[i].start();
+            int qip = qs + ETH;
+            if (qb.getLong(qs) == b.getLong(s) && qb.getInt(qs + 8) == b.getInt(s + 8)
+                    && qb.getShort(qs + 12) == b.getShort(s + 12)
+                    && ((qb.getInt(qip) ^ b.getInt(ip)) & V6_FLOW_BITS) == 0
+                    && qb.getLong(qip + Ipv6Packet.SRC) == b.getLong(ip + Ipv6Packet.SRC)
+                    && qb.getLong(qip + Ipv6Packet.SRC + 8) == b.getLong(ip + Ipv6Packet.SRC + 8)
+                    && qb.getLong(qip + Ipv6Packet.DST) == b.getLong(ip + Ipv6Packet.DST)
+                    && qb.getLong(qip + Ipv6Packet.DST + 8) == b.getLong(ip + Ipv6Packet.DST + 8)
+                    && qb.getInt(qip + V6) == b.getInt(tcp)) {
                 return i;
             }
         }
@@ -252,7 +363,20 @@ public final class Gro {
         return true;
     }
 
-    private void hold(Packet p, int payload) {
+    /** tcp6_gro_receive's checksum validation: as {@link #tcpChecksumOk}, over the IPv6 pseudo-header. */
+    private boolean tcp6ChecksumOk(Packet p, ByteBuf b, int ip, int tcp, int plen) {
+        if (p.csumState() != ChecksumState.NONE) {
+            return true;
+        }
+        long ph = Ipv6Packet.pseudoHeaderSum(b, ip, plen, Ipv6Packet.NEXTHDR_TCP);
+        if (Checksum.finish(Checksum.add(b, tcp, plen, ph)) != 0) {
+            return false;
+        }
+        p.setChecksum(ChecksumState.UNNECESSARY, 0, 0);
+        return true;
+    }
+
+    private void hold(Packet p, int payload, boolean v6) {
         if (n == MAX_GRO_SKBS) {
             // gro_flush_oldest: the oldest flow makes room.
             deliverFlow(0);
@@ -261,6 +385,7 @@ public final class Gro {
         count[n] = 1;
         mss[n] = payload;
         idMode[n] = ID_UNDECIDED;
+        ipv6[n] = v6;
         age[n] = dev.stack().jiffies();
         n++;
         if (!pending) {
@@ -272,17 +397,22 @@ public final class Gro {
     /** skb_gro_receive: appends {@code p}'s payload to held flow {@code i} and frees {@code p}. */
     private void merge(int i, Packet q, Packet p, int payloadOff, int payload, int flags) {
         ByteBuf b = p.buf();
+        boolean v6 = ipv6[i];
         if (count[i] == 1) {
-            // The second segment: room for the whole merged packet, and the IP ID mode the flow keeps.
+            // The second segment: room for the whole merged packet, and (IPv4) the IP ID mode the flow keeps.
             q.ensureTailroom(GRO_MAX_SIZE + ETH - q.length());
-            int firstId = q.buf().getUnsignedShort(q.start() + ETH + Ipv4Packet.ID);
-            idMode[i] = b.getUnsignedShort(p.start() + ETH + Ipv4Packet.ID) == firstId ? ID_FIXED : ID_INCREMENTING;
+            if (!v6) {
+                int firstId = q.buf().getUnsignedShort(q.start() + ETH + Ipv4Packet.ID);
+                idMode[i] = b.getUnsignedShort(p.start() + ETH + Ipv4Packet.ID) == firstId ? ID_FIXED
+                        : ID_INCREMENTING;
+            }
         }
         ByteBuf qb = q.buf();
         int qip = q.start() + ETH;
         qb.writeBytes(b, payloadOff, payload);
-        qb.setShort(qip + Ipv4Packet.TOTAL_LEN, qb.getUnsignedShort(qip + Ipv4Packet.TOTAL_LEN) + payload);
-        int qflags = qip + Ipv4Packet.MIN_HEADER_LEN + TcpSegment.FLAGS;
+        int lenField = v6 ? Ipv6Packet.PAYLOAD_LEN : Ipv4Packet.TOTAL_LEN;
+        qb.setShort(qip + lenField, qb.getUnsignedShort(qip + lenField) + payload);
+        int qflags = qip + (v6 ? V6 : Ipv4Packet.MIN_HEADER_LEN) + TcpSegment.FLAGS;
         qb.setByte(qflags, qb.getUnsignedByte(qflags) | (flags & (TcpSegment.FIN | TcpSegment.PSH)));
         count[i]++;
         p.release();
@@ -295,6 +425,7 @@ public final class Gro {
         System.arraycopy(mss, i + 1, mss, i, n - i);
         System.arraycopy(idMode, i + 1, idMode, i, n - i);
         System.arraycopy(age, i + 1, age, i, n - i);
+        System.arraycopy(ipv6, i + 1, ipv6, i, n - i);
         held[n] = null;
     }
 
@@ -314,8 +445,35 @@ public final class Gro {
         Packet q = held[i];
         int segs = count[i];
         int size = mss[i];
+        boolean v6 = ipv6[i];
         remove(i);
-        finish(q, segs, size);
+        if (v6) {
+            finish6(q, segs, size);
+        } else {
+            finish(q, segs, size);
+        }
+    }
+
+    /** napi_gro_complete → ipv6_gro_complete → tcp6_gro_complete, then netif_receive_skb. */
+    private void finish6(Packet q, int segs, int gsoSize) {
+        if (segs > 1) {
+            ByteBuf qb = q.buf();
+            int ip = q.start() + ETH;
+            int tcp = ip + V6;
+            int plen = qb.getUnsignedShort(ip + Ipv6Packet.PAYLOAD_LEN);
+            long ph = Ipv6Packet.pseudoHeaderSum(qb, ip, plen, Ipv6Packet.NEXTHDR_TCP);
+            qb.setShort(tcp + TcpSegment.CHECKSUM, ~Checksum.finish(ph) & 0xffff);
+            q.setChecksum(ChecksumState.PARTIAL, tcp, TcpSegment.CHECKSUM);
+            q.setGso(Packet.GSO_TCPV6, gsoSize);
+            q.setGsoSegs(segs);
+            groPackets++;
+            groSegments += segs;
+        }
+        if (dev.stack() == null) {
+            q.release();
+            return;
+        }
+        dev.deliver(q);
     }
 
     /** napi_gro_complete → inet_gro_complete → tcp4_gro_complete, then netif_receive_skb. */

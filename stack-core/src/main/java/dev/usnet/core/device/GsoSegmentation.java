@@ -6,6 +6,7 @@ import dev.usnet.core.buf.Packet;
 import dev.usnet.core.buf.TxCompletion;
 import dev.usnet.core.wire.Checksum;
 import dev.usnet.core.wire.Ipv4Packet;
+import dev.usnet.core.wire.Ipv6Packet;
 import dev.usnet.core.wire.TcpSegment;
 import dev.usnet.core.wire.UdpDatagram;
 import io.netty.buffer.ByteBuf;
@@ -15,30 +16,42 @@ import io.netty.buffer.ByteBuf;
  * becomes MSS-sized frames with their own IP total length, incrementing IP ID and full checksums; for TCP the
  * sequence number advances per segment, PSH and FIN stay on the last segment and CWR on the first only, as
  * tcp_gso_segment does. UDP (UDP_L4) segments each get a UDP header of their own.
+ *
+ * <p>TCPv6 (ipv6_gso_segment → tcp6_gso_segment) is the same TCP work under an IPv6 header: each segment's
+ * payload length is rewritten, there is no IP ID and no header checksum to fill, and the TCP checksum covers the
+ * IPv6 pseudo-header. Only a TCP header right behind the fixed 40-byte header is segmented (usnet's TCP sends no
+ * extension headers); a super-frame with extension headers is left untouched (false), as for any unknown type.
  */
 final class GsoSegmentation {
+    private static final int ETH_P_IP = 0x0800;
+    private static final int ETH_P_IPV6 = 0x86dd;
+
     private GsoSegmentation() {}
 
     /** Returns false (leaving {@code p} untouched) when the frame is not a GSO type handled here. */
     static boolean segment(Device dev, Packet p) {
         int type = p.gsoType();
-        if (type != Packet.GSO_TCPV4 && type != Packet.GSO_UDP) {
+        if (type != Packet.GSO_TCPV4 && type != Packet.GSO_UDP && type != Packet.GSO_TCPV6) {
             return false;
         }
         ByteBuf b = p.buf();
         int start = p.start();
         int ipOff = p.network();
+        int wantEtherType = type == Packet.GSO_TCPV6 ? ETH_P_IPV6 : ETH_P_IP;
         if (ipOff < 0) {
-            // Bridged frames were never parsed above L2: find the IPv4 header behind Ethernet (and one VLAN tag).
+            // Bridged frames were never parsed above L2: find the IP header behind Ethernet (and one VLAN tag).
             int et = b.getUnsignedShort(start + 12);
             ipOff = start + 14;
             if (et == 0x8100 || et == 0x88a8) {
                 et = b.getUnsignedShort(start + 16);
                 ipOff += 4;
             }
-            if (et != 0x0800) {
+            if (et != wantEtherType) {
                 return false;
             }
+        }
+        if (type == Packet.GSO_TCPV6) {
+            return segmentTcpv6(dev, p, ipOff);
         }
         Ipv4Packet ip = new Ipv4Packet().wrap(b, ipOff);
         int iphl = ip.headerLength();
@@ -103,6 +116,73 @@ final class GsoSegmentation {
                         Checksum.pseudoHeader(src, dst, Ipv4Packet.PROTO_UDP, l4len)));
                 sb.setShort(sl4 + UdpDatagram.CHECKSUM, c == 0 ? 0xffff : c);
             }
+            s.setChecksum(ChecksumState.NONE, 0, 0);
+            if (owner != null) {
+                int share = i == segs - 1 ? charged - given : (int) ((long) charged * len / payload);
+                given += share;
+                s.setOwner(owner, share);
+            }
+            dev.transmit(s);
+        }
+        p.release();
+        return true;
+    }
+
+    /** A TCPv6 super-frame whose IPv6 header is at {@code ipOff}; see the class comment. */
+    private static boolean segmentTcpv6(Device dev, Packet p, int ipOff) {
+        ByteBuf b = p.buf();
+        int start = p.start();
+        if (b.getUnsignedByte(ipOff + Ipv6Packet.NEXT_HEADER) != Ipv6Packet.NEXTHDR_TCP) {
+            return false;
+        }
+        int l4Off = ipOff + Ipv6Packet.HEADER_LEN;
+        int l4hl = (b.getUnsignedByte(l4Off + TcpSegment.DATA_OFF) >>> 4) * 4;
+        int l2 = ipOff - start;
+        int headers = l2 + Ipv6Packet.HEADER_LEN + l4hl;
+        int payload = l4Off + b.getUnsignedShort(ipOff + Ipv6Packet.PAYLOAD_LEN) - (l4Off + l4hl);
+        int mss = p.gsoSize();
+        if (mss <= 0 || payload <= 0 || l4hl < TcpSegment.MIN_HEADER_LEN || start + p.length() < l4Off + l4hl + payload) {
+            return false;
+        }
+        long srcHi = b.getLong(ipOff + Ipv6Packet.SRC);
+        long srcLo = b.getLong(ipOff + Ipv6Packet.SRC + 8);
+        long dstHi = b.getLong(ipOff + Ipv6Packet.DST);
+        long dstLo = b.getLong(ipOff + Ipv6Packet.DST + 8);
+        long seq = b.getUnsignedInt(l4Off + TcpSegment.SEQ);
+        int flags = b.getUnsignedByte(l4Off + TcpSegment.FLAGS);
+        int segs = (payload + mss - 1) / mss;
+        TxCompletion owner = p.owner();
+        int charged = owner == null ? 0 : p.detachOwner();
+        int given = 0;
+        for (int i = 0; i < segs; i++) {
+            int len = Math.min(mss, payload - i * mss);
+            Packet s = Packet.allocate(Buffers.HEADROOM, headers + len);
+            ByteBuf sb = s.buf();
+            int ss = s.start();
+            sb.writerIndex(ss + headers + len);
+            sb.setBytes(ss, b, start, headers);
+            sb.setBytes(ss + headers, b, l4Off + l4hl + i * mss, len);
+            int sip = ss + l2;
+            int sl4 = sip + Ipv6Packet.HEADER_LEN;
+            s.setNetwork(sip);
+            s.setTransport(sl4);
+            s.setDev(p.dev());
+            s.setRxTimeNanos(p.rxTimeNanos());
+            int l4len = l4hl + len;
+            sb.setShort(sip + Ipv6Packet.PAYLOAD_LEN, l4len);
+            sb.setInt(sl4 + TcpSegment.SEQ, (int) (seq + (long) i * mss));
+            int f = flags;
+            if (i != segs - 1) {
+                f &= ~(TcpSegment.FIN | TcpSegment.PSH);
+            }
+            if (i != 0) {
+                f &= ~TcpSegment.CWR;
+            }
+            sb.setByte(sl4 + TcpSegment.FLAGS, f);
+            sb.setShort(sl4 + TcpSegment.CHECKSUM, 0);
+            int c = Checksum.finish(Checksum.add(sb, sl4, l4len,
+                    Ipv6Packet.pseudoHeaderSum(srcHi, srcLo, dstHi, dstLo, l4len, Ipv6Packet.NEXTHDR_TCP)));
+            sb.setShort(sl4 + TcpSegment.CHECKSUM, c);
             s.setChecksum(ChecksumState.NONE, 0, 0);
             if (owner != null) {
                 int share = i == segs - 1 ? charged - given : (int) ((long) charged * len / payload);

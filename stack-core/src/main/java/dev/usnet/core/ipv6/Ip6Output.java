@@ -26,6 +26,7 @@ public final class Ip6Output {
     private final Netns ns;
     private final Ipv6 inet6;
     private final Ipv6Packet ip = new Ipv6Packet();
+    private final Ip6PathMtuCache pmtu = new Ip6PathMtuCache();
     private int nextFragId;
 
     public Ip6Output(Ipv6 inet6) {
@@ -71,6 +72,28 @@ public final class Ip6Output {
     }
 
     /**
+     * The path MTU of a local packet to {@code dh}/{@code dl} over {@code rt} (dst_mtu): the device's MTU, or lower
+     * when a router reported a smaller one ({@link #updatePmtu}) that has not lapsed.
+     */
+    public int pathMtu(Route6 rt, long dh, long dl) {
+        int devMtu = Math.max((rt.type() == RouteType.LOCAL ? ns.loopback() : rt.dev()).mtu(), Ipv6Packet.MIN_MTU);
+        return rt.type() == RouteType.LOCAL || pmtu.isEmpty() ? devMtu : pmtu.mtu(dh, dl, devMtu, ns.now());
+    }
+
+    /**
+     * A packet too big reported {@code reportedMtu} towards {@code dh}/{@code dl} (ip6_update_pmtu): lowers the
+     * path MTU, never raises it nor below 1280, and forgets it after net.ipv6.route.mtu_expires seconds. Returns
+     * the path MTU afterwards.
+     */
+    public int updatePmtu(Route6 rt, long dh, long dl, int reportedMtu) {
+        if (rt.type() == RouteType.LOCAL) {
+            return pathMtu(rt, dh, dl);
+        }
+        return pmtu.update(dh, dl, reportedMtu, pathMtu(rt, dh, dl),
+                ns.knobs().get(Ipv6Sysctl.MTU_EXPIRES) * 1_000_000_000L, ns.now());
+    }
+
+    /**
      * ip6_xmit for a packet from {@link #allocate}: writes the fixed header and sends it along {@code rt}; the
      * payload must already carry its checksum. Returns false, and frees the packet, without a route.
      */
@@ -90,6 +113,10 @@ public final class Ip6Output {
         }
         Device dev = rt.type() == RouteType.LOCAL ? ns.loopback() : rt.dev();
         int mtu = Math.max(dev.mtu(), Ipv6Packet.MIN_MTU);
+        if (!pmtu.isEmpty() && rt.type() != RouteType.LOCAL) {
+            // A learned path MTU cuts what the source fragments, as the cached route's MTU does in ip6_finish_output.
+            mtu = pmtu.mtu(dh, dl, mtu, ns.now());
+        }
         if (Ipv6Packet.HEADER_LEN + payloadLen > mtu && rt.type() != RouteType.LOCAL) {
             fragment(p, dev, rt.nextHopHi(dh), rt.nextHopLo(dl), mtu);
             return true;

@@ -8,7 +8,7 @@ import dev.usnet.core.wire.Ipv4Addr;
  * Immutable.
  */
 public record Route(int prefix, int prefixLen, RouteType type, int gateway, Device dev, int prefSrc, int metric,
-                    boolean connected) {
+                    boolean connected) implements Dst {
 
     public Route {
         prefix &= Ipv4Addr.mask(prefixLen);

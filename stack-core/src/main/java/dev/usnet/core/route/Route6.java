@@ -8,7 +8,7 @@ import dev.usnet.core.wire.Ipv6Addr;
  * {@code gateway} is null for an on-link route. Immutable; the prefix is stored masked to its length.
  */
 public record Route6(Ipv6Addr prefix, int prefixLen, RouteType type, Ipv6Addr gateway, Device dev, int metric,
-                     boolean connected) {
+                     boolean connected) implements Dst {
     /** The metric {@code ip -6 route add} gives a route that names none (IP6_RT_PRIO_USER). */
     public static final int METRIC_USER = 1024;
     /** The metric of the routes addresses create (IP6_RT_PRIO_ADDRCONF). */

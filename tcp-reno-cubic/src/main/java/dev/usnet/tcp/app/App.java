@@ -5,6 +5,7 @@ import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.time.Scheduler;
 import dev.usnet.core.time.Timeout;
 import dev.usnet.core.wire.Ipv4Addr;
+import dev.usnet.core.wire.Ipv6Addr;
 import dev.usnet.tcp.Tcp;
 import dev.usnet.tcp.TcpError;
 import dev.usnet.tcp.TcpInfo;
@@ -71,6 +72,11 @@ public abstract class App {
     final Scheduler sched;
     final AppConfig cfg;
     private final int addr;
+    /**
+     * Over IPv6: the client's server address, the server's address to listen on (ANY: every local address, IPv4
+     * ones too, as a dual-stack socket); null over IPv4, where {@link #addr} is the address.
+     */
+    private Ipv6Addr addr6;
     private final boolean noDelay;
     private final int writeBytes;
     private final TcpSock.Callbacks callbacks = new Callbacks();
@@ -373,6 +379,23 @@ public abstract class App {
         }
     }
 
+    /**
+     * Makes the app IPv6's (an AF_INET6 socket): a client connects to {@code a}, a server listens on {@code a}
+     * ({@link Ipv6Addr#ANY}: every local address, and with net.ipv6.bindv6only 0 IPv4 clients too). Before
+     * {@link #start()}.
+     */
+    void overIpv6(Ipv6Addr a) {
+        if (phase != NEW) {
+            throw new IllegalStateException(this + " was started already");
+        }
+        this.addr6 = java.util.Objects.requireNonNull(a, "IPv6 address");
+    }
+
+    /** The IPv6 address of an app made IPv6's (client: the server's; server: the one listened on), or null. */
+    public Ipv6Addr ipv6Address() {
+        return addr6;
+    }
+
     private void open() {
         if (phase != NEW) {
             throw new IllegalStateException(this + " was started already");
@@ -387,10 +410,11 @@ public abstract class App {
             }
             Tcp tcp = Tcp.of(stack);
             if (role == Role.CLIENT) {
-                sock = tcp.connect(addr, cfg.port(), callbacks);
+                sock = addr6 != null ? tcp.connect(addr6, cfg.port(), callbacks) : tcp.connect(addr, cfg.port(), callbacks);
                 configure(sock);
             } else {
-                listener = tcp.listen(addr, cfg.port(), 1, this::accepted);
+                listener = addr6 != null ? tcp.listen(addr6, cfg.port(), 1, this::accepted)
+                        : tcp.listen(addr, cfg.port(), 1, this::accepted);
             }
         } catch (RuntimeException e) {
             if (sock != null && sock.state() != TcpState.CLOSED) {
@@ -555,13 +579,14 @@ public abstract class App {
         String local;
         String peer;
         if (sock != null) {
-            local = Ipv4Addr.format(sock.localAddr()) + ":" + sock.localPort();
-            peer = Ipv4Addr.format(sock.remoteAddr()) + ":" + sock.remotePort();
+            boolean v6 = sock.ipv6() || sock.v4Mapped();
+            local = endpoint(v6, sock.localAddrText(), sock.localPort());
+            peer = endpoint(v6, sock.remoteAddrText(), sock.remotePort());
         } else if (role == Role.CLIENT) {
             local = "-";
-            peer = Ipv4Addr.format(addr) + ":" + cfg.port();
+            peer = addr6 != null ? endpoint(true, addr6.toString(), cfg.port()) : Ipv4Addr.format(addr) + ":" + cfg.port();
         } else {
-            local = Ipv4Addr.format(addr) + ":" + cfg.port();
+            local = addr6 != null ? endpoint(true, addr6.toString(), cfg.port()) : Ipv4Addr.format(addr) + ":" + cfg.port();
             peer = "-";
         }
         return new AppResult(kind, role, local, peer, startNanos, dur, bytes, secs > 0 ? bytes * 8 / secs : 0,
@@ -569,6 +594,11 @@ public abstract class App {
                 histogram == null ? null : Percentiles.of(histogram), histogram == null ? null : histogram.copy(),
                 cpu, endInfo == null ? 0 : endInfo.totalRetrans(), endInfo == null ? 0 : endInfo.timeouts(), endInfo,
                 error);
+    }
+
+    /** ADDR:PORT as ss prints an endpoint, an IPv6 address in brackets. */
+    private static String endpoint(boolean v6, String a, int port) {
+        return v6 ? "[" + a + "]:" + port : a + ":" + port;
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.usnet.tcp.app;
 
 import dev.usnet.core.stack.NetStack;
+import dev.usnet.core.wire.Ipv6Addr;
 import dev.usnet.core.time.Timeout;
 import dev.usnet.tcp.TcpInfo;
 import java.io.IOException;
@@ -107,6 +108,23 @@ public final class BurstApp {
 
     public static Server server(NetStack stack, AppConfig cfg, Params p) {
         return new Server(stack, 0, cfg, p);
+    }
+
+    /** A client in {@code stack} to IPv6 {@code server}:{@code cfg.port()} (an AF_INET6 socket). */
+    public static Client client(NetStack stack, Ipv6Addr server, AppConfig cfg, Params p) {
+        Client c = new Client(stack, 0, cfg, p);
+        c.overIpv6(server);
+        return c;
+    }
+
+    /**
+     * A server in {@code stack} listening on IPv6 {@code bindAddr}:{@code cfg.port()} ({@link Ipv6Addr#ANY}: every
+     * local address, IPv4 ones too unless net.ipv6.bindv6only).
+     */
+    public static Server server(NetStack stack, AppConfig cfg, Params p, Ipv6Addr bindAddr) {
+        Server s = new Server(stack, 0, cfg, p);
+        s.overIpv6(bindAddr);
+        return s;
     }
 
     /** Sends the bursts, waits for the answers, computes between them. */

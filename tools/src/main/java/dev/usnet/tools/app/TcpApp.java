@@ -2,6 +2,7 @@ package dev.usnet.tools.app;
 
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.wire.Ipv4Addr;
+import dev.usnet.core.wire.Ipv6Addr;
 import dev.usnet.ns.NetNamespace;
 import dev.usnet.ns.pid.Task;
 import dev.usnet.tcp.TcpTrace;
@@ -53,25 +54,28 @@ public final class TcpApp extends App {
                 .withCongestionControl(c.congestion()).withNoDelay(c.noDelay())
                 .withBuffers(c.sendBufferBytes(), c.receiveBufferBytes());
         List<BurstApp.Burst> burstLog = null;
+        // An IPv6 to: makes both ends IPv6 sockets: the client connects to it, the server listens on [::].
+        Ipv6Addr to6 = c.to6() == null ? null : c.to6().address();
         switch (spec) {
             case TopologySpec.TcpStream st -> {
-                client = StreamApp.client(stack, to, cfg, new StreamApp.Params(st.writeBytes(), st.intervalNanos()));
-                server = StreamApp.server(serverStack, cfg);
+                StreamApp.Params p = new StreamApp.Params(st.writeBytes(), st.intervalNanos());
+                client = to6 != null ? StreamApp.client(stack, to6, cfg, p) : StreamApp.client(stack, to, cfg, p);
+                server = to6 != null ? StreamApp.server(serverStack, cfg, Ipv6Addr.ANY) : StreamApp.server(serverStack, cfg);
             }
             case TopologySpec.TcpRr rr -> {
                 RrApp.Params p = new RrApp.Params(rr.requestBytes(), rr.responseBytes());
-                client = RrApp.client(stack, to, cfg, p);
-                server = RrApp.server(serverStack, cfg, p);
+                client = to6 != null ? RrApp.client(stack, to6, cfg, p) : RrApp.client(stack, to, cfg, p);
+                server = to6 != null ? RrApp.server(serverStack, cfg, p, Ipv6Addr.ANY) : RrApp.server(serverStack, cfg, p);
             }
             case TopologySpec.TcpBurst b -> {
                 BurstApp.Params p = new BurstApp.Params(b.burstBytes(), b.computeNanos(), b.ackBytes(), b.writeBytes());
-                BurstApp.Client bc = BurstApp.client(stack, to, cfg, p);
+                BurstApp.Client bc = to6 != null ? BurstApp.client(stack, to6, cfg, p) : BurstApp.client(stack, to, cfg, p);
                 if (b.bursts() != null) {
                     burstLog = java.util.Collections.synchronizedList(new ArrayList<>());
                     bc.observer(burstLog::add);
                 }
                 client = bc;
-                server = BurstApp.server(serverStack, cfg, p);
+                server = to6 != null ? BurstApp.server(serverStack, cfg, p, Ipv6Addr.ANY) : BurstApp.server(serverStack, cfg, p);
             }
         }
         bursts = burstLog;
@@ -118,9 +122,10 @@ public final class TcpApp extends App {
         return serverNs;
     }
 
-    /** The server's address:port. */
+    /** The server's address:port ({@code [ADDR]:PORT} over IPv6). */
     public String to() {
-        return Ipv4Addr.format(to) + ":" + spec.common().port();
+        TopologySpec.TcpCommon c = spec.common();
+        return c.to6() != null ? "[" + c.to6().address() + "]:" + c.port() : Ipv4Addr.format(to) + ":" + c.port();
     }
 
     /** The client end (connects from this namespace). */
@@ -237,7 +242,10 @@ public final class TcpApp extends App {
 
     @Override
     public String histogramName() {
-        return ns + "." + spec.kind() + "-" + Ipv4Addr.format(to) + "-" + spec.common().port();
+        TopologySpec.TcpCommon c = spec.common();
+        // An IPv6 address with its colons as underscores, as ping's histogram names it: a file name on every system.
+        String dst = c.to6() != null ? c.to6().address().toString().replace(':', '_') : Ipv4Addr.format(to);
+        return ns + "." + spec.kind() + "-" + dst + "-" + c.port();
     }
 
     @Override

@@ -88,9 +88,22 @@ public final class TcpAppKind<S extends TopologySpec.TcpApp> implements AppKind<
         }
         ok &= server != null;
         Integer to = null;
+        EntryValues.Ip6Destination to6 = null;
         if (m.has("to")) {
-            to = EntryValues.ip(m, "to");
-            ok &= to != null;
+            // IPv4 or IPv6, as ping's to: an IPv6 one makes both ends IPv6 sockets.
+            Object either = EntryValues.ipEitherFamily(m, "to");
+            ok &= either != null;
+            if (either instanceof EntryValues.Ip6Destination d) {
+                if (d.dev() != null) {
+                    // A socket address's scope id is not modelled: TCP connects to global and unique local ones.
+                    m.problems().add(m.where("to"), "a TCP app cannot connect to a link-local address (" + d
+                            + "): give a global or unique local one");
+                    ok = false;
+                }
+                to6 = d;
+            } else if (either != null) {
+                to = (Integer) either;
+            }
         }
         Long port = m.integer("port", 1, 65535);
         ok &= port != null || !m.has("port");
@@ -152,7 +165,7 @@ public final class TcpAppKind<S extends TopologySpec.TcpApp> implements AppKind<
                 port == null ? dev.usnet.tcp.app.AppConfig.DEFAULT_PORT : port.intValue(), count == null ? 0 : count,
                 duration == null ? 0 : duration, cc, noDelay, sndbuf == null ? 0 : sndbuf.intValue(),
                 rcvbuf == null ? 0 : rcvbuf.intValue(), m.where(), m.where("server"), m.where("to"), m.where("port"),
-                trace == EntryValues.OFF ? null : trace, start);
+                trace == EntryValues.OFF ? null : trace, start, to6);
         TopologySpec.TcpApp entry;
         if (this == STREAM) {
             entry = new TopologySpec.TcpStream(c, write == null ? 64 * 1024 : write.intValue(), interval == null ? 0 : interval);
@@ -174,6 +187,10 @@ public final class TcpAppKind<S extends TopologySpec.TcpApp> implements AppKind<
         Topology t = c.topology();
         NetStack stack = t.stack(ns);
         String server = tcp.common().server();
+        if (tcp.common().to6() != null) {
+            // An IPv6 to: is the address itself (no derivation from the server's addresses).
+            return withServerNs(new TcpApp(ns, stack, tcp, server, t.stack(server), 0), t, server);
+        }
         if (c.live()) {
             NetStack serverStack = t.stack(server);
             Integer to = t.spec().namespace(server) != null && t.spec().namespace(ns) != null

@@ -1,7 +1,6 @@
 package dev.usnet.tools.ctl;
 
 import dev.usnet.core.stack.NetStack;
-import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.tcp.Tcp;
 import dev.usnet.tcp.TcpInfo;
 import dev.usnet.tcp.TcpListener;
@@ -66,8 +65,8 @@ final class SsVerbs {
                 // As ss shows a listener: Recv-Q the accept queue, Send-Q the backlog.
                 m.put("recv_q", ls.acceptQueueLength());
                 m.put("send_q", ls.backlog());
-                m.put("local", (ls.addr() == 0 ? "0.0.0.0" : Ipv4Addr.format(ls.addr())) + ":" + ls.port());
-                m.put("peer", "0.0.0.0:*");
+                m.put("local", ls.localText());
+                m.put("peer", ls.ipv6() ? "[::]:*" : "0.0.0.0:*");
                 l.add(m);
             }
         }

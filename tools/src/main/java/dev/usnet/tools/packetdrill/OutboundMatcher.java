@@ -211,7 +211,7 @@ final class OutboundMatcher {
     /** A live packet as a script line would write it, local sequence numbers relative, TS val in script terms. */
     String describe(LivePacket a) {
         if (!a.tcp()) {
-            return a.protocol() == LivePacket.PROTO_ICMP ? "icmp type " + a.icmpType() + " code " + a.icmpCode()
+            return a.icmp() ? (a.ipv6() ? "icmpv6" : "icmp") + " type " + a.icmpType() + " code " + a.icmpCode()
                     : "IP protocol " + a.protocol() + " (" + a.payloadLength() + " bytes)";
         }
         long seq = flow.localIsnKnown() ? flow.localLiveToScript(a.seq()) : a.seq();

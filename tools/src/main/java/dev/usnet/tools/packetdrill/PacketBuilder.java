@@ -3,21 +3,28 @@ package dev.usnet.tools.packetdrill;
 import java.util.List;
 
 /**
- * Builds the IPv4 packets the script sends ({@code <} lines): TCP segments and ICMP errors quoting a segment
- * of the stack's, with IP, TCP and ICMP checksums filled in. Values are live (already mapped by {@link Flow}).
+ * Builds the packets the script sends ({@code <} lines): TCP segments and ICMP errors quoting a segment of the
+ * stack's, with IP, TCP and ICMP checksums filled in. Addresses are 4 bytes (IPv4 packets) or 16 (IPv6 packets,
+ * ICMPv6 errors). Values are live (already mapped by {@link Flow}).
  */
 final class PacketBuilder {
     private static final int TTL = 64;
+    static final int IPV6_HEADER_LEN = 40;
     private int ipId = 1;
 
-    /** A TCP segment from {@code src} to {@code dst}; the payload is zeros. */
-    byte[] tcp(int src, int dst, int ecn, int srcPort, int dstPort, long seq, long ack, int flags, int window,
+    /** A TCP segment from {@code src} to {@code dst} (both 4 or both 16 bytes); the payload is zeros. */
+    byte[] tcp(byte[] src, byte[] dst, int ecn, int srcPort, int dstPort, long seq, long ack, int flags, int window,
                int urg, List<TcpOptionSpec> options, int payloadLength) {
         int optLen = optionsLength(options);
         int tcpLen = 20 + optLen + payloadLength;
-        byte[] p = new byte[20 + tcpLen];
-        ipHeader(p, ecn, p.length, LivePacket.PROTO_TCP, src, dst);
-        int t = 20;
+        int ipLen = ipHeaderLength(src, dst);
+        byte[] p = new byte[ipLen + tcpLen];
+        if (ipLen == IPV6_HEADER_LEN) {
+            ipv6Header(p, 0, ecn, tcpLen, LivePacket.PROTO_TCP, src, dst);
+        } else {
+            ipHeader(p, ecn, p.length, LivePacket.PROTO_TCP, int32(src), int32(dst));
+        }
+        int t = ipLen;
         put16(p, t, srcPort);
         put16(p, t + 2, dstPort);
         put32(p, t + 4, seq);
@@ -27,8 +34,61 @@ final class PacketBuilder {
         put16(p, t + 14, window);
         put16(p, t + 18, urg);
         writeOptions(p, t + 20, options);
-        put16(p, t + 16, transportChecksum(p, src, dst, LivePacket.PROTO_TCP, t, tcpLen));
+        put16(p, t + 16, fold(sum(p, t, tcpLen, pseudoHeader(src, dst, LivePacket.PROTO_TCP, tcpLen))));
         return p;
+    }
+
+    /**
+     * An ICMPv6 error (RFC 4443) from {@code src} quoting the IPv6 header and first 8 bytes of a TCP segment the
+     * stack sent, as {@link #icmp} quotes for ICMPv4: enough for the stack to find the connection. {@code mtu} is
+     * the packet-too-big MTU (a 32-bit field), 0 for other types.
+     */
+    byte[] icmpv6(byte[] src, byte[] dst, int type, int code, long mtu, byte[] quotedSrc, byte[] quotedDst,
+                  int quotedSrcPort, int quotedDstPort, long quotedSeq, int quotedLen) {
+        int icmpLen = 8 + IPV6_HEADER_LEN + 8;
+        byte[] p = new byte[IPV6_HEADER_LEN + icmpLen];
+        ipv6Header(p, 0, 0, icmpLen, LivePacket.PROTO_ICMPV6, src, dst);
+        int c = IPV6_HEADER_LEN;
+        p[c] = (byte) type;
+        p[c + 1] = (byte) code;
+        put32(p, c + 4, mtu);
+        int q = c + 8;
+        ipv6Header(p, q, 0, 20 + quotedLen, LivePacket.PROTO_TCP, quotedSrc, quotedDst);
+        put16(p, q + IPV6_HEADER_LEN, quotedSrcPort);
+        put16(p, q + IPV6_HEADER_LEN + 2, quotedDstPort);
+        put32(p, q + IPV6_HEADER_LEN + 4, quotedSeq);
+        put16(p, c + 2, fold(sum(p, c, icmpLen, pseudoHeader(src, dst, LivePacket.PROTO_ICMPV6, icmpLen))));
+        return p;
+    }
+
+    private static int ipHeaderLength(byte[] src, byte[] dst) {
+        if (src.length != dst.length || src.length != 4 && src.length != 16) {
+            throw new IllegalArgumentException("addresses of " + src.length + " and " + dst.length + " bytes");
+        }
+        return src.length == 4 ? 20 : IPV6_HEADER_LEN;
+    }
+
+    /** Version 6, traffic class = the ECN bits, flow label 0, hop limit 64 (Linux's default). */
+    private static void ipv6Header(byte[] p, int at, int ecn, int payloadLength, int nextHeader, byte[] src,
+                                   byte[] dst) {
+        p[at] = 0x60;
+        p[at + 1] = (byte) ((ecn & 3) << 4);
+        put16(p, at + 4, payloadLength);
+        p[at + 6] = (byte) nextHeader;
+        p[at + 7] = (byte) TTL;
+        System.arraycopy(src, 0, p, at + 8, 16);
+        System.arraycopy(dst, 0, p, at + 24, 16);
+    }
+
+    /** The pseudo-header sum: RFC 793's for IPv4 addresses, RFC 8200 §8.1's for IPv6 ones. */
+    private static long pseudoHeader(byte[] src, byte[] dst, int protocol, int length) {
+        long s = sum(src, 0, src.length, 0);
+        s = sum(dst, 0, dst.length, s);
+        return s + protocol + (length >>> 16) + (length & 0xFFFF);
+    }
+
+    private static int int32(byte[] a) {
+        return (a[0] & 255) << 24 | (a[1] & 255) << 16 | (a[2] & 255) << 8 | (a[3] & 255);
     }
 
     /**
@@ -140,13 +200,6 @@ final class PacketBuilder {
         }
     }
 
-    private static int transportChecksum(byte[] p, int src, int dst, int protocol, int at, int len) {
-        long s = 0;
-        s += (src >>> 16) + (src & 0xFFFF) + (dst >>> 16) + (dst & 0xFFFF);
-        s += protocol + len;
-        return fold(sum(p, at, len, s));
-    }
-
     private static long sum(byte[] p, int at, int len, long s) {
         int i = at;
         for (; i + 1 < at + len; i += 2) {
@@ -165,8 +218,19 @@ final class PacketBuilder {
         return (int) (~s & 0xFFFF);
     }
 
-    /** True when the IP header checksum and the TCP/ICMP checksum of a packet are right. */
+    /** True when the IP header checksum and the TCP/ICMP checksum of a packet are right (IPv4 or IPv6). */
     static boolean checksumsValid(byte[] p) {
+        if (p.length >= IPV6_HEADER_LEN && (p[0] >> 4 & 15) == 6) {
+            int len = LivePacket.u16(p, 4);
+            int next = p[6] & 255;
+            if (IPV6_HEADER_LEN + len > p.length
+                    || next != LivePacket.PROTO_TCP && next != LivePacket.PROTO_ICMPV6) {
+                return true;
+            }
+            byte[] src = java.util.Arrays.copyOfRange(p, 8, 24);
+            byte[] dst = java.util.Arrays.copyOfRange(p, 24, 40);
+            return fold(sum(p, IPV6_HEADER_LEN, len, pseudoHeader(src, dst, next, len))) == 0;
+        }
         int ihl = (p[0] & 15) * 4;
         if (fold(sum(p, 0, ihl, 0)) != 0) {
             return false;

@@ -47,7 +47,9 @@ record PacketSpec(boolean inbound, String ecn, Tcp tcp, Icmp icmp) implements Ac
     }
 
     /**
-     * An ICMP message. {@code type}/{@code code} as numbers; {@code mtu} for frag_needed or null; {@code echoed}
+     * An ICMP message. {@code type}/{@code code} as ICMPv4 numbers (-1 for a name only ICMPv6 has; the runner
+     * takes the numbers of the version it runs over from {@link IcmpNames}); {@code mtu} for frag_needed
+     * (packet_too_big) or null; {@code echoed}
      * is the quoted TCP segment's {@code seq:end(len)} ({@code [1:1461(1460)]}), null when not written.
      */
     record Icmp(String typeName, String codeName, int type, int code, Integer mtu, long[] echoed) {

@@ -53,6 +53,11 @@ public final class PacketdrillCommand implements Callable<Integer> {
             description = "Timing tolerance in us; overrides the scripts' --tolerance_usecs.")
     Long toleranceUs;
 
+    @Option(names = "--ip-version", paramLabel = "V",
+            description = "ipv4, ipv4-mapped-ipv6 or ipv6: run the scripts over this family (AF_INET6 sockets, and"
+                    + " IPv6 packets for ipv6); overrides the scripts' --ip_version. Default: the script's, else ipv4.")
+    String ipVersion;
+
     @Option(names = "--junit", paramLabel = "FILE", description = "Also write a JUnit XML report to FILE.")
     Path junit;
 
@@ -77,6 +82,14 @@ public final class PacketdrillCommand implements Callable<Integer> {
         if (toleranceUs != null && toleranceUs < 0) {
             throw new UsageException("--tolerance-us must not be negative, got " + toleranceUs);
         }
+        IpVersion version = null;
+        if (ipVersion != null) {
+            try {
+                version = IpVersion.parse(ipVersion);
+            } catch (IllegalArgumentException e) {
+                throw new UsageException("--ip-version: " + e.getMessage());
+            }
+        }
         if (jobs < 1 || jobs > 64) {
             throw new UsageException("--jobs must be 1..64, got " + jobs);
         }
@@ -90,7 +103,7 @@ public final class PacketdrillCommand implements Callable<Integer> {
         List<ScriptSettings> settings = new ArrayList<>();
         List<ScriptResult> results = new ArrayList<>();
         boolean broken = false;
-        ScriptSettings.CommandLine cli = new ScriptSettings.CommandLine(toleranceUs, preset, knobs);
+        ScriptSettings.CommandLine cli = new ScriptSettings.CommandLine(toleranceUs, preset, knobs, version);
         for (Path p : scripts) {
             try {
                 String src = Files.readString(p, StandardCharsets.UTF_8);
@@ -106,6 +119,14 @@ public final class PacketdrillCommand implements Callable<Integer> {
                     }
                 }
                 Path dir = p.toAbsolutePath().getParent();
+                String notForVersion = version == null ? null : ScriptSettings.notForVersion(s, version);
+                if (notForVersion != null) {
+                    parsed.add(null);
+                    settings.add(null);
+                    results.add(new ScriptResult(p.toString(), ScriptResult.Outcome.SKIPPED, null, 0, notForVersion,
+                            ""));
+                    continue;
+                }
                 settings.add(ScriptSettings.resolve(s, cli, dir));
                 parsed.add(s);
                 results.add(null);
@@ -136,12 +157,18 @@ public final class PacketdrillCommand implements Callable<Integer> {
         }
         Supplier<Target> factory = targetFactory != null ? targetFactory : loadTarget(target);
         int passed = 0;
+        int skipped = 0;
         java.util.concurrent.ExecutorService pool = jobs == 1 ? null
                 : java.util.concurrent.Executors.newFixedThreadPool(jobs, Thread.ofPlatform().name("packetdrill-", 0).factory());
         try {
             List<java.util.concurrent.Future<Ran>> running = new ArrayList<>();
             for (int k = 0; k < parsed.size(); k++) {
                 int i = k;
+                if (parsed.get(k) == null) {
+                    // Skipped: not a script for the --ip-version asked for.
+                    running.add(java.util.concurrent.CompletableFuture.completedFuture(new Ran(results.get(k), "")));
+                    continue;
+                }
                 java.util.concurrent.Callable<Ran> job = () -> {
                     // A script's own -v trace, printed with its result so that scripts run at once do not interleave.
                     StringWriter trace = new StringWriter();
@@ -160,6 +187,9 @@ public final class PacketdrillCommand implements Callable<Integer> {
                 if (r.outcome() == ScriptResult.Outcome.PASSED) {
                     passed++;
                     out.printf(Locale.ROOT, "PASS %s (%s, %.2f s)%n", r.name(), r.target(), r.wallSeconds());
+                } else if (r.outcome() == ScriptResult.Outcome.SKIPPED) {
+                    skipped++;
+                    out.println("SKIP " + r.name() + ": " + r.message());
                 } else {
                     out.println("FAIL " + r.name() + ": " + r.message());
                     if (r.details() != null && !r.details().isEmpty()) {
@@ -175,10 +205,11 @@ public final class PacketdrillCommand implements Callable<Integer> {
                 pool.shutdownNow();
             }
         }
-        out.println(passed + "/" + parsed.size() + " passed");
+        out.println(passed + "/" + (parsed.size() - skipped) + " passed"
+                + (skipped == 0 ? "" : ", " + skipped + " skipped (not for --ip-version " + version + ")"));
         out.flush();
         writeJunit(results, err);
-        return passed == parsed.size() ? 0 : 1;
+        return passed + skipped == parsed.size() ? 0 : 1;
     }
 
     /** A script's result and, with -v in parallel, its trace. */

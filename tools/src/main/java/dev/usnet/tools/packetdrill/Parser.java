@@ -336,30 +336,34 @@ final class Parser {
         if (typeTok.kind() != Kind.WORD) {
             throw error(typeTok, "expected an ICMP type (unreachable, ...), got " + typeTok);
         }
-        Integer type = IcmpNames.type(typeTok.text());
-        if (type == null) {
+        // Names are checked against ICMPv4 and ICMPv6 here; which one the line means is known once the script's
+        // options are (ScriptSettings checks the line against that version's names).
+        if (!IcmpNames.knownInEither(typeTok.text(), null)) {
             throw error(typeTok, "unknown ICMP type " + typeTok);
         }
+        Integer type = IcmpNames.type(typeTok.text());
         String codeName = null;
         int code = 0;
         if (peek().kind() == Kind.WORD && !peek().isWord("mtu") && !peek().isWord("id")) {
             Token c = take();
-            Integer v = IcmpNames.code(type, c.text());
-            if (v == null) {
+            if (!IcmpNames.knownInEither(typeTok.text(), c.text())) {
                 throw error(c, "unknown ICMP code " + c + " for " + typeTok.text());
             }
             codeName = c.text();
-            code = v;
+            Integer v = type == null ? null : IcmpNames.code(type, c.text());
+            code = v == null ? -1 : v;
         }
         Integer mtu = null;
         if (peek().isWord("mtu")) {
             Token m = take();
-            if (type != IcmpNames.DEST_UNREACH || code != IcmpNames.FRAG_NEEDED) {
-                throw error(m, "an ICMP mtu is only valid for unreachable frag_needed");
+            boolean v4FragNeeded = type != null && type == IcmpNames.DEST_UNREACH && code == IcmpNames.FRAG_NEEDED;
+            if (!v4FragNeeded && !typeTok.isWord("packet_too_big")) {
+                throw error(m, "an ICMP mtu is only valid for unreachable frag_needed (ICMPv6: packet_too_big)");
             }
             long v = integer("MTU");
-            if (v < 0 || v > 65535) {
-                throw error(m, "ICMP MTU " + v + " is outside 0..65535");
+            long max = v4FragNeeded ? 65535 : 0xFFFF_FFFFL;
+            if (v < 0 || v > max) {
+                throw error(m, "ICMP MTU " + v + " is outside 0.." + max);
             }
             mtu = (int) v;
         }
@@ -374,7 +378,7 @@ final class Parser {
             echoed = seqRange();
             expectPunct("]", "closing the quoted segment");
         }
-        return new PacketSpec.Icmp(typeTok.text(), codeName, type, code, mtu, echoed);
+        return new PacketSpec.Icmp(typeTok.text(), codeName, type == null ? -1 : type, code, mtu, echoed);
     }
 
     // ---- system calls ----

@@ -43,6 +43,10 @@ final class Runner {
     private final OutboundMatcher matcher;
     private final long tolerance;
     private final Map<String, Object> codeVariables = new HashMap<>();
+    /** The addresses on the test device's packets: 4 bytes, or 16 over IPv6. */
+    private final byte[] localWire;
+    private final byte[] remoteWire;
+    private final boolean ipv6;
 
     private Event lastEvent;
     private long lastEventStart;
@@ -73,6 +77,9 @@ final class Runner {
         this.tolerance = options.toleranceUs();
         this.matcher = new OutboundMatcher(flow, options.strictSegments(), options.tcpTsTickUs(), tolerance);
         flow.localPort = settings.bindPort();
+        this.localWire = options.localWireAddress();
+        this.remoteWire = options.remoteWireAddress();
+        this.ipv6 = options.ipVersion().ipv6Wire();
     }
 
     /**
@@ -269,7 +276,7 @@ final class Runner {
                 opts.add(o);
             }
         }
-        return builder.tcp(options.remoteIp(), options.localIp(), ecnBits(p.ecn()), flow.remotePort,
+        return builder.tcp(remoteWire, localWire, ecnBits(p.ecn()), flow.remotePort,
                 flow.localPort, s.seq(), liveAck, flags, s.window(), s.urg() == null ? 0 : s.urg(), opts,
                 s.payloadLength());
     }
@@ -277,9 +284,24 @@ final class Runner {
     private byte[] inboundIcmp(PacketSpec.Icmp icmp) {
         long seq = icmp.echoed() != null ? icmp.echoed()[0] : 0;
         int len = icmp.echoed() != null ? (int) icmp.echoed()[2] : 0;
-        return builder.icmp(options.remoteIp(), options.localIp(), icmp.type(), icmp.code(),
+        if (ipv6) {
+            return builder.icmpv6(remoteWire, localWire, IcmpNames.type(icmp, true), IcmpNames.code(icmp, true),
+                    icmp.mtu() == null ? 0 : Integer.toUnsignedLong(icmp.mtu()), localWire, remoteWire,
+                    flow.localPort, flow.remotePort, flow.localScriptToLive(seq), len);
+        }
+        return builder.icmp(options.remoteIp(), options.localIp(), IcmpNames.type(icmp, false),
+                IcmpNames.code(icmp, false),
                 icmp.mtu() == null ? 0 : icmp.mtu(), options.localIp(), options.remoteIp(), flow.localPort,
                 flow.remotePort, flow.localScriptToLive(seq), len);
+    }
+
+    /** ICMPv6 types 130-143 (MLD queries and reports, router/neighbour solicitation and advertisement, redirect). */
+    private static boolean neighbourDiscoveryOrMld(byte[] p) {
+        if (p.length <= PacketBuilder.IPV6_HEADER_LEN || (p[6] & 255) != LivePacket.PROTO_ICMPV6) {
+            return false;
+        }
+        int type = p[PacketBuilder.IPV6_HEADER_LEN] & 255;
+        return type >= 130 && type <= 143;
     }
 
     /** The next packet the stack sent on this connection by {@code deadline}, skipping others. */
@@ -289,9 +311,16 @@ final class Runner {
             if (s == null) {
                 return null;
             }
-            if (s.ipPacket().length == 0 || (s.ipPacket()[0] >> 4 & 15) != 4) {
-                // IPv6 the kernel may send on its own (router solicitations, MLD): not the script's business.
-                log(Micros.seconds(s.micros()) + " ignored (not IPv4, " + s.ipPacket().length + " bytes)");
+            int version = s.ipPacket().length == 0 ? 0 : s.ipPacket()[0] >> 4 & 15;
+            if (version != (ipv6 ? 6 : 4)) {
+                // IPv6 the kernel may send on its own while the script runs over IPv4: not the script's business.
+                log(Micros.seconds(s.micros()) + " ignored (not IPv" + (ipv6 ? 6 : 4) + ", " + s.ipPacket().length
+                        + " bytes)");
+                continue;
+            }
+            if (ipv6 && neighbourDiscoveryOrMld(s.ipPacket())) {
+                // A stack's own NDP and MLD (RFC 4861, RFC 3810): link business, not the script's.
+                log(Micros.seconds(s.micros()) + " ignored (ICMPv6 type " + (s.ipPacket()[40] & 255) + ")");
                 continue;
             }
             LivePacket lp;
@@ -306,7 +335,7 @@ final class Runner {
             if (expecting == null) {
                 return lp;
             }
-            if (!lp.tcp() || lp.src() != options.localIp()) {
+            if (!lp.tcp() || !java.util.Arrays.equals(lp.src(), localWire)) {
                 log(Micros.seconds(lp.micros()) + " ignored (not TCP from the local address): "
                         + matcher.describe(lp));
                 continue;
@@ -328,10 +357,11 @@ final class Runner {
         String scriptLine = "script packet:  " + Micros.seconds(start) + " " + p.describe().substring(2);
         if (p.icmp() != null) {
             LivePacket lp = nextLive(deadline, null, e.line());
-            if (lp == null || lp.protocol() != LivePacket.PROTO_ICMP || lp.icmpType() != p.icmp().type()
-                    || lp.icmpCode() != p.icmp().code()) {
+            int type = IcmpNames.type(p.icmp(), ipv6);
+            int code = IcmpNames.code(p.icmp(), ipv6);
+            if (lp == null || !lp.icmp() || lp.icmpType() != type || lp.icmpCode() != code) {
                 String why = lp == null ? "expected ICMP packet was not sent"
-                        : "expected an ICMP type " + p.icmp().type() + " code " + p.icmp().code();
+                        : "expected an ICMP" + (ipv6 ? "v6" : "") + " type " + type + " code " + code;
                 String actual = lp == null ? "" : "\nactual packet:  " + Micros.seconds(lp.micros()) + " "
                         + matcher.describe(lp);
                 throw new ScriptFailure(script.file(), e.line(), "error handling packet: " + why, scriptLine + actual);

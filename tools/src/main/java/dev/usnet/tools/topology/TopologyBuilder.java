@@ -370,6 +370,8 @@ public final class TopologyBuilder {
                     case TopologySpec.UdpSend u when u.to6() != null ->
                             checkReachable6(s, ns, "udp-send", u.to6(), u.where());
                     case TopologySpec.UdpSend u -> checkReachable(s, ns, "udp-send", u.to(), u.where());
+                    case TopologySpec.TcpApp t when t.common().to6() != null ->
+                            checkReachable6(s, ns, t.kind(), t.common().to6(), t.where());
                     case TopologySpec.TcpApp t -> {
                         Integer to = spec.serverAddress(ns.name(), t);
                         NetNamespace server = nss.get(t.common().server());

@@ -28,6 +28,10 @@ final class FakeTarget implements Target {
     long sniffLatencyUs;
     /** Sends an IPv6 packet (as a kernel's router solicitation would be) when the clock starts. */
     boolean ipv6Noise;
+    /** Sends every TCP packet with a TCP checksum off by one. */
+    boolean badTcpChecksum;
+    /** IP versions of the packets injected, in order. */
+    final List<Integer> injectedVersions = new ArrayList<>();
 
     ScriptOptions options;
     boolean started;
@@ -163,7 +167,12 @@ final class FakeTarget implements Target {
         if (!PacketBuilder.checksumsValid(p)) {
             throw new TargetException("fake: injected packet has a bad checksum");
         }
+        injectedVersions.add(p[0] >> 4 & 15);
         LivePacket in = LivePacket.decode(p, now);
+        if (in.protocol() == LivePacket.PROTO_ICMPV6) {
+            commands.add("icmpv6 " + in.icmpType() + "/" + in.icmpCode() + " mtu " + LivePacket.u32(p, 44));
+            return;
+        }
         if (in.protocol() == LivePacket.PROTO_ICMP) {
             // type/code, the next-hop MTU, the quoted segment's ports and sequence number
             commands.add("icmp " + in.icmpType() + "/" + in.icmpCode() + " mtu " + LivePacket.u16(p, 26) + " "
@@ -315,9 +324,13 @@ final class FakeTarget implements Target {
             }
             opts = withTs;
         }
-        byte[] p = builder.tcp(options.localIp(), options.remoteIp(), 0, s.localPort, s.remotePort, seq & 0xFFFFFFFFL,
+        byte[] p = builder.tcp(options.localWireAddress(), options.remoteWireAddress(), 0, s.localPort, s.remotePort, seq & 0xFFFFFFFFL,
                 (flags & TcpFlags.ACK) != 0 ? s.rcvNxt : 0, flags, (flags & TcpFlags.SYN) != 0 ? 65535
                         : advertisedWindow >> 7, 0, opts, len);
+        if (badTcpChecksum) {
+            int csum = p.length - len - PacketBuilder.optionsLength(opts) - 20 + 16;
+            p[csum + 1] ^= 1;
+        }
         sent.add(new Sniffed(p, now));
     }
 

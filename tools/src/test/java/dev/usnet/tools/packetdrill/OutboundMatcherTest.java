@@ -10,8 +10,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class OutboundMatcherTest {
-    private static final int LOCAL = 0xC6120001;
-    private static final int REMOTE = 0xC6120002;
+    private static final byte[] LOCAL = {(byte) 198, 18, 0, 1};
+    private static final byte[] REMOTE = {(byte) 198, 18, 0, 2};
     private static final long ISN = 3_000_000_000L;
 
     private final PacketBuilder builder = new PacketBuilder();

@@ -216,8 +216,14 @@ class ParserTest {
                 error("+0 < S 0:0(0) win 100 <mss 1000,FO abcd>").getMessage());
         assertEquals("t.pkt:1: TCP MD5 signature option (md5) is not supported",
                 error("+0 < S 0:0(0) win 100 <md5 0011>").getMessage());
-        assertEquals("t.pkt:1: --ip_version=ipv6 is not supported: only ipv4",
-                error("--ip_version=ipv6\n0 close(3) = 0").getMessage());
+        assertEquals("t.pkt:1: --ip_version: unknown IP version ipv7: ipv4, ipv4-mapped-ipv6 or ipv6",
+                error("--ip_version=ipv7\n0 close(3) = 0").getMessage());
+        assertEquals("t.pkt:2: --local_ip: not an IPv6 address: 198.18.0.9",
+                error("--ip_version=ipv6\n--local_ip=198.18.0.9\n0 close(3) = 0").getMessage());
+        assertEquals("t.pkt:2: unknown ICMPv6 code frag_needed for unreachable (--ip_version=ipv6)",
+                error("--ip_version=ipv6\n+0 < icmp unreachable frag_needed mtu 1200 [1:2(1)]").getMessage());
+        assertEquals("t.pkt:1: unknown ICMPv4 type packet_too_big (--ip_version=ipv4)",
+                error("+0 < icmp packet_too_big mtu 1280 [1:2(1)]").getMessage());
         assertEquals("t.pkt:1: unknown or unsupported option --speed", error("--speed=10\n").getMessage());
         assertEquals("t.pkt:3: an inbound packet needs a window (win N)",
                 error("0 close(3) = 0\n\n+0 < . 1:1(0) ack 1").getMessage());
@@ -228,5 +234,49 @@ class ParserTest {
         assertTrue(error("0.1~+.2 close(3) = 0").getMessage().startsWith("t.pkt:1: a time range is either"));
         assertTrue(error("0 close(3) = 0\n+0 frobnicate").getMessage().startsWith("t.pkt:2: expected '('"));
         assertTrue(error("+0 < icmp unreachable frag_needed [1:2(1)] mtu 100").getMessage().startsWith("t.pkt:1:"));
+    }
+
+    @Test
+    void ipVersionFromTheScriptOrTheCommandLineDecidesAddressesMtuAndFamily() {
+        Script s = parse("--ip_version=ipv6\n--remote_ip=2001:db8::7\n--mtu=1500\n0 close(3) = 0\n");
+        ScriptOptions o = ScriptSettings.resolve(s, new ScriptSettings.CommandLine(null, null, java.util.Map.of()),
+                null).options();
+        assertEquals(IpVersion.IPV6, o.ipVersion());
+        assertEquals(IpVersion.AF_INET6, o.ipVersion().socketFamily());
+        assertEquals("fd00:198:18::1", Ipv6.format(o.localWireAddress()));
+        assertEquals("2001:db8::7", Ipv6.format(o.remoteWireAddress()));
+        assertEquals("2001:db8::7", Ipv6.format(o.remoteSocketAddress()));
+        assertEquals(64, o.ipv6().prefixLength());
+        assertEquals(1520, o.mtu(), "20 more than the script's: the MSS stays MTU - 40 of IPv4");
+
+        // The command line wins over the script's --ip_version, as in packetdrill.
+        Script v4 = parse("--ip_version=ipv6\n0 close(3) = 0\n");
+        ScriptOptions mapped = ScriptSettings.resolve(v4, new ScriptSettings.CommandLine(null, null,
+                java.util.Map.of(), IpVersion.IPV4_MAPPED_IPV6), null).options();
+        assertEquals(IpVersion.AF_INET6, mapped.ipVersion().socketFamily());
+        assertEquals(4, mapped.localWireAddress().length, "IPv4 packets on the wire");
+        assertEquals(1500, mapped.mtu());
+        assertEquals("::ffff:c612:1", Ipv6.format(mapped.localSocketAddress()));
+        assertEquals(null, mapped.ipv6());
+
+        ScriptOptions plain = ScriptSettings.resolve(parse("0 close(3) = 0\n"), new ScriptSettings.CommandLine(null,
+                null, java.util.Map.of()), null).options();
+        assertEquals(IpVersion.IPV4, plain.ipVersion());
+        assertEquals(4, plain.localSocketAddress().length);
+    }
+
+    @Test
+    void icmpLinesTakeTheNumbersOfTheVersionTheyRunOver() {
+        PacketSpec.Icmp port = ((PacketSpec) parse("+0 < icmp unreachable port_unreachable [0:0(0)]").events().get(0)
+                .action()).icmp();
+        assertEquals(3, IcmpNames.type(port, false));
+        assertEquals(3, IcmpNames.code(port, false));
+        assertEquals(1, IcmpNames.type(port, true), "ICMPv6 destination unreachable");
+        assertEquals(4, IcmpNames.code(port, true), "ICMPv6 port unreachable");
+        PacketSpec.Icmp big = ((PacketSpec) parse("+0 < icmp packet_too_big mtu 1280 [1:2(1)]").events().get(0)
+                .action()).icmp();
+        assertEquals(null, IcmpNames.problem(big, true));
+        assertEquals(2, IcmpNames.type(big, true));
+        assertEquals(1280, big.mtu());
     }
 }

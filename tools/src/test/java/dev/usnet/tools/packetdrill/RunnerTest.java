@@ -272,4 +272,45 @@ class RunnerTest {
                 new PrintWriter(o), new PrintWriter(e3)));
         assertTrue(e3.toString().contains("missing.pkt"), e3.toString());
     }
+
+    @Test
+    void scriptsRunOverIpv6WithIpv6PacketsBothWays() {
+        int code = run(t -> t.ipv6Noise = true, "--ip-version", "ipv6", resource("passive-write.pkt").toString());
+        assertEquals(0, code, out + err);
+        FakeTarget t = made.get(0);
+        assertEquals(IpVersion.IPV6, t.options.ipVersion());
+        assertEquals(1520, t.options.mtu(), "1500 + 20: MSS 1460 as the script wrote");
+        assertTrue(!t.injectedVersions.isEmpty() && t.injectedVersions.stream().allMatch(v -> v == 6),
+                t.injectedVersions.toString());
+    }
+
+    @Test
+    void overIpv6ABadTcpChecksumFromTheStackFailsTheScript() {
+        int code = run(t -> t.badTcpChecksum = true, "--ip-version", "ipv6", resource("passive-write.pkt").toString());
+        assertEquals(1, code, out + err);
+        assertTrue(out.contains("the stack sent a packet with a bad checksum"), out);
+    }
+
+    @Test
+    void icmpLinesBecomeIcmpv6AndScriptsOfTheOtherVersionAreSkipped() throws Exception {
+        Path port = script("port.pkt", """
+                0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3
+                +0 fcntl(3, F_SETFL, O_RDWR|O_NONBLOCK) = 0
+                +0 connect(3, ..., ...) = -1 EINPROGRESS (Operation now in progress)
+                +0 > S 0:0(0) <...>
+                +.05 < icmp packet_too_big mtu 1300 [0:0(0)]
+                """);
+        Path v4only = script("frag.pkt", "0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3\n"
+                + "+0 < icmp unreachable frag_needed mtu 700 [1:2(1)]\n");
+        Path named = script("only-v4.pkt", "0 socket(..., SOCK_STREAM, IPPROTO_TCP) = 3\n");
+        assertEquals(0, run(t -> { }, "--ip-version", "ipv6", port.toString(), v4only.toString(), named.toString()),
+                out + err);
+        assertTrue(out.contains("SKIP " + v4only + ": line 2: unknown ICMPv6 code frag_needed for unreachable"), out);
+        assertTrue(out.contains("SKIP " + named + ": an IPv4 script (its name ends in v4.pkt)"), out);
+        assertTrue(out.endsWith("1/1 passed, 2 skipped (not for --ip-version ipv6)\n"), out);
+        assertEquals(List.of("icmpv6 2/0 mtu 1300"), made.get(0).commands);
+        // Over IPv4 the ICMPv6-only script is the one skipped.
+        assertEquals(0, run(t -> { }, "--ip-version", "ipv4", port.toString()), out + err);
+        assertTrue(out.contains("SKIP " + port + ": line 5: unknown ICMPv4 type packet_too_big"), out);
+    }
 }

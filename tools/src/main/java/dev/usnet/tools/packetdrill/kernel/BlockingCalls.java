@@ -106,10 +106,11 @@ final class BlockingCalls {
         long rc;
         int errno;
         try (Arena a = Arena.ofConfined()) {
-            MemorySegment sa = syscalls.sockaddr(a, options.remoteIp(), KernelSyscalls.SCRIPT_PORT, Libc.AF_INET);
+            MemorySegment sa = syscalls.remoteSockaddr(a);
+            int len = KernelSyscalls.sockaddrLength(options.ipVersion().socketFamily());
             SocketCalls.fcntl(fd, Libc.F_SETFL, fl | Libc.O_NONBLOCK);
             c.enteringKernel();
-            rc = SocketCalls.connect(fd, sa, SocketCalls.SOCKADDR_IN_SIZE);
+            rc = SocketCalls.connect(fd, sa, len);
             errno = SocketCalls.errno();
             c.returned();
             SocketCalls.fcntl(fd, Libc.F_SETFL, fl);

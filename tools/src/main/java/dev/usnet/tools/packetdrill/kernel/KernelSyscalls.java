@@ -10,6 +10,7 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import dev.usnet.tap.sys.Libc;
 import dev.usnet.tap.sys.SocketCalls;
+import dev.usnet.tools.packetdrill.IpVersion;
 import dev.usnet.tools.packetdrill.ScriptOptions;
 import dev.usnet.tools.packetdrill.Syscall;
 import dev.usnet.tools.packetdrill.SyscallResult;
@@ -29,7 +30,8 @@ import java.util.function.LongSupplier;
  * them. Runs on a thread inside the test namespace (a socket belongs to the namespace of the thread creating it).
  *
  * <p>Addresses follow packetdrill: {@code bind(fd, ..., ...)} binds {@code local_ip:8080}, {@code connect(fd, ...,
- * ...)} connects to {@code remote_ip:8080}, {@code socket(..., ...)} with a {@code ...} domain means AF_INET (and a
+ * ...)} connects to {@code remote_ip:8080}, {@code socket(..., ...)} with a {@code ...} domain means the family of
+ * the script's IP version (AF_INET, or AF_INET6 with IPv4-mapped addresses or IPv6 ones; and a
  * {@code ...} protocol the type's default). Buffers
  * ({@code ...}) are zero-filled memory of the length the script gives.
  */
@@ -168,24 +170,41 @@ final class KernelSyscalls {
         return s.arg(i) instanceof Value.Int v ? (int) v.value() : 0;
     }
 
-    MemorySegment sockaddr(Arena a, int ip, int port, int family) {
-        MemorySegment sa = a.allocate(SocketCalls.SOCKADDR_IN_SIZE, 8);
+    /** sizeof(struct sockaddr_in6): family, port, flow info, 16 address bytes, scope id. */
+    static final int SOCKADDR_IN6_SIZE = 28;
+
+    /**
+     * A struct sockaddr_in (4-byte address) or sockaddr_in6 (16 bytes; flow info and scope id 0) for
+     * {@code family}; {@link #sockaddrLength} is its size.
+     */
+    MemorySegment sockaddr(Arena a, byte[] ip, int port, int family) {
+        MemorySegment sa = a.allocate(SOCKADDR_IN6_SIZE, 8);
         sa.set(JAVA_SHORT, 0, (short) family);
         sa.set(JAVA_BYTE, 2, (byte) (port >>> 8));
         sa.set(JAVA_BYTE, 3, (byte) port);
-        byte[] b = Addresses.bytes(ip);
-        MemorySegment.copy(b, 0, sa, JAVA_BYTE, 4, 4);
+        MemorySegment.copy(ip, 0, sa, JAVA_BYTE, ip.length == 16 ? 8 : 4, ip.length);
         return sa;
+    }
+
+    static int sockaddrLength(int family) {
+        return family == IpVersion.AF_INET6 ? SOCKADDR_IN6_SIZE : SocketCalls.SOCKADDR_IN_SIZE;
+    }
+
+    /** The sockaddr {@code connect(fd, ..., ...)} connects to: remote_ip:8080 in the script's socket family. */
+    MemorySegment remoteSockaddr(Arena a) {
+        return sockaddr(a, options.remoteSocketAddress(), SCRIPT_PORT, options.ipVersion().socketFamily());
     }
 
     // ---- the calls ----
 
     private SyscallResult socket(KernelCall c) {
         Syscall s = c.syscall();
-        int domain = s.arg(0) instanceof Value.Int v ? (int) v.value() : Libc.AF_INET;
-        if (domain != Libc.AF_INET) {
-            throw KernelCall.bad(s, "only AF_INET sockets are supported (the test device carries IPv4), got domain "
-                    + domain);
+        int family = options.ipVersion().socketFamily();
+        int domain = s.arg(0) instanceof Value.Int v ? (int) v.value() : family;
+        if (domain != family) {
+            throw KernelCall.bad(s, "the script runs over " + options.ipVersion() + ", whose sockets are "
+                    + (family == IpVersion.AF_INET ? "AF_INET" : "AF_INET6") + ", got domain " + domain
+                    + " (write ... to get the version's family)");
         }
         int type = (int) s.intArg(1);
         // A protocol written ... is the default for the type (0: TCP for SOCK_STREAM).
@@ -199,23 +218,27 @@ final class KernelSyscalls {
             throw KernelCall.bad(s, "the address must be written ... (the target binds local_ip:" + SCRIPT_PORT
                     + " as packetdrill does), got " + s.arg(1));
         }
-        MemorySegment sa = sockaddr(a, options.localIp(), SCRIPT_PORT, Libc.AF_INET);
-        return simple(c, () -> SocketCalls.bind(fd(s, 0), sa, SocketCalls.SOCKADDR_IN_SIZE));
+        int family = options.ipVersion().socketFamily();
+        MemorySegment sa = sockaddr(a, options.localSocketAddress(), SCRIPT_PORT, family);
+        return simple(c, () -> SocketCalls.bind(fd(s, 0), sa, sockaddrLength(family)));
     }
 
     private SyscallResult connect(KernelCall c, Arena a) {
         Syscall s = c.syscall();
         MemorySegment sa;
+        int len;
         if (s.arg(1) instanceof Value.Ellipsis) {
-            sa = sockaddr(a, options.remoteIp(), SCRIPT_PORT, Libc.AF_INET);
+            sa = remoteSockaddr(a);
+            len = sockaddrLength(options.ipVersion().socketFamily());
         } else if (s.arg(1) instanceof Value.Int v && v.value() == Libc.AF_UNSPEC) {
             // connect(fd, AF_UNSPEC, ...): dissolve the association, as Linux allows.
-            sa = sockaddr(a, 0, 0, Libc.AF_UNSPEC);
+            sa = sockaddr(a, new byte[4], 0, Libc.AF_UNSPEC);
+            len = SocketCalls.SOCKADDR_IN_SIZE;
         } else {
             throw KernelCall.bad(s, "the address must be ... (remote_ip:" + SCRIPT_PORT + ") or AF_UNSPEC, got "
                     + s.arg(1));
         }
-        return simple(c, () -> SocketCalls.connect(fd(s, 0), sa, SocketCalls.SOCKADDR_IN_SIZE));
+        return simple(c, () -> SocketCalls.connect(fd(s, 0), sa, len));
     }
 
     private SyscallResult accept(KernelCall c, int flags) {

@@ -82,7 +82,7 @@ public final class KernelTarget implements Target {
             namespace = TestNamespace.create();
             control = Executors.newSingleThreadExecutor(namespace.threadFactory("control"));
             tun = onControl(() -> {
-                disableIpv6();
+                configureIpv6(o.ipVersion().ipv6Wire());
                 return TunDevice.createHere(o, namespace.name());
             });
             sniffer = onControl(() -> TunSniffer.createHere(tun, clock));
@@ -101,14 +101,25 @@ public final class KernelTarget implements Target {
     }
 
     /**
-     * The runner injects and sniffs IPv4 only: with IPv6 on, tun0 would send router solicitations and MLD reports
-     * of its own. Set before tun0 exists, so it inherits "default".
+     * Set before tun0 exists, so it inherits "default". Over IPv4 (ipv4-mapped-ipv6 included: its packets are
+     * IPv4) IPv6 is off: with it on, tun0 would send router solicitations and MLD reports of its own. Over IPv6 it
+     * is on, with duplicate address detection off (the address is usable at once; no one else is on the link) and
+     * no router solicitations; what MLD and neighbour discovery still send the runner skips.
      */
-    private static void disableIpv6() {
-        if (Files.exists(Path.of("/proc/sys/net/ipv6/conf/default/disable_ipv6"))) {
-            NamespaceSysctl.write("net.ipv6.conf.all.disable_ipv6", "1");
-            NamespaceSysctl.write("net.ipv6.conf.default.disable_ipv6", "1");
+    private static void configureIpv6(boolean ipv6) {
+        if (!Files.exists(Path.of("/proc/sys/net/ipv6/conf/default/disable_ipv6"))) {
+            if (ipv6) {
+                throw new TargetException("--ip-version ipv6 needs IPv6 in the kernel (no /proc/sys/net/ipv6)");
+            }
+            return;
         }
+        if (ipv6) {
+            NamespaceSysctl.write("net.ipv6.conf.default.accept_dad", "0");
+            NamespaceSysctl.write("net.ipv6.conf.default.router_solicitations", "0");
+            NamespaceSysctl.write("net.ipv6.conf.default.accept_ra", "0");
+        }
+        NamespaceSysctl.write("net.ipv6.conf.all.disable_ipv6", ipv6 ? "0" : "1");
+        NamespaceSysctl.write("net.ipv6.conf.default.disable_ipv6", ipv6 ? "0" : "1");
     }
 
     /**
@@ -346,7 +357,7 @@ public final class KernelTarget implements Target {
         }
     }
 
-    /** Outgoing non-IPv4 packets tun0 saw and dropped (should be none: IPv6 is off in the namespace). */
+    /** Outgoing packets tun0 saw that were neither IPv4 nor IPv6, dropped (should be none). */
     long nonIpv4Dropped() {
         return sniffer == null ? 0 : sniffer.otherDropped();
     }

@@ -11,6 +11,7 @@ import dev.usnet.tap.sys.Errno;
 import dev.usnet.tap.sys.Libc;
 import dev.usnet.tap.sys.SocketCalls;
 import dev.usnet.tap.sys.SysException;
+import dev.usnet.tools.packetdrill.Ipv6;
 import dev.usnet.tools.packetdrill.ScriptOptions;
 import dev.usnet.tools.packetdrill.TargetException;
 import java.lang.foreign.Arena;
@@ -65,12 +66,23 @@ final class TunDevice implements AutoCloseable {
                     rtnl.setLinkUp(lo);
                 }
                 setMtu(o.mtu());
-                rtnl.addAddr4(ifindex, Addresses.bytes(o.localIp()), o.prefixLength(), IfAddrMsg.RT_SCOPE_UNIVERSE);
+                if (o.ipv6() == null) {
+                    rtnl.addAddr4(ifindex, Addresses.bytes(o.localIp()), o.prefixLength(),
+                            IfAddrMsg.RT_SCOPE_UNIVERSE);
+                }
                 rtnl.setLinkUp(ifindex);
             } catch (SysException e) {
                 throw new TargetException("configuring tun0 in " + namespace + ": " + e.getMessage(), e);
             }
-            addDefaultRoute(o.gatewayIp(), namespace);
+            if (o.ipv6() == null) {
+                addDefaultRoute(Addresses.dotted(o.gatewayIp()), "--gateway_ip", namespace, false);
+            } else {
+                // usnet's rtnetlink layer builds IPv4 addresses only: the IPv6 one goes through iproute2 as the
+                // route does. nodad: usable at once, as packetdrill's own address (no one else is on the link).
+                String local = Ipv6.format(o.ipv6().local()) + "/" + o.ipv6().prefixLength();
+                ipCommand(namespace, "--local_ip", "ip", "-6", "addr", "add", local, "dev", NAME, "nodad");
+                addDefaultRoute(Ipv6.format(o.ipv6().gateway()), "--gateway_ip", namespace, true);
+            }
             ok = true;
             return new TunDevice(fd, ifindex);
         } finally {
@@ -134,13 +146,22 @@ final class TunDevice implements AutoCloseable {
      * address requests but no RTM_NEWROUTE, so this one step shells out to iproute2 (run through {@code ip netns
      * exec}, which puts the command in the namespace whatever thread starts it).
      */
-    private static void addDefaultRoute(int gateway, String namespace) {
-        String gw = Addresses.dotted(gateway);
-        dev.usnet.tap.HostCommand.Result r = dev.usnet.tap.HostCommand.run(10, "ip", "netns", "exec", namespace,
-                "ip", "route", "add", "default", "via", gw, "dev", NAME);
+    private static void addDefaultRoute(String gw, String option, String namespace, boolean ipv6) {
+        if (ipv6) {
+            ipCommand(namespace, option, "ip", "-6", "route", "add", "default", "via", gw, "dev", NAME);
+        } else {
+            ipCommand(namespace, option, "ip", "route", "add", "default", "via", gw, "dev", NAME);
+        }
+    }
+
+    /** One iproute2 command in the namespace; fails naming it and the script option it comes from. */
+    private static void ipCommand(String namespace, String option, String... argv) {
+        java.util.List<String> cmd = new java.util.ArrayList<>(java.util.List.of("ip", "netns", "exec", namespace));
+        cmd.addAll(java.util.List.of(argv));
+        dev.usnet.tap.HostCommand.Result r = dev.usnet.tap.HostCommand.run(10, cmd.toArray(String[]::new));
         if (!r.ok()) {
-            throw new TargetException("ip route add default via " + gw + " dev tun0 (--gateway_ip) in " + namespace
-                    + " failed: " + r.output().trim());
+            throw new TargetException(String.join(" ", argv) + " (" + option + ") in " + namespace + " failed: "
+                    + r.output().trim());
         }
     }
 

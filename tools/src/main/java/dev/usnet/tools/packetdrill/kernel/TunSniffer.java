@@ -22,8 +22,8 @@ import java.time.Instant;
  * spends elsewhere shift a packet's time, and a packet reaches the runner with a single wake-up (the kernel's).
  *
  * <p>The TUN fd itself is drained by a background thread (it holds the same packets, discarded), so tun0's queue
- * never fills. Only outgoing IPv4 packets are returned; anything else (IPv6 is switched off in the test namespace,
- * so nothing is expected) is counted and dropped. The kernel stamps in CLOCK_REALTIME; the offset to
+ * never fills. Only outgoing IPv4 and IPv6 packets are returned (the runner picks the version it runs over);
+ * anything else (nothing is expected on a layer-3 TUN) is counted and dropped. The kernel stamps in CLOCK_REALTIME; the offset to
  * {@link System#nanoTime()} is measured once when the sniffer is made.
  */
 final class TunSniffer implements AutoCloseable {
@@ -184,7 +184,7 @@ final class TunSniffer implements AutoCloseable {
         }
     }
 
-    /** One outgoing IPv4 packet waiting on the packet socket, stamped; null when none waits. */
+    /** One outgoing IP packet waiting on the packet socket, stamped; null when none waits. */
     private Sniffed receiveOne() {
         while (true) {
             fromLen.set(JAVA_INT, 0, SOCKADDR_LL_SIZE);
@@ -200,7 +200,8 @@ final class TunSniffer implements AutoCloseable {
             if ((from.get(JAVA_BYTE, 10) & 0xff) != PACKET_OUTGOING) {
                 continue; // the packets the runner injected, seen arriving
             }
-            if (n == 0 || (buf.get(JAVA_BYTE, 0) & 0xf0) != 0x40) {
+            int version = n == 0 ? 0 : buf.get(JAVA_BYTE, 0) & 0xf0;
+            if (version != 0x40 && version != 0x60) {
                 otherDropped++;
                 continue;
             }
@@ -220,7 +221,7 @@ final class TunSniffer implements AutoCloseable {
         }
     }
 
-    /** Outgoing packets other than IPv4 seen and dropped so far. */
+    /** Outgoing packets other than IPv4 and IPv6 seen and dropped so far. */
     synchronized long otherDropped() {
         return otherDropped;
     }

@@ -3,7 +3,9 @@ package dev.usnet.tools.packetdrill.usnet;
 import static dev.usnet.tools.packetdrill.usnet.LinuxAbi.*;
 
 import dev.usnet.core.wire.Ipv4Addr;
+import dev.usnet.core.wire.Ipv6Addr;
 import dev.usnet.tcp.Tcp;
+import dev.usnet.tools.packetdrill.IpVersion;
 import dev.usnet.tcp.TcpListener;
 import dev.usnet.tcp.TcpSock;
 import dev.usnet.tcp.TcpState;
@@ -53,16 +55,33 @@ final class SocketCalls {
     private final SocketOptions options;
     private final int localIp;
     private final int remoteIp;
+    /** What the script runs over; over {@code ipv6} the addresses are {@link #local6} and {@link #remote6}. */
+    private final IpVersion version;
+    private final Ipv6Addr local6;
+    private final Ipv6Addr remote6;
     /** Zeros: what every write sends (scripts write {@code ...}). */
     private final ByteBuf zeros = Unpooled.wrappedBuffer(new byte[CHUNK]);
     private final PollCalls polls;
 
     SocketCalls(Tcp tcp, FdTable fds, SocketOptions options, Clock clock, int localIp, int remoteIp) {
+        this(tcp, fds, options, clock, localIp, remoteIp, IpVersion.IPV4, null, null);
+    }
+
+    /**
+     * Over {@code ipv4-mapped-ipv6} the sockets are AF_INET6 and everything else is IPv4's: an AF_INET6 socket
+     * bound or connected to a v4-mapped address is an IPv4 connection in Linux too (ipv4_specific). Over
+     * {@code ipv6} {@code local6} and {@code remote6} stand for {@code ...} in bind and connect.
+     */
+    SocketCalls(Tcp tcp, FdTable fds, SocketOptions options, Clock clock, int localIp, int remoteIp,
+                IpVersion version, Ipv6Addr local6, Ipv6Addr remote6) {
         this.tcp = tcp;
         this.fds = fds;
         this.options = options;
         this.localIp = localIp;
         this.remoteIp = remoteIp;
+        this.version = version;
+        this.local6 = local6;
+        this.remote6 = remote6;
         this.polls = new PollCalls(fds, clock);
     }
 
@@ -135,13 +154,15 @@ final class SocketCalls {
     // ---- socket, bind, listen ----
 
     private SyscallResult socket(Syscall c) {
-        // packetdrill fills a domain or protocol written ... from the script's address family: IPv4 and TCP here.
-        long domain = c.arg(0) instanceof Value.Ellipsis ? AF_INET : c.intArg(0);
+        // packetdrill fills a domain or protocol written ... from the script's IP version, and TCP.
+        long family = version.socketFamily();
+        long domain = c.arg(0) instanceof Value.Ellipsis ? family : c.intArg(0);
         long type = c.intArg(1);
         long protocol = c.arg(2) instanceof Value.Ellipsis ? IPPROTO_TCP : c.intArg(2);
-        if (domain != AF_INET) {
-            throw new TargetException("line " + c.line() + ": socket domain " + domain + " is not supported by the usnet "
-                    + "target (only AF_INET: usnet has no IPv6)");
+        if (domain != family) {
+            throw new TargetException("line " + c.line() + ": socket domain " + domain + ": the script runs over "
+                    + version + ", whose sockets are " + (family == AF_INET ? "AF_INET" : "AF_INET6")
+                    + " (write ... to get the version's family)");
         }
         if ((type & ~(SOCK_NONBLOCK | SOCK_CLOEXEC)) != SOCK_STREAM) {
             throw new TargetException("line " + c.line() + ": socket type " + type + " is not supported by the usnet "
@@ -211,6 +232,9 @@ final class SocketCalls {
     }
 
     private SyscallResult bind(Syscall c, SocketFile s) {
+        if (version.ipv6Wire()) {
+            return bind6(c, s);
+        }
         int[] a = address(c, c.arg(1), localIp, SCRIPT_PORT);
         if (s.bound || s.sock != null) {
             return SyscallResult.error(EINVAL);
@@ -225,6 +249,31 @@ final class SocketCalls {
         s.boundAddr = a[0];
         s.boundPort = a[1] != 0 ? a[1] : ephemeralPort(s);
         return SyscallResult.ok(0);
+    }
+
+    /** bind over IPv6: {@code ...} is local_ip6:8080 (a spelled-out sockaddr_in6 is not supported). */
+    private SyscallResult bind6(Syscall c, SocketFile s) {
+        require6Ellipsis(c, c.arg(1), "local_ip");
+        if (s.bound || s.sock != null) {
+            return SyscallResult.error(EINVAL);
+        }
+        if (!tcp.stack().ipv6().addrconf().isLocal(local6.hi(), local6.lo())) {
+            return SyscallResult.error(EADDRNOTAVAIL);
+        }
+        if (portInUse(SCRIPT_PORT, s)) {
+            return SyscallResult.error(EADDRINUSE);
+        }
+        s.bound = true;
+        s.boundAddr6 = local6;
+        s.boundPort = SCRIPT_PORT;
+        return SyscallResult.ok(0);
+    }
+
+    private static void require6Ellipsis(Syscall c, Value v, String which) {
+        if (!(v instanceof Value.Ellipsis)) {
+            throw new TargetException("line " + c.line() + ": " + c.name() + ": over ipv6 the usnet target takes the"
+                    + " address as ... (" + which + ":" + SCRIPT_PORT + "), got " + v);
+        }
     }
 
     private int ephemeralPort(SocketFile s) {
@@ -257,7 +306,10 @@ final class SocketCalls {
             s.boundPort = ephemeralPort(s);
         }
         try {
-            s.listener = tcp.listen(s.boundAddr, s.boundPort, backlog < 0 ? Integer.MAX_VALUE : backlog, null);
+            int queue = backlog < 0 ? Integer.MAX_VALUE : backlog;
+            s.listener = version.ipv6Wire()
+                    ? tcp.listen(s.boundAddr6 == null ? Ipv6Addr.ANY : s.boundAddr6, s.boundPort, queue, null)
+                    : tcp.listen(s.boundAddr, s.boundPort, queue, null);
             s.listenBacklog = backlog;
         } catch (IllegalStateException e) {
             return SyscallResult.error(EADDRINUSE);
@@ -281,6 +333,7 @@ final class SocketCalls {
             SocketFile f = new SocketFile((flags & SOCK_NONBLOCK) != 0);
             f.bound = true;
             f.boundAddr = child.localAddr();
+            f.boundAddr6 = child.ipv6() ? child.localAddr6() : null;
             f.boundPort = child.localPort();
             f.connectState = SocketFile.ConnectState.CONNECTED;
             // What an accepted socket inherits from its listener (sk_clone_lock copies the socket's settings).
@@ -304,7 +357,10 @@ final class SocketCalls {
     }
 
     private BlockedCall.Attempt connect(Syscall c, SocketFile s) {
-        int[] a = address(c, c.arg(1), remoteIp, SCRIPT_PORT);
+        if (version.ipv6Wire()) {
+            require6Ellipsis(c, c.arg(1), "remote_ip");
+        }
+        int[] a = version.ipv6Wire() ? new int[] {0, SCRIPT_PORT} : address(c, c.arg(1), remoteIp, SCRIPT_PORT);
         boolean nonBlocking = s.nonBlocking;
         switch (s.connectState) {
             case CONNECTED -> {
@@ -327,7 +383,11 @@ final class SocketCalls {
         }
         TcpSock sock;
         try {
-            sock = tcp.connect(s.bound ? s.boundAddr : 0, s.bound ? s.boundPort : 0, a[0], a[1], s, s::applyOptions);
+            sock = version.ipv6Wire()
+                    ? tcp.connect(s.bound && s.boundAddr6 != null ? s.boundAddr6 : Ipv6Addr.ANY,
+                            s.bound ? s.boundPort : 0, remote6, a[1], s, s::applyOptions)
+                    : tcp.connect(s.bound ? s.boundAddr : 0, s.bound ? s.boundPort : 0, a[0], a[1], s,
+                            s::applyOptions);
         } catch (IllegalStateException e) {
             String m = String.valueOf(e.getMessage());
             if (m.contains("ENETUNREACH")) {

@@ -25,6 +25,8 @@ final class SocketFile implements OpenFile, TcpSock.Callbacks {
 
     boolean nonBlocking;
     int boundAddr;
+    /** The IPv6 address bound over {@code ipv6} (null: none, or an IPv4 socket). */
+    dev.usnet.core.wire.Ipv6Addr boundAddr6;
     int boundPort;
     boolean bound;
     TcpListener listener;

@@ -83,7 +83,10 @@ final class TunDevice extends Device {
     void receiveIp(byte[] ipPacket) {
         NetStack s = stack();
         Packet p = Packet.allocate(Buffers.HEADROOM, EthernetFrame.HEADER_LEN + ipPacket.length);
-        EthernetFrame.write(p.buf(), p.start(), SLOT_MAC, SLOT_MAC, EthernetFrame.ETH_P_IP);
+        // The Ethernet slot's type says which protocol takes the packet, as a TUN's reader hands IPv4 or IPv6.
+        int etherType = ipPacket.length > 0 && (ipPacket[0] >> 4 & 15) == 6 ? EthernetFrame.ETH_P_IPV6
+                : EthernetFrame.ETH_P_IP;
+        EthernetFrame.write(p.buf(), p.start(), SLOT_MAC, SLOT_MAC, etherType);
         p.buf().writerIndex(p.start() + EthernetFrame.HEADER_LEN);
         p.buf().writeBytes(ipPacket);
         s.netifRx(this, p);

@@ -1,9 +1,11 @@
 package dev.usnet.tools.packetdrill.usnet;
 
 import dev.usnet.core.route.Route;
+import dev.usnet.core.route.Route6;
 import dev.usnet.core.route.RouteType;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.time.VirtualScheduler;
+import dev.usnet.core.wire.Ipv6Addr;
 import dev.usnet.tcp.Tcp;
 import dev.usnet.tcp.TcpSysctl;
 import dev.usnet.tcp.cc.KernelPreset;
@@ -107,6 +109,12 @@ public final class UsnetTarget implements Target {
             });
         }
         Tcp tcp = Tcp.install(stack);
+        if (options.ipv6() != null) {
+            // usnet's namespaces start with IPv6 off (disable_ipv6 1) until something gives them an address; the
+            // kernel target's namespace has it on. Before tun0 exists, so tun0 inherits "default".
+            setKnob("net.ipv6.conf.all.disable_ipv6", "0", "--ip-version ipv6");
+            setKnob("net.ipv6.conf.default.disable_ipv6", "0", "--ip-version ipv6");
+        }
         tun = new TunDevice("tun0");
         stack.register(tun);
         try {
@@ -115,12 +123,27 @@ public final class UsnetTarget implements Target {
             throw new TargetException("--mtu=" + options.mtu() + ": " + e.getMessage(), e);
         }
         tun.setUp(true);
-        try {
-            stack.devinet().add(tun, options.localIp(), options.prefixLength());
-        } catch (IllegalArgumentException e) {
-            throw new TargetException("--local_ip/--netmask_ip: " + e.getMessage(), e);
+        Ipv6Addr local6 = null;
+        Ipv6Addr remote6 = null;
+        if (options.ipv6() != null) {
+            local6 = ipv6Addr(options.ipv6().local());
+            remote6 = ipv6Addr(options.ipv6().remote());
+            try {
+                // nodad: usable at once, as the kernel target's address (no one else is on the link).
+                stack.ipv6().addAddress(tun, local6, options.ipv6().prefixLength(), true);
+            } catch (IllegalArgumentException | IllegalStateException e) {
+                throw new TargetException("--local_ip: " + e.getMessage(), e);
+            }
+            stack.ipv6().fib().add(new Route6(Ipv6Addr.ANY, 0, RouteType.UNICAST,
+                    ipv6Addr(options.ipv6().gateway()), tun, Route6.METRIC_USER, false));
+        } else {
+            try {
+                stack.devinet().add(tun, options.localIp(), options.prefixLength());
+            } catch (IllegalArgumentException e) {
+                throw new TargetException("--local_ip/--netmask_ip: " + e.getMessage(), e);
+            }
+            stack.routes().add(new Route(0, 0, RouteType.UNICAST, options.gatewayIp(), tun, 0, 0, false));
         }
-        stack.routes().add(new Route(0, 0, RouteType.UNICAST, options.gatewayIp(), tun, 0, 0, false));
         calls = new SocketCalls(tcp, fds, socketOptions, new SocketCalls.Clock() {
             @Override
             public long nowNanos() {
@@ -132,7 +155,7 @@ public final class UsnetTarget implements Target {
                 // Nothing to do at that instant but to stop there: the blocked call sees its deadline passed.
                 scheduler.schedule(() -> { }, Math.max(0, nanos - scheduler.nanoTime()));
             }
-        }, options.localIp(), options.remoteIp());
+        }, options.localIp(), options.remoteIp(), options.ipVersion(), local6, remote6);
         shell = new ShellCommands(new ShellCommands.Effects() {
             @Override
             public void sysctl(String key, String value) {
@@ -153,6 +176,10 @@ public final class UsnetTarget implements Target {
                 setTransmitQueueLimit(packets);
             }
         }, options.scriptDir());
+    }
+
+    private static Ipv6Addr ipv6Addr(byte[] a) {
+        return new Ipv6Addr(java.nio.ByteBuffer.wrap(a, 0, 8).getLong(), java.nio.ByteBuffer.wrap(a, 8, 8).getLong());
     }
 
     private void setKnob(String key, String value, String where) {

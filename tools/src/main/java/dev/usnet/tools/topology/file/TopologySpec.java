@@ -532,10 +532,21 @@ public record TopologySpec(String file, String name, long seed, Output output, L
      * @param trace the client's congestion trace ({@code trace:}), or null
      * @param startNanos when the client starts, after the run's start ({@code start:}); its {@code durationNanos}
      *     counts from there
+     * @param to6 an IPv6 {@code to:}: the client connects over IPv6 and the server listens on [::]; then
+     *     {@code to} is null
      */
     public record TcpCommon(String server, Integer to, int port, long count, long durationNanos, String congestion,
                             Boolean noDelay, int sendBufferBytes, int receiveBufferBytes, Where where, Where serverWhere,
-                            Where toWhere, Where portWhere, AppLog trace, long startNanos) {
+                            Where toWhere, Where portWhere, AppLog trace, long startNanos,
+                            EntryValues.Ip6Destination to6) {
+
+        /** Over IPv4 (or to the server's address). */
+        public TcpCommon(String server, Integer to, int port, long count, long durationNanos, String congestion,
+                         Boolean noDelay, int sendBufferBytes, int receiveBufferBytes, Where where, Where serverWhere,
+                         Where toWhere, Where portWhere, AppLog trace, long startNanos) {
+            this(server, to, port, count, durationNanos, congestion, noDelay, sendBufferBytes, receiveBufferBytes, where,
+                    serverWhere, toWhere, portWhere, trace, startNanos, null);
+        }
 
         /** Starting with the run. */
         public TcpCommon(String server, Integer to, int port, long count, long durationNanos, String congestion,
