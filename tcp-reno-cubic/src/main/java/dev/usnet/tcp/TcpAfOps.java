@@ -22,6 +22,13 @@ interface TcpAfOps {
     /** net_header_len: the family's header in front of every TCP segment (no options or extension headers). */
     int netHeaderLen();
 
+    /**
+     * The MSS assumed for a peer whose SYN carries no MSS option (the request sock ops' mss_clamp): the family's
+     * smallest packet every host must take less both headers — IPv4's TCP_MSS_DEFAULT 536 (576 − 40), IPv6's 1220
+     * (1280 − 60).
+     */
+    int defaultPeerMss();
+
     /** The GSO type of a TSO segment of this family (SKB_GSO_TCPV4). */
     int gsoType();
 

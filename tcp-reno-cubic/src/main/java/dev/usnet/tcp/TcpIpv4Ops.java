@@ -30,6 +30,14 @@ final class TcpIpv4Ops implements TcpAfOps {
         this.ip = stack.ipOutput();
     }
 
+    /** TCP_MSS_DEFAULT: RFC 9293's 536 for a peer that announced no MSS. */
+    private static final int TCP_MSS_DEFAULT = 536;
+
+    @Override
+    public int defaultPeerMss() {
+        return TCP_MSS_DEFAULT;
+    }
+
     @Override
     public int netHeaderLen() {
         return Ipv4Packet.MIN_HEADER_LEN;

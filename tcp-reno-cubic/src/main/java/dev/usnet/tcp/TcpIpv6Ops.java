@@ -45,6 +45,12 @@ final class TcpIpv6Ops implements TcpAfOps {
     }
 
     @Override
+    public int defaultPeerMss() {
+        // tcp_v6_connect and tcp_request_sock_ipv6_ops: IPV6_MIN_MTU less both headers, not IPv4's 536.
+        return MIN_ADV_MSS;
+    }
+
+    @Override
     public int netHeaderLen() {
         return Ipv6Packet.HEADER_LEN;
     }

@@ -743,7 +743,7 @@ public final class TcpSock {
 
     /**
      * What the peer's SYN (or SYN-ACK) settles: an option is used only when both sides offered it (our offer is
-     * in tsOk/sackOk/wscaleOk); the peer's MSS (536 without the option, RFC 9293), its first timestamp, its
+     * in tsOk/sackOk/wscaleOk); the peer's MSS (without the option the family's default, 536 over IPv4 as RFC 9293, 1220 over IPv6), its first timestamp, its
      * initial sequence number and its window, which a SYN never scales.
      */
     void adoptPeerSyn(TcpSegment seg, TcpOptions o) {
@@ -757,7 +757,7 @@ public final class TcpSock {
             // tcp_rcv_synsent_state_process: without scaling no window beyond 64 KiB can ever be offered.
             autotune.windowClamp = Math.min(autotune.windowClamp, 65_535L);
         }
-        peerMss = o.hasMss ? o.mss : 536;
+        peerMss = o.hasMss ? o.mss : af.defaultPeerMss();
         if (userMss > 0 && userMss < peerMss) {
             // rx_opt.mss_clamp: TCP_MAXSEG caps what we send, whatever the peer offers.
             peerMss = userMss;

@@ -73,7 +73,7 @@ public final class Ip6Forward {
             }
         }
         int mtu = Math.max(out.mtu(), Ipv6Packet.MIN_MTU);
-        if (ip.totalLength() > mtu && !(p.isGso() && p.gsoSize() + p.transport() - p.network() <= mtu)) {
+        if (ip.totalLength() > mtu && !Ip6Output.gsoSegmentsFit(p, mtu)) {
             inet6.icmp().send(p, Icmpv6Packet.PKT_TOOBIG, 0, mtu);
             ns.mib().inc(Mib.Ip6InTooBigErrors);
             ns.mib().inc(Mib.Ip6FragFails);

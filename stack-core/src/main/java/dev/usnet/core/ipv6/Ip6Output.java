@@ -117,12 +117,28 @@ public final class Ip6Output {
             // A learned path MTU cuts what the source fragments, as the cached route's MTU does in ip6_finish_output.
             mtu = pmtu.mtu(dh, dl, mtu, ns.now());
         }
-        if (Ipv6Packet.HEADER_LEN + payloadLen > mtu && rt.type() != RouteType.LOCAL) {
+        if (Ipv6Packet.HEADER_LEN + payloadLen > mtu && rt.type() != RouteType.LOCAL && !gsoSegmentsFit(p, mtu)) {
+            // A GSO packet whose segments fit leaves whole: the device (or software GSO) cuts it, as
+            // ip6_finish_output lets one through when skb_gso_validate_network_len holds.
             fragment(p, dev, rt.nextHopHi(dh), rt.nextHopLo(dl), mtu);
             return true;
         }
         inet6.neigh().output(dev, rt.nextHopHi(dh), rt.nextHopLo(dl), p);
         return true;
+    }
+
+    /**
+     * Whether {@code p} is a GSO packet every segment of which fits {@code mtu}: the IPv6 header and any extension
+     * headers, the transport header (TCP's data offset, UDP's 8 bytes) and one segment's payload.
+     */
+    static boolean gsoSegmentsFit(Packet p, int mtu) {
+        if (!p.isGso()) {
+            return false;
+        }
+        int l4hdr = p.gsoType() == Packet.GSO_TCPV6
+                ? (p.buf().getUnsignedByte(p.transport() + 12) >>> 4) * 4
+                : p.gsoType() == Packet.GSO_UDP ? 8 : 0;
+        return p.transport() - p.network() + l4hdr + p.gsoSize() <= mtu;
     }
 
     /**
