@@ -10,10 +10,14 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * One TCP/IPv4 segment read back from a pcap file, decoded here byte by byte (independently of usnet's own wire
- * views, so a capture of usnet is not judged by usnet's parser): addresses, ports, flags, the IP DF bit, payload
- * length and the TCP options in the order they appear.
+ * One TCP segment over IPv4 or IPv6 read back from a pcap file, decoded here byte by byte (independently of usnet's
+ * own wire views, so a capture of usnet is not judged by usnet's parser): addresses, ports, flags, the IP DF bit,
+ * payload length and the TCP options in the order they appear.
  *
+ * @param src         the IPv4 source address; over IPv6 the low 32 bits of it (enough to tell two hosts of one
+ *                    subnet apart)
+ * @param dst         the destination, as {@code src}
+ * @param df          IPv4's don't-fragment bit; false over IPv6, which has no such bit (routers never fragment)
  * @param optionKinds every option's kind in wire order, NOPs included (Linux's SYN: 2, 4, 8, 1, 3)
  * @param mss         the MSS option, or -1
  * @param wscale      the window-scale shift, or -1
@@ -22,7 +26,7 @@ import java.util.Locale;
  */
 record CapturedSegment(int frameLen, int src, int dst, int srcPort, int dstPort, long seq, long ack, int flags,
         boolean df, int payloadLen, List<Integer> optionKinds, int mss, int wscale, boolean sackPermitted,
-        long tsVal, long tsEcr) {
+        long tsVal, long tsEcr, boolean ipv6) {
     static final int FIN = 0x01;
     static final int SYN = 0x02;
     static final int RST = 0x04;
@@ -55,20 +59,42 @@ record CapturedSegment(int frameLen, int src, int dst, int srcPort, int dstPort,
         return out;
     }
 
-    /** Decodes an Ethernet II frame carrying IPv4/TCP (no VLAN tag); null for anything else. */
+    /**
+     * Decodes an Ethernet II frame carrying IPv4/TCP or IPv6/TCP (no VLAN tag, no IPv6 extension headers); null for
+     * anything else.
+     */
     static CapturedSegment parse(byte[] frame, int origLen) {
         ByteBuffer b = ByteBuffer.wrap(frame);
-        if (frame.length < 14 + 20 || (b.getShort(12) & 0xffff) != 0x0800) {
-            return null;
-        }
+        int ethertype = frame.length < 14 ? -1 : b.getShort(12) & 0xffff;
         int ip = 14;
-        int verIhl = b.get(ip) & 0xff;
-        if (verIhl >> 4 != 4 || (b.get(ip + 9) & 0xff) != 6) {
+        boolean ipv6 = ethertype == 0x86dd;
+        int ihl;
+        int totalLen;
+        boolean df;
+        int src;
+        int dst;
+        if (ethertype == 0x0800 && frame.length >= ip + 20) {
+            int verIhl = b.get(ip) & 0xff;
+            if (verIhl >> 4 != 4 || (b.get(ip + 9) & 0xff) != 6) {
+                return null;
+            }
+            ihl = (verIhl & 0x0f) * 4;
+            totalLen = b.getShort(ip + 2) & 0xffff;
+            df = (b.getShort(ip + 6) & 0x4000) != 0;
+            src = b.getInt(ip + 12);
+            dst = b.getInt(ip + 16);
+        } else if (ipv6 && frame.length >= ip + 40) {
+            if ((b.get(ip) & 0xff) >> 4 != 6 || (b.get(ip + 6) & 0xff) != 6) {
+                return null;
+            }
+            ihl = 40;
+            totalLen = 40 + (b.getShort(ip + 4) & 0xffff);
+            df = false;
+            src = b.getInt(ip + 8 + 12);
+            dst = b.getInt(ip + 24 + 12);
+        } else {
             return null;
         }
-        int ihl = (verIhl & 0x0f) * 4;
-        int totalLen = b.getShort(ip + 2) & 0xffff;
-        boolean df = (b.getShort(ip + 6) & 0x4000) != 0;
         int t = ip + ihl;
         if (frame.length < t + 20) {
             return null;
@@ -114,9 +140,9 @@ record CapturedSegment(int frameLen, int src, int dst, int srcPort, int dstPort,
             }
             i += len;
         }
-        return new CapturedSegment(origLen, b.getInt(ip + 12), b.getInt(ip + 16), b.getShort(t) & 0xffff,
+        return new CapturedSegment(origLen, src, dst, b.getShort(t) & 0xffff,
                 b.getShort(t + 2) & 0xffff, b.getInt(t + 4) & 0xffff_ffffL, b.getInt(t + 8) & 0xffff_ffffL, flags, df,
-                totalLen - ihl - doff, List.copyOf(kinds), mss, ws, sackPerm, tsVal, tsEcr);
+                totalLen - ihl - doff, List.copyOf(kinds), mss, ws, sackPerm, tsVal, tsEcr, ipv6);
     }
 
     @Override
@@ -133,7 +159,10 @@ record CapturedSegment(int frameLen, int src, int dst, int srcPort, int dstPort,
                 wscale >= 0 ? " wscale " + wscale : "", tsVal >= 0 ? " TS val " + tsVal + " ecr " + tsEcr : "");
     }
 
-    private static String addr(int a) {
+    private String addr(int a) {
+        if (ipv6) {
+            return String.format(Locale.ROOT, "...:%x:%x", a >>> 16, a & 0xffff);
+        }
         return (a >>> 24) + "." + (a >> 16 & 0xff) + "." + (a >> 8 & 0xff) + "." + (a & 0xff);
     }
 }

@@ -9,6 +9,8 @@ import dev.usnet.core.pcap.PcapTap;
 import dev.usnet.core.pcap.PcapWriter;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.wire.Ipv4Addr;
+import dev.usnet.core.wire.Ipv6Addr;
+import dev.usnet.core.ipv6.Inet6Ifaddr.Origin;
 import dev.usnet.tap.HostCommand;
 import dev.usnet.tap.TapDevice;
 import dev.usnet.tap.Tun;
@@ -18,6 +20,7 @@ import dev.usnet.tcp.TcpInfo;
 import dev.usnet.tcp.TcpListener;
 import dev.usnet.tcp.TcpSock;
 import dev.usnet.tcp.TcpState;
+import dev.usnet.tools.iproute.Ipv6On;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import java.io.IOException;
@@ -29,32 +32,36 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * usnet's TCP against the Linux kernel's through TAP devices: a usnet client sends 50 MB to a kernel {@code socat}
  * server and a kernel {@code socat} client sends 50 MB to a usnet server; both ends' SHA-256 must match. Each
  * direction runs over a plain TAP (1448-byte segments) and over a TAP with IFF_VNET_HDR and TSO offloads (usnet
- * may send 64 KiB GSO super-segments, the kernel hands over its own). The handshake is captured on usnet's TAP and
- * decoded independently: both SYNs carry MSS 1460, SACK-permitted, timestamps and a window scale in Linux's order
- * (MSS, SACK_PERM, TS, NOP, WS); every later usnet segment carries timestamps and DF; usnet's {@code TcpInfo} and
- * the kernel's {@code ss -tio} agree on ts, sack, wscale and mss 1448; and the clean path sees (nearly) no
- * retransmissions.
+ * may send 64 KiB GSO super-segments, the kernel hands over its own), each over IPv4 and over IPv6 ({@link Family}).
+ * The handshake is captured on usnet's TAP and decoded independently: both SYNs carry the MSS of a 1500-byte MTU
+ * (1460 over IPv4, 1440 over IPv6), SACK-permitted, timestamps and a window scale in Linux's order (MSS, SACK_PERM,
+ * TS, NOP, WS); every later usnet segment carries timestamps (and DF over IPv4); usnet's {@code TcpInfo} and the
+ * kernel's {@code ss -tio} agree on ts, sack, wscale and the send MSS (1448, 1428); and the clean path sees (nearly)
+ * no retransmissions.
  *
- * <p>One kernel namespace {@code usnet-tcpi-<pid>} holds the kernel side of both TAPs (198.18.60.2/24 plain,
- * 198.18.61.2/24 vnet_hdr); usnet is .1 on each. Everything is deleted by name in {@link #tearDown}, also after a
- * failure. Needs root, /dev/net/tun, iproute2 and socat: skipped without them, a failure when CI=true.
+ * <p>One kernel namespace {@code usnet-tcpi-<pid>} holds the kernel side of both TAPs (198.18.60.2/24 and
+ * 2001:db8:60::2/64 plain, 198.18.61.2/24 and 2001:db8:61::2/64 vnet_hdr); usnet is .1 and ::1 on each. IPv6
+ * addresses are nodad on both sides, so they are usable at once. Everything is deleted by name in {@link #tearDown},
+ * also after a failure. Needs root, /dev/net/tun, iproute2 and socat: skipped without them, a failure when CI=true.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TcpInteropTest {
@@ -69,28 +76,87 @@ class TcpInteropTest {
     private static final long MAX_RETRANS = SIZE / 1448 / 1000;
     private static final Path CAPTURES = Path.of("target", "tcp-interop");
 
-    /** How the TAP between usnet and the kernel is opened. */
+    /** How the TAP between usnet and the kernel is opened, and the subnets on it (one per family). */
     enum Variant {
-        PLAIN("utcpi60", "198.18.60", 0x02_00_5e_00_3c_01L, false),
-        VNET_GSO("utcpi61", "198.18.61", 0x02_00_5e_00_3d_01L, true);
+        PLAIN("utcpi60", "198.18.60", "2001:db8:60", 0x02_00_5e_00_3c_01L, false),
+        VNET_GSO("utcpi61", "198.18.61", "2001:db8:61", 0x02_00_5e_00_3d_01L, true);
 
         final String ifname;
-        final int usnetAddr;
-        final int kernelAddr;
         final String usnetIp;
         final String kernelIp;
+        final String usnetIp6;
+        final String kernelIp6;
         final long mac;
         final boolean vnetHdr;
 
-        Variant(String ifname, String net, long mac, boolean vnetHdr) {
+        Variant(String ifname, String net4, String net6, long mac, boolean vnetHdr) {
             this.ifname = ifname;
-            this.usnetIp = net + ".1";
-            this.kernelIp = net + ".2";
-            this.usnetAddr = Ipv4Addr.parse(usnetIp);
-            this.kernelAddr = Ipv4Addr.parse(kernelIp);
+            this.usnetIp = net4 + ".1";
+            this.kernelIp = net4 + ".2";
+            this.usnetIp6 = net6 + "::1";
+            this.kernelIp6 = net6 + "::2";
             this.mac = mac;
             this.vnetHdr = vnetHdr;
         }
+    }
+
+    /** The network layer under TCP. */
+    enum Family {
+        INET(20, "IPv4"),
+        INET6(40, "IPv6");
+
+        /** What a SYN offers on the 1500-byte MTU: 1500 minus this IP header minus 20 bytes of TCP header. */
+        final int synMss;
+        final String label;
+
+        Family(int ipHeader, String label) {
+            this.synMss = 1500 - ipHeader - 20;
+            this.label = label;
+        }
+
+        /** The MSS a sender uses with timestamps on every segment (12 bytes of options). */
+        int sndMss() {
+            return synMss - 12;
+        }
+    }
+
+    /** One run: a family over a TAP variant. */
+    record Case(Variant variant, Family family) {
+        String usnetIp() {
+            return family == Family.INET ? variant.usnetIp : variant.usnetIp6;
+        }
+
+        String kernelIp() {
+            return family == Family.INET ? variant.kernelIp : variant.kernelIp6;
+        }
+
+        /** An address as socat and ss write it beside a port, and as ss filters take it (IPv6 in brackets). */
+        String host(String ip) {
+            return family == Family.INET ? ip : "[" + ip + "]";
+        }
+
+        String hostPort(String ip, int port) {
+            return host(ip) + ":" + port;
+        }
+
+        /** socat's TCP address type for this family. */
+        String socatTcp() {
+            return family == Family.INET ? "TCP4" : "TCP6";
+        }
+
+        /** usnet's address as {@link CapturedSegment#src} holds it (over IPv6, its low 32 bits). */
+        int usnetCaptured() {
+            return family == Family.INET ? Ipv4Addr.parse(variant.usnetIp) : (int) Ipv6Addr.parse(variant.usnetIp6).lo();
+        }
+
+        @Override
+        public String toString() {
+            return variant + " " + family.label;
+        }
+    }
+
+    static Stream<Case> cases() {
+        return Stream.of(Family.values()).flatMap(f -> Stream.of(Variant.values()).map(v -> new Case(v, f)));
     }
 
     private final KernelTapFixture fx = new KernelTapFixture(NS, "TcpInteropTest");
@@ -107,7 +173,14 @@ class TcpInteropTest {
                 "socat, sha256sum and ss (apt-get install socat coreutils iproute2)");
         Files.createDirectories(CAPTURES);
         fx.start("usnet-tcpi", 60);
+        // The fixture's namespace starts with IPv6 off; this test wants it, as has usnet's (disable_ipv6 1 until given).
+        fx.kernel("sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=0");
+        fx.kernel("sysctl", "-q", "-w", "net.ipv6.conf.default.disable_ipv6=0");
         stack = fx.stack();
+        fx.onLoop(() -> {
+            Ipv6On.turnOn(stack, Set.of());
+            return null;
+        });
         for (Variant v : Variant.values()) {
             Tun.Options o = Tun.Options.inNetns(NS, v.ifname);
             if (v.vnetHdr) {
@@ -120,6 +193,9 @@ class TcpInteropTest {
                 t.setGsoOffload(t.tun().vnetHdr() && (off & Tun.TUN_F_TSO4) != 0);
             });
             taps[v.ordinal()] = tap;
+            fx.onLoop(() -> stack.ipv6().addrconf().add(tap, Ipv6Addr.parse(v.usnetIp6), 64, Origin.STATIC, true,
+                    stack.ipv6().runsDad(tap)));
+            fx.kernel("ip", "-6", "addr", "add", v.kernelIp6 + "/64", "dev", v.ifname, "nodad");
             assertEquals(v.vnetHdr, tap.gsoOffload(), v + ": GSO offload as negotiated (offloads 0x"
                     + Integer.toHexString(tap.tun().offloads()) + ")");
         }
@@ -134,49 +210,54 @@ class TcpInteropTest {
     // ---- usnet client -> Linux server ----
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(Variant.class)
+    @MethodSource("cases")
     @Timeout(value = 150, unit = TimeUnit.SECONDS)
-    void usnetClientSends50MbToALinuxServer(Variant v) throws Exception {
-        byte[] data = randomBytes(SIZE, 0x5eed_0000L + v.ordinal());
+    void usnetClientSends50MbToALinuxServer(Case c) throws Exception {
+        Variant v = c.variant();
+        byte[] data = randomBytes(SIZE, 0x5eed_0000L + v.ordinal() + 16L * c.family().ordinal());
         String expected = sha256(data);
         Path srvOut = fx.tempFile("usnet-tcpi-srv", ".out");
-        Process server = fx.start(srvOut, "sh", "-c", "socat -u TCP-LISTEN:" + SERVER_PORT_LINUX + ",bind=" + v.kernelIp
+        String listenAt = c.hostPort(c.kernelIp(), SERVER_PORT_LINUX);
+        Process server = fx.start(srvOut, "sh", "-c", "socat -u " + c.socatTcp() + "-LISTEN:" + SERVER_PORT_LINUX
+                + ",bind=" + c.host(c.kernelIp())
                 + ",reuseaddr STDOUT | sha256sum");
-        await("the kernel socat server to listen on " + v.kernelIp + ":" + SERVER_PORT_LINUX, 10, () ->
-                fx.kernelTry("ss", "-ltnH", "src", v.kernelIp, "sport", "=", ":" + SERVER_PORT_LINUX).output()
-                        .contains(v.kernelIp + ":" + SERVER_PORT_LINUX));
+        await("the kernel socat server to listen on " + listenAt, 10, () ->
+                fx.kernelTry("ss", "-ltnH", "src", c.host(c.kernelIp()), "sport", "=", ":" + SERVER_PORT_LINUX).output()
+                        .contains(listenAt));
 
-        Capture cap = capture(v, "usnet-client");
+        Capture cap = capture(c, "usnet-client");
         BulkSender sender = new BulkSender(data);
-        TcpSock sock = fx.onLoop(() -> tcp.connect(v.kernelAddr, SERVER_PORT_LINUX, sender));
+        TcpSock sock = fx.onLoop(() -> c.family() == Family.INET
+                ? tcp.connect(Ipv4Addr.parse(v.kernelIp), SERVER_PORT_LINUX, sender)
+                : tcp.connect(Ipv6Addr.parse(v.kernelIp6), SERVER_PORT_LINUX, sender));
         try {
             await("usnet's connect to complete", 10, () -> sender.connected || sender.closedWith != null);
             assertTrue(sender.connected, "connect failed: " + sender.closedWith);
 
             // While the connection idles (usnet has not sent yet), ask the kernel what it negotiated.
-            KernelView linux = kernelView(v);
+            KernelView linux = kernelView(c);
 
             long t0 = System.nanoTime();
             stack.scheduler().execute(() -> sender.pump(sock));
             await("the kernel server to receive everything", TRANSFER_TIMEOUT_S, () -> !server.isAlive(),
-                    () -> "usnet wrote " + sender.offset + " bytes: " + sock.info().format(), v);
+                    () -> "usnet wrote " + sender.offset + " bytes: " + sock.info().format(), c);
             long nanos = System.nanoTime() - t0;
             String got = Files.readString(srvOut, StandardCharsets.UTF_8).trim();
             assertEquals(0, server.exitValue(), "socat | sha256sum: " + got);
             // usnet sees the kernel's FIN after socat closes: usnet closes in turn.
             await("usnet to see the end of the stream", 10, () -> sender.eof || sender.closedWith != null,
-                    () -> sock.info().format(), v);
+                    () -> sock.info().format(), c);
             TcpInfo info = fx.onLoop(sock::info);
             cap.close();
-            report(v, "usnet -> Linux", nanos, info, linux);
+            report(c, "usnet -> Linux", nanos, info, linux);
 
             assertEquals(expected, got.split("\\s+")[0], "SHA-256 of what the kernel received");
             assertEquals(SIZE, sender.offset, "usnet took every byte");
             assertTrue(sender.closedWith == null || sender.closedWith == TcpError.NONE, "closed with " + sender.closedWith);
             assertTrue(info.bytesAcked() >= SIZE, "usnet saw all of it acknowledged: " + info.format());
-            checkInfo(v, info, linux);
+            checkInfo(c, info, linux);
             assertTrue(info.totalRetrans() <= MAX_RETRANS, "retransmissions on a clean path: " + info.format());
-            checkHandshake(v, cap, true, info);
+            checkHandshake(c, cap, true, info);
         } finally {
             cap.close();
             fx.onLoop(() -> {
@@ -192,10 +273,11 @@ class TcpInteropTest {
     // ---- Linux client -> usnet server ----
 
     @ParameterizedTest(name = "{0}")
-    @EnumSource(Variant.class)
+    @MethodSource("cases")
     @Timeout(value = 150, unit = TimeUnit.SECONDS)
-    void linuxClientSends50MbToAUsnetServer(Variant v) throws Exception {
-        byte[] data = randomBytes(SIZE, 0xc0ffee_00L + v.ordinal());
+    void linuxClientSends50MbToAUsnetServer(Case c) throws Exception {
+        Variant v = c.variant();
+        byte[] data = randomBytes(SIZE, 0xc0ffee_00L + v.ordinal() + 16L * c.family().ordinal());
         Path file = fx.tempFile("usnet-tcpi-data", ".bin");
         Files.write(file, data);
         HostCommand.Result sum = HostCommand.run(30, "sha256sum", file.toString());
@@ -204,37 +286,40 @@ class TcpInteropTest {
         assertEquals(sha256(data), expected, "sha256sum agrees with Java about the file");
 
         HashingSink sink = new HashingSink();
-        TcpListener listener = fx.onLoop(() -> tcp.listen(v.usnetAddr, SERVER_PORT_USNET, 8, sink::accept));
-        Capture cap = capture(v, "usnet-server");
+        TcpListener listener = fx.onLoop(() -> c.family() == Family.INET
+                ? tcp.listen(Ipv4Addr.parse(v.usnetIp), SERVER_PORT_USNET, 8, sink::accept)
+                : tcp.listen(Ipv6Addr.parse(v.usnetIp6), SERVER_PORT_USNET, 8, sink::accept));
+        Capture cap = capture(c, "usnet-server");
         long retrans0 = kernelRetransSegs();
         Path cliOut = fx.tempFile("usnet-tcpi-cli", ".out");
         long t0 = System.nanoTime();
-        Process client = fx.start(cliOut, "socat", "-u", "FILE:" + file, "TCP:" + v.usnetIp + ":" + SERVER_PORT_USNET);
+        Process client = fx.start(cliOut, "socat", "-u", "FILE:" + file,
+                c.socatTcp() + ":" + c.hostPort(c.usnetIp(), SERVER_PORT_USNET));
         try {
             await("the kernel's connection to be accepted", 10, () -> sink.sock != null || !client.isAlive());
             assertNotNull(sink.sock, "no connection accepted; socat: " + Files.readString(cliOut));
             // usnet has not read yet, so the connection is surely still there (the kernel fills usnet's window).
-            KernelView linux = kernelView(v);
+            KernelView linux = kernelView(c);
             stack.scheduler().execute(sink::resume);
 
             await("usnet to read to the end of the stream", TRANSFER_TIMEOUT_S, () -> sink.eof || sink.closedWith != null,
-                    () -> "usnet read " + sink.bytes + " bytes: " + sink.sock.info().format(), v);
+                    () -> "usnet read " + sink.bytes + " bytes: " + sink.sock.info().format(), c);
             long nanos = System.nanoTime() - t0;
             assertTrue(client.waitFor(10, TimeUnit.SECONDS), "socat client did not exit");
             assertEquals(0, client.exitValue(), "socat client: " + Files.readString(cliOut));
             TcpInfo info = fx.onLoop(sink.sock::info);
             long linuxRetrans = kernelRetransSegs() - retrans0;
             cap.close();
-            report(v, "Linux -> usnet", nanos, info, linux);
+            report(c, "Linux -> usnet", nanos, info, linux);
             System.out.printf(Locale.ROOT, "  kernel RetransSegs during the transfer: %d%n", linuxRetrans);
 
             assertEquals(SIZE, sink.bytes, "bytes usnet received");
             assertEquals(expected, sink.hash(), "SHA-256 of what usnet received");
             assertTrue(sink.closedWith == null || sink.closedWith == TcpError.NONE, "closed with " + sink.closedWith);
             assertTrue(info.bytesReceived() >= SIZE, info.format());
-            checkInfo(v, info, linux);
+            checkInfo(c, info, linux);
             assertTrue(linuxRetrans <= MAX_RETRANS, "the kernel retransmitted " + linuxRetrans + " segments to usnet");
-            checkHandshake(v, cap, false, info);
+            checkHandshake(c, cap, false, info);
         } finally {
             cap.close();
             fx.onLoop(() -> {
@@ -250,29 +335,34 @@ class TcpInteropTest {
 
     // ---- checks ----
 
-    /** usnet's TcpInfo and the kernel's ss agree: ts, sack, each side's window scale, MSS 1448 both ways. */
-    private static void checkInfo(Variant v, TcpInfo info, KernelView linux) {
+    /** usnet's TcpInfo and the kernel's ss agree: ts, sack, each side's window scale, the family's send MSS both ways. */
+    private static void checkInfo(Case c, TcpInfo info, KernelView linux) {
+        int mss = c.family().sndMss();
         assertTrue(info.timestamps(), "usnet negotiated timestamps: " + info.format());
         assertTrue(info.sack(), "usnet negotiated SACK: " + info.format());
         assertTrue(info.wscaleSnd() > 0 && info.wscaleRcv() > 0, "window scaling both ways: " + info.format());
-        assertEquals(1448, info.sndMss(), "usnet's send MSS (1460 - 12 bytes of timestamps): " + info.format());
-        assertTrue(linux.ts && linux.sack, v + ": the kernel uses timestamps and SACK with usnet: " + linux.line);
+        assertEquals(mss, info.sndMss(), "usnet's send MSS (" + c.family().synMss + " - 12 bytes of timestamps): "
+                + info.format());
+        assertTrue(linux.ts && linux.sack, c + ": the kernel uses timestamps and SACK with usnet: " + linux.line);
         // The kernel's wscale:snd,rcv is usnet's rcv,snd.
         assertEquals(info.wscaleRcv(), linux.wscaleSnd, "usnet's shift as the kernel saw it: " + linux.line);
         assertEquals(info.wscaleSnd(), linux.wscaleRcv, "the kernel's shift as usnet saw it: " + linux.line);
-        assertEquals(1448, linux.mss, "the kernel's send MSS: " + linux.line);
+        assertEquals(mss, linux.mss, "the kernel's send MSS: " + linux.line);
     }
 
     /**
-     * The captured handshake: the opener's SYN and the answer's SYN-ACK in Linux's layout with MSS 1460, a window
-     * scale each (matching TcpInfo), timestamps echoed; then every usnet segment with timestamps and DF.
+     * The captured handshake: the opener's SYN and the answer's SYN-ACK in Linux's layout with the family's MSS, a
+     * window scale each (matching TcpInfo), timestamps echoed; then every usnet segment with timestamps (and DF over
+     * IPv4, which has the bit).
      */
-    private void checkHandshake(Variant v, Capture cap, boolean usnetOpens, TcpInfo info) throws IOException {
+    private void checkHandshake(Case c, Capture cap, boolean usnetOpens, TcpInfo info) throws IOException {
+        Variant v = c.variant();
+        boolean hasDf = c.family() == Family.INET;
         int port = usnetOpens ? SERVER_PORT_LINUX : SERVER_PORT_USNET;
         List<CapturedSegment> segs = CapturedSegment.read(cap.file).stream()
                 .filter(s -> s.srcPort() == port || s.dstPort() == port).toList();
         String dump = cap.file + ":\n  " + String.join("\n  ", segs.stream().map(CapturedSegment::toString).toList());
-        int usnet = v.usnetAddr;
+        int usnet = c.usnetCaptured();
         CapturedSegment syn = segs.stream().filter(s -> s.syn() && !s.hasAck()).findFirst().orElse(null);
         CapturedSegment synAck = segs.stream().filter(s -> s.syn() && s.hasAck()).findFirst().orElse(null);
         assertNotNull(syn, "a SYN in " + dump);
@@ -282,10 +372,10 @@ class TcpInteropTest {
         for (CapturedSegment s : List.of(syn, synAck)) {
             String who = (s.src() == usnet ? "usnet's " : "the kernel's ") + (s.hasAck() ? "SYN-ACK" : "SYN");
             assertEquals(CapturedSegment.LINUX_SYN_OPTIONS, s.optionKinds(), who + " options in Linux's order: " + s);
-            assertEquals(1460, s.mss(), who + " MSS: " + s);
+            assertEquals(c.family().synMss, s.mss(), who + " MSS: " + s);
             assertTrue(s.sackPermitted(), who + " SACK-permitted: " + s);
             assertTrue(s.hasTimestamp() && s.tsVal() != 0, who + " timestamp: " + s);
-            assertTrue(s.df(), who + " DF: " + s);
+            assertEquals(hasDf, s.df(), who + " DF: " + s);
             int expectWs = s.src() == usnet ? info.wscaleRcv() : info.wscaleSnd();
             assertEquals(expectWs, s.wscale(), who + " window scale vs usnet's TcpInfo " + info.format() + ": " + s);
         }
@@ -296,7 +386,7 @@ class TcpInteropTest {
         List<CapturedSegment> fromUsnet = segs.stream().filter(s -> s.src() == usnet && !s.syn()).toList();
         assertFalse(fromUsnet.isEmpty(), "usnet segments after the handshake in " + dump);
         for (CapturedSegment s : fromUsnet) {
-            assertTrue(s.df(), "usnet sets DF: " + s);
+            assertEquals(hasDf, s.df(), "usnet sets DF over IPv4: " + s);
             assertTrue(s.optionKinds().size() >= 3 && s.optionKinds().subList(0, 3).equals(List.of(1, 1, 8)),
                     "usnet's segment leads with NOP NOP TS as Linux's do: " + s);
             assertTrue(s.tsEcr() != 0, "usnet echoes the kernel's timestamp: " + s);
@@ -316,7 +406,7 @@ class TcpInteropTest {
                 assertTrue(maxPayload > info.sndMss(), "usnet sent GSO super-segments (largest payload " + maxPayload
                         + "): " + dump);
             } else {
-                assertTrue(maxPayload <= 1448, "usnet kept to the MSS on a plain TAP: " + dump);
+                assertTrue(maxPayload <= c.family().sndMss(), "usnet kept to the MSS on a plain TAP: " + dump);
             }
         } else {
             // The kernel's SYN-ACK-completing ACK and data come from the kernel; usnet ACKs with timestamps.
@@ -329,12 +419,13 @@ class TcpInteropTest {
         }
     }
 
-    private void report(Variant v, String dir, long nanos, TcpInfo info, KernelView linux) {
+    private void report(Case c, String dir, long nanos, TcpInfo info, KernelView linux) {
+        Variant v = c.variant();
         TapDevice tap = taps[v.ordinal()];
         String kstats = fx.kernelTry("sh", "-c", "cd /sys/class/net/" + v.ifname + "/statistics && echo rx_dropped $(cat rx_dropped)"
                 + " tx_dropped $(cat tx_dropped)").output().trim();
         System.out.printf(Locale.ROOT, "TcpInteropTest %s %s: %d MB in %.2f s = %.2f Gbit/s%n  usnet: %s%n  kernel: %s%n"
-                        + "  usnet tap: %s%n  kernel tap: %s%n", v, dir, SIZE >> 20, nanos / 1e9, SIZE * 8.0 / nanos,
+                        + "  usnet tap: %s%n  kernel tap: %s%n", c, dir, SIZE >> 20, nanos / 1e9, SIZE * 8.0 / nanos,
                 info.format(), linux.line, tap.tapStats(), kstats);
     }
 
@@ -359,10 +450,11 @@ class TcpInteropTest {
     }
 
     /** The kernel's end of the one established connection on the variant's TAP, once ss lists it. */
-    private KernelView kernelView(Variant v) throws InterruptedException {
+    private KernelView kernelView(Case c) throws InterruptedException {
         String[] out = new String[1];
         await("ss to list the kernel's end of the connection", 10, () -> {
-            out[0] = fx.kernelTry("ss", "-tinoH", "state", "established", "src", v.kernelIp, "dst", v.usnetIp).output();
+            out[0] = fx.kernelTry("ss", "-tinoH", "state", "established", "src", c.host(c.kernelIp()), "dst", c.host(c.usnetIp()))
+                    .output();
             return !out[0].isBlank();
         });
         return KernelView.parse(out[0]);
@@ -400,10 +492,11 @@ class TcpInteropTest {
         final TapDevice dev;
         boolean closed;
 
-        Capture(Variant v, String what) throws Exception {
-            this.file = CAPTURES.resolve(v.name().toLowerCase(Locale.ROOT) + "-" + what + ".pcap");
+        Capture(Case c, String what) throws Exception {
+            this.file = CAPTURES.resolve(c.variant().name().toLowerCase(Locale.ROOT) + "-"
+                    + c.family().name().toLowerCase(Locale.ROOT) + "-" + what + ".pcap");
             this.writer = new PcapWriter(file);
-            this.dev = taps[v.ordinal()];
+            this.dev = taps[c.variant().ordinal()];
             long epoch = System.currentTimeMillis() * 1_000_000L - stack.now();
             this.tap = new PcapTap(writer, PcapTap.Direction.INOUT, epoch, CAPTURE_FRAMES);
             fx.onLoop(() -> {
@@ -425,8 +518,8 @@ class TcpInteropTest {
         }
     }
 
-    private Capture capture(Variant v, String what) throws Exception {
-        return new Capture(v, what);
+    private Capture capture(Case c, String what) throws Exception {
+        return new Capture(c, what);
     }
 
     /** Writes all of its data as the send buffer takes it, then half-closes; reads (and drops) to the peer's FIN. */
@@ -593,7 +686,7 @@ class TcpInteropTest {
      * Polls {@code cond}; on timeout fails with {@code what}, {@code usnetState} (evaluated on the loop) and, given
      * a variant, the kernel's {@code ss -ti} of its connections.
      */
-    private void await(String what, long timeoutS, BooleanSupplier cond, Callable<String> usnetState, Variant v)
+    private void await(String what, long timeoutS, BooleanSupplier cond, Callable<String> usnetState, Case c)
             throws InterruptedException {
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutS);
         while (!cond.getAsBoolean()) {
@@ -604,8 +697,8 @@ class TcpInteropTest {
                 } catch (Exception e) {
                     state = "(state unavailable: " + e + ")";
                 }
-                if (v != null) {
-                    state += "; kernel: " + fx.kernelTry("ss", "-tinoH", "dst", v.usnetIp).output().replaceAll("\\s+", " ");
+                if (c != null) {
+                    state += "; kernel: " + fx.kernelTry("ss", "-tinoH", "dst", c.host(c.usnetIp())).output().replaceAll("\\s+", " ");
                 }
                 throw new AssertionError("timed out after " + timeoutS + " s waiting for " + what
                         + (state.isEmpty() ? "" : "; " + state));
