@@ -23,6 +23,7 @@ import java.util.Locale;
  * @param wscale      the window-scale shift, or -1
  * @param tsVal       TSval of the timestamp option, or -1 when there is none
  * @param tsEcr       TSecr of the timestamp option, or -1 when there is none
+ * @param ipv6        whether the segment came over IPv6
  */
 record CapturedSegment(int frameLen, int src, int dst, int srcPort, int dstPort, long seq, long ack, int flags,
         boolean df, int payloadLen, List<Integer> optionKinds, int mss, int wscale, boolean sackPermitted,

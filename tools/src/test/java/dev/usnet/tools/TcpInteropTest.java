@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.usnet.core.ipv6.Inet6Ifaddr.Origin;
 import dev.usnet.core.pcap.PcapTap;
 import dev.usnet.core.pcap.PcapWriter;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.core.wire.Ipv6Addr;
-import dev.usnet.core.ipv6.Inet6Ifaddr.Origin;
 import dev.usnet.tap.HostCommand;
 import dev.usnet.tap.TapDevice;
 import dev.usnet.tap.Tun;
@@ -146,7 +146,8 @@ class TcpInteropTest {
 
         /** usnet's address as {@link CapturedSegment#src} holds it (over IPv6, its low 32 bits). */
         int usnetCaptured() {
-            return family == Family.INET ? Ipv4Addr.parse(variant.usnetIp) : (int) Ipv6Addr.parse(variant.usnetIp6).lo();
+            return family == Family.INET ? Ipv4Addr.parse(variant.usnetIp)
+                    : (int) Ipv6Addr.parse(variant.usnetIp6).lo();
         }
 
         @Override
@@ -173,7 +174,8 @@ class TcpInteropTest {
                 "socat, sha256sum and ss (apt-get install socat coreutils iproute2)");
         Files.createDirectories(CAPTURES);
         fx.start("usnet-tcpi", 60);
-        // The fixture's namespace starts with IPv6 off; this test wants it, as has usnet's (disable_ipv6 1 until given).
+        // The fixture's namespace starts with IPv6 off; this test wants it there and in usnet's namespace, whose
+        // disable_ipv6 is 1 until something gives it IPv6.
         fx.kernel("sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=0");
         fx.kernel("sysctl", "-q", "-w", "net.ipv6.conf.default.disable_ipv6=0");
         stack = fx.stack();
@@ -335,7 +337,7 @@ class TcpInteropTest {
 
     // ---- checks ----
 
-    /** usnet's TcpInfo and the kernel's ss agree: ts, sack, each side's window scale, the family's send MSS both ways. */
+    /** usnet's TcpInfo and the kernel's ss agree: ts, sack, each side's window scale, the family's MSS both ways. */
     private static void checkInfo(Case c, TcpInfo info, KernelView linux) {
         int mss = c.family().sndMss();
         assertTrue(info.timestamps(), "usnet negotiated timestamps: " + info.format());
@@ -453,8 +455,8 @@ class TcpInteropTest {
     private KernelView kernelView(Case c) throws InterruptedException {
         String[] out = new String[1];
         await("ss to list the kernel's end of the connection", 10, () -> {
-            out[0] = fx.kernelTry("ss", "-tinoH", "state", "established", "src", c.host(c.kernelIp()), "dst", c.host(c.usnetIp()))
-                    .output();
+            out[0] = fx.kernelTry("ss", "-tinoH", "state", "established", "src", c.host(c.kernelIp()),
+                    "dst", c.host(c.usnetIp())).output();
             return !out[0].isBlank();
         });
         return KernelView.parse(out[0]);
@@ -698,7 +700,8 @@ class TcpInteropTest {
                     state = "(state unavailable: " + e + ")";
                 }
                 if (c != null) {
-                    state += "; kernel: " + fx.kernelTry("ss", "-tinoH", "dst", c.host(c.usnetIp())).output().replaceAll("\\s+", " ");
+                    state += "; kernel: " + fx.kernelTry("ss", "-tinoH", "dst", c.host(c.usnetIp())).output()
+                            .replaceAll("\\s+", " ");
                 }
                 throw new AssertionError("timed out after " + timeoutS + " s waiting for " + what
                         + (state.isEmpty() ? "" : "; " + state));
