@@ -50,26 +50,43 @@ final class GsoSegmentation {
                 return false;
             }
         }
-        if (type == Packet.GSO_TCPV6) {
-            return segmentTcpv6(dev, p, ipOff);
+        // The family's part: where the transport header starts, how long it and the payload are, and the
+        // pseudo-header sum without its length word (both families' sums are plain word sums, so each segment adds
+        // its own length to it).
+        boolean v6 = type == Packet.GSO_TCPV6;
+        boolean tcp = type != Packet.GSO_UDP;
+        int iphl;
+        int ipPayload;
+        long pseudoBase;
+        int id = 0;
+        if (v6) {
+            if (b.getUnsignedByte(ipOff + Ipv6Packet.NEXT_HEADER) != Ipv6Packet.NEXTHDR_TCP) {
+                return false;
+            }
+            iphl = Ipv6Packet.HEADER_LEN;
+            ipPayload = b.getUnsignedShort(ipOff + Ipv6Packet.PAYLOAD_LEN);
+            pseudoBase = Ipv6Packet.pseudoHeaderSum(b, ipOff, 0, Ipv6Packet.NEXTHDR_TCP);
+        } else {
+            Ipv4Packet ip = new Ipv4Packet().wrap(b, ipOff);
+            iphl = ip.headerLength();
+            ipPayload = ip.totalLength() - iphl;
+            pseudoBase = Checksum.pseudoHeader(ip.src(), ip.dst(), tcp ? Ipv4Packet.PROTO_TCP : Ipv4Packet.PROTO_UDP, 0);
+            id = ip.id();
         }
-        Ipv4Packet ip = new Ipv4Packet().wrap(b, ipOff);
-        int iphl = ip.headerLength();
         int l4Off = ipOff + iphl;
-        int l4hl = type == Packet.GSO_TCPV4 ? (b.getUnsignedByte(l4Off + TcpSegment.DATA_OFF) >>> 4) * 4
-                : UdpDatagram.HEADER_LEN;
+        int l4hl = tcp ? (b.getUnsignedByte(l4Off + TcpSegment.DATA_OFF) >>> 4) * 4 : UdpDatagram.HEADER_LEN;
         int l2 = ipOff - start;
         int headers = l2 + iphl + l4hl;
-        int payload = ipOff + ip.totalLength() - (l4Off + l4hl);
+        int payload = ipPayload - l4hl;
         int mss = p.gsoSize();
         if (mss <= 0 || payload <= 0) {
             return false;
         }
-        int id = ip.id();
-        long seq = type == Packet.GSO_TCPV4 ? b.getUnsignedInt(l4Off + TcpSegment.SEQ) : 0;
-        int flags = type == Packet.GSO_TCPV4 ? b.getUnsignedByte(l4Off + TcpSegment.FLAGS) : 0;
-        int src = ip.src();
-        int dst = ip.dst();
+        if (v6 && (l4hl < TcpSegment.MIN_HEADER_LEN || start + p.length() < l4Off + l4hl + payload)) {
+            return false;
+        }
+        long seq = tcp ? b.getUnsignedInt(l4Off + TcpSegment.SEQ) : 0;
+        int flags = tcp ? b.getUnsignedByte(l4Off + TcpSegment.FLAGS) : 0;
         int segs = (payload + mss - 1) / mss;
         // As tcp_gso_segment moves the destructor to every segment: the owner's charge for the super-frame is
         // split over its segments by payload (the last takes the rounding), so their completions add up to it.
@@ -90,12 +107,16 @@ final class GsoSegmentation {
             s.setTransport(sl4);
             s.setDev(p.dev());
             s.setRxTimeNanos(p.rxTimeNanos());
-            Ipv4Packet sh = new Ipv4Packet().wrap(sb, sip);
-            sh.setTotalLength(iphl + l4hl + len);
-            sb.setShort(sip + Ipv4Packet.ID, (id + i) & 0xffff);
-            sh.fillChecksum();
             int l4len = l4hl + len;
-            if (type == Packet.GSO_TCPV4) {
+            if (v6) {
+                sb.setShort(sip + Ipv6Packet.PAYLOAD_LEN, l4len);
+            } else {
+                Ipv4Packet sh = new Ipv4Packet().wrap(sb, sip);
+                sh.setTotalLength(iphl + l4len);
+                sb.setShort(sip + Ipv4Packet.ID, (id + i) & 0xffff);
+                sh.fillChecksum();
+            }
+            if (tcp) {
                 sb.setInt(sl4 + TcpSegment.SEQ, (int) (seq + (long) i * mss));
                 int f = flags;
                 if (i != segs - 1) {
@@ -106,83 +127,13 @@ final class GsoSegmentation {
                 }
                 sb.setByte(sl4 + TcpSegment.FLAGS, f);
                 sb.setShort(sl4 + TcpSegment.CHECKSUM, 0);
-                int c = Checksum.finish(Checksum.add(sb, sl4, l4len,
-                        Checksum.pseudoHeader(src, dst, Ipv4Packet.PROTO_TCP, l4len)));
-                sb.setShort(sl4 + TcpSegment.CHECKSUM, c);
+                sb.setShort(sl4 + TcpSegment.CHECKSUM, Checksum.finish(Checksum.add(sb, sl4, l4len, pseudoBase + l4len)));
             } else {
                 sb.setShort(sl4 + UdpDatagram.LENGTH, l4len);
                 sb.setShort(sl4 + UdpDatagram.CHECKSUM, 0);
-                int c = Checksum.finish(Checksum.add(sb, sl4, l4len,
-                        Checksum.pseudoHeader(src, dst, Ipv4Packet.PROTO_UDP, l4len)));
+                int c = Checksum.finish(Checksum.add(sb, sl4, l4len, pseudoBase + l4len));
                 sb.setShort(sl4 + UdpDatagram.CHECKSUM, c == 0 ? 0xffff : c);
             }
-            s.setChecksum(ChecksumState.NONE, 0, 0);
-            if (owner != null) {
-                int share = i == segs - 1 ? charged - given : (int) ((long) charged * len / payload);
-                given += share;
-                s.setOwner(owner, share);
-            }
-            dev.transmit(s);
-        }
-        p.release();
-        return true;
-    }
-
-    /** A TCPv6 super-frame whose IPv6 header is at {@code ipOff}; see the class comment. */
-    private static boolean segmentTcpv6(Device dev, Packet p, int ipOff) {
-        ByteBuf b = p.buf();
-        int start = p.start();
-        if (b.getUnsignedByte(ipOff + Ipv6Packet.NEXT_HEADER) != Ipv6Packet.NEXTHDR_TCP) {
-            return false;
-        }
-        int l4Off = ipOff + Ipv6Packet.HEADER_LEN;
-        int l4hl = (b.getUnsignedByte(l4Off + TcpSegment.DATA_OFF) >>> 4) * 4;
-        int l2 = ipOff - start;
-        int headers = l2 + Ipv6Packet.HEADER_LEN + l4hl;
-        int payload = l4Off + b.getUnsignedShort(ipOff + Ipv6Packet.PAYLOAD_LEN) - (l4Off + l4hl);
-        int mss = p.gsoSize();
-        if (mss <= 0 || payload <= 0 || l4hl < TcpSegment.MIN_HEADER_LEN || start + p.length() < l4Off + l4hl + payload) {
-            return false;
-        }
-        long srcHi = b.getLong(ipOff + Ipv6Packet.SRC);
-        long srcLo = b.getLong(ipOff + Ipv6Packet.SRC + 8);
-        long dstHi = b.getLong(ipOff + Ipv6Packet.DST);
-        long dstLo = b.getLong(ipOff + Ipv6Packet.DST + 8);
-        long seq = b.getUnsignedInt(l4Off + TcpSegment.SEQ);
-        int flags = b.getUnsignedByte(l4Off + TcpSegment.FLAGS);
-        int segs = (payload + mss - 1) / mss;
-        TxCompletion owner = p.owner();
-        int charged = owner == null ? 0 : p.detachOwner();
-        int given = 0;
-        for (int i = 0; i < segs; i++) {
-            int len = Math.min(mss, payload - i * mss);
-            Packet s = Packet.allocate(Buffers.HEADROOM, headers + len);
-            ByteBuf sb = s.buf();
-            int ss = s.start();
-            sb.writerIndex(ss + headers + len);
-            sb.setBytes(ss, b, start, headers);
-            sb.setBytes(ss + headers, b, l4Off + l4hl + i * mss, len);
-            int sip = ss + l2;
-            int sl4 = sip + Ipv6Packet.HEADER_LEN;
-            s.setNetwork(sip);
-            s.setTransport(sl4);
-            s.setDev(p.dev());
-            s.setRxTimeNanos(p.rxTimeNanos());
-            int l4len = l4hl + len;
-            sb.setShort(sip + Ipv6Packet.PAYLOAD_LEN, l4len);
-            sb.setInt(sl4 + TcpSegment.SEQ, (int) (seq + (long) i * mss));
-            int f = flags;
-            if (i != segs - 1) {
-                f &= ~(TcpSegment.FIN | TcpSegment.PSH);
-            }
-            if (i != 0) {
-                f &= ~TcpSegment.CWR;
-            }
-            sb.setByte(sl4 + TcpSegment.FLAGS, f);
-            sb.setShort(sl4 + TcpSegment.CHECKSUM, 0);
-            int c = Checksum.finish(Checksum.add(sb, sl4, l4len,
-                    Ipv6Packet.pseudoHeaderSum(srcHi, srcLo, dstHi, dstLo, l4len, Ipv6Packet.NEXTHDR_TCP)));
-            sb.setShort(sl4 + TcpSegment.CHECKSUM, c);
             s.setChecksum(ChecksumState.NONE, 0, 0);
             if (owner != null) {
                 int share = i == segs - 1 ? charged - given : (int) ((long) charged * len / payload);
