@@ -447,50 +447,35 @@ public final class Gro {
         int size = mss[i];
         boolean v6 = ipv6[i];
         remove(i);
-        if (v6) {
-            finish6(q, segs, size);
-        } else {
-            finish(q, segs, size);
-        }
+        finish(q, segs, size, v6);
     }
 
-    /** napi_gro_complete → ipv6_gro_complete → tcp6_gro_complete, then netif_receive_skb. */
-    private void finish6(Packet q, int segs, int gsoSize) {
+    /**
+     * napi_gro_complete → inet_gro_complete / ipv6_gro_complete → tcp4/tcp6_gro_complete, then netif_receive_skb:
+     * a merged flow leaves as a GSO packet whose TCP checksum field holds its pseudo-header sum (CHECKSUM_PARTIAL);
+     * over IPv4 the grown header's checksum is refreshed too (IPv6 has none).
+     */
+    private void finish(Packet q, int segs, int gsoSize, boolean v6) {
         if (segs > 1) {
             ByteBuf qb = q.buf();
             int ip = q.start() + ETH;
-            int tcp = ip + V6;
-            int plen = qb.getUnsignedShort(ip + Ipv6Packet.PAYLOAD_LEN);
-            long ph = Ipv6Packet.pseudoHeaderSum(qb, ip, plen, Ipv6Packet.NEXTHDR_TCP);
+            int tcp;
+            long ph;
+            if (v6) {
+                tcp = ip + V6;
+                int plen = qb.getUnsignedShort(ip + Ipv6Packet.PAYLOAD_LEN);
+                ph = Ipv6Packet.pseudoHeaderSum(qb, ip, plen, Ipv6Packet.NEXTHDR_TCP);
+            } else {
+                tcp = ip + Ipv4Packet.MIN_HEADER_LEN;
+                int tot = qb.getUnsignedShort(ip + Ipv4Packet.TOTAL_LEN);
+                qb.setShort(ip + Ipv4Packet.CHECKSUM, 0);
+                qb.setShort(ip + Ipv4Packet.CHECKSUM, Checksum.compute(qb, ip, Ipv4Packet.MIN_HEADER_LEN));
+                ph = Checksum.pseudoHeader(qb.getInt(ip + Ipv4Packet.SRC), qb.getInt(ip + Ipv4Packet.DST),
+                        Ipv4Packet.PROTO_TCP, tot - Ipv4Packet.MIN_HEADER_LEN);
+            }
             qb.setShort(tcp + TcpSegment.CHECKSUM, ~Checksum.finish(ph) & 0xffff);
             q.setChecksum(ChecksumState.PARTIAL, tcp, TcpSegment.CHECKSUM);
-            q.setGso(Packet.GSO_TCPV6, gsoSize);
-            q.setGsoSegs(segs);
-            groPackets++;
-            groSegments += segs;
-        }
-        if (dev.stack() == null) {
-            q.release();
-            return;
-        }
-        dev.deliver(q);
-    }
-
-    /** napi_gro_complete → inet_gro_complete → tcp4_gro_complete, then netif_receive_skb. */
-    private void finish(Packet q, int segs, int gsoSize) {
-        if (segs > 1) {
-            ByteBuf qb = q.buf();
-            int ip = q.start() + ETH;
-            int tcp = ip + Ipv4Packet.MIN_HEADER_LEN;
-            int tot = qb.getUnsignedShort(ip + Ipv4Packet.TOTAL_LEN);
-            qb.setShort(ip + Ipv4Packet.CHECKSUM, 0);
-            qb.setShort(ip + Ipv4Packet.CHECKSUM, Checksum.compute(qb, ip, Ipv4Packet.MIN_HEADER_LEN));
-            int l4len = tot - Ipv4Packet.MIN_HEADER_LEN;
-            long ph = Checksum.pseudoHeader(qb.getInt(ip + Ipv4Packet.SRC), qb.getInt(ip + Ipv4Packet.DST),
-                    Ipv4Packet.PROTO_TCP, l4len);
-            qb.setShort(tcp + TcpSegment.CHECKSUM, ~Checksum.finish(ph) & 0xffff);
-            q.setChecksum(ChecksumState.PARTIAL, tcp, TcpSegment.CHECKSUM);
-            q.setGso(Packet.GSO_TCPV4, gsoSize);
+            q.setGso(v6 ? Packet.GSO_TCPV6 : Packet.GSO_TCPV4, gsoSize);
             q.setGsoSegs(segs);
             groPackets++;
             groSegments += segs;
