@@ -87,6 +87,11 @@ public final class Packet {
     // bytes it is charged for (skb->truesize in Linux; see setOwner).
     private TxCompletion owner;
     private int ownerBytes;
+    // skb->_nfct: the connection-tracking entry this packet belongs to (an object of the netfilter layer, which
+    // this package does not know) and how (ctinfo, IP_CT_*); skb->mark: the firewall mark rules set and match.
+    private Object nfct;
+    private int ctinfo;
+    private int mark;
 
     private Packet(Recycler.Handle<Packet> handle) {
         this.handle = handle;
@@ -264,6 +269,44 @@ public final class Packet {
         ipFlags = 0;
         network = -1;
         transport = -1;
+    }
+
+    /** The connection-tracking entry (skb->_nfct), or null: not tracked, or invalid. */
+    @SuppressWarnings("unchecked")
+    public <T> T nfct() {
+        return (T) nfct;
+    }
+
+    /** How this packet relates to its entry (IP_CT_ESTABLISHED, _RELATED, _NEW, _ESTABLISHED_REPLY ...). */
+    public int ctinfo() {
+        return ctinfo;
+    }
+
+    /** nf_ct_set: attaches the packet to {@code ct} (null detaches) as {@code info}. */
+    public void setNfct(Object ct, int info) {
+        this.nfct = ct;
+        this.ctinfo = info;
+    }
+
+    /** The firewall mark (skb->mark). */
+    public int mark() {
+        return mark;
+    }
+
+    public void setMark(int mark) {
+        this.mark = mark;
+    }
+
+    /**
+     * skb_scrub_packet for a packet that passed a veth pair: its connection-tracking entry stays behind (the peer
+     * tracks it afresh, as nf_reset_ct); the mark too when it entered another namespace.
+     */
+    public void scrubNetfilter(boolean crossedNamespace) {
+        nfct = null;
+        ctinfo = 0;
+        if (crossedNamespace) {
+            mark = 0;
+        }
     }
 
     /**
@@ -609,6 +652,9 @@ public final class Packet {
         cb3 = o.cb3;
         cb4 = o.cb4;
         cb5 = o.cb5;
+        nfct = o.nfct;
+        ctinfo = o.ctinfo;
+        mark = o.mark;
     }
 
     /** Releases the data reference and returns this holder to the pool. Must be the last use. */
@@ -642,6 +688,9 @@ public final class Packet {
         cb3 = 0;
         cb4 = 0;
         cb5 = 0;
+        nfct = null;
+        ctinfo = 0;
+        mark = 0;
         if (b != null) {
             b.release();
         }

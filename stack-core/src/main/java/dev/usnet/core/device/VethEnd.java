@@ -72,6 +72,7 @@ public final class VethEnd extends Device {
         // completed already when it left the emulated wire.
         p.orphan();
         p.resetHop();
+        p.scrubNetfilter(ps != stack());
         ps.netifRx(to, p);
     }
 

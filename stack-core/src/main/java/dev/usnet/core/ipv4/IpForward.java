@@ -1,6 +1,8 @@
 package dev.usnet.core.ipv4;
 
 import dev.usnet.core.buf.Packet;
+import dev.usnet.core.netfilter.NfHook;
+import dev.usnet.core.netfilter.NfHooks;
 import dev.usnet.core.netns.CowSysctl;
 import dev.usnet.core.netns.Netns;
 import dev.usnet.core.route.Route;
@@ -20,10 +22,12 @@ public final class IpForward {
     private final Netns ns;
     private final Ipv4 inet;
     private final Ipv4Packet ip = new Ipv4Packet();
+    private final NfHooks hooks;
 
     public IpForward(Ipv4 inet) {
         this.inet = inet;
         this.ns = inet.netns();
+        this.hooks = inet.netfilter().hooks();
     }
 
     /** Owns {@code p}; {@code rt} is the unicast route chosen for its destination. */
@@ -59,6 +63,13 @@ public final class IpForward {
             inet.icmp().sendRedirect(p, rt.nextHop(dst));
         }
         p.setIpFlags(p.ipFlags() | Packet.IPSKB_FORWARDED);
+        if (hooks.active(NfHook.FORWARD)) {
+            p = hooks.run(NfHook.FORWARD, p, p.dev(), rt.dev());
+            if (p == null) {
+                return;
+            }
+            ip.wrap(p.buf(), p.network());
+        }
         ns.mib().inc(Mib.IpForwDatagrams);
         if (editable && ip.headerLength() > Ipv4Packet.MIN_HEADER_LEN) {
             int src = rt.prefSrc() != 0 ? rt.prefSrc() : inet.devinet().selectSource(rt.dev(), rt.nextHop(dst));

@@ -4,6 +4,8 @@ import dev.usnet.core.buf.Packet;
 import dev.usnet.core.device.Device;
 import dev.usnet.core.device.Loopback;
 import dev.usnet.core.knob.DevConf;
+import dev.usnet.core.netfilter.NfHook;
+import dev.usnet.core.netfilter.NfHooks;
 import dev.usnet.core.netns.CowSysctl;
 import dev.usnet.core.netns.Netns;
 import dev.usnet.core.route.Route;
@@ -23,12 +25,14 @@ public final class IpInput {
     private final Netns ns;
     private final Ipv4 inet;
     private final Ipv4Packet ip = new Ipv4Packet();
+    private final NfHooks hooks;
     // Indexed by protocol number, only as long as the highest registered (TCP: 7 slots, not 256).
     private volatile L4Protocol[] protocols = new L4Protocol[0];
 
     public IpInput(Ipv4 inet) {
         this.inet = inet;
         this.ns = inet.netns();
+        this.hooks = inet.netfilter().hooks();
     }
 
     /** Registers the receive hook of transport protocol {@code proto} (inet_add_protocol). */
@@ -72,6 +76,14 @@ public final class IpInput {
         // Link-layer padding beyond the IP total length is not part of the datagram.
         p.trim(off - p.start() + ip.totalLength());
         p.setTransport(off + ip.headerLength());
+        if (hooks.active(NfHook.PRE_ROUTING)) {
+            // Connection tracking may reassemble here, and destination NAT rewrite the address routing then reads.
+            p = hooks.run(NfHook.PRE_ROUTING, p, p.dev(), null);
+            if (p == null) {
+                return;
+            }
+            ip.wrap(p.buf(), p.network());
+        }
         if (ip.headerLength() > Ipv4Packet.MIN_HEADER_LEN) {
             int err = IpOptions.validate(p.buf(), off);
             if (err != IpOptions.OK) {
@@ -231,6 +243,13 @@ public final class IpInput {
         ip.wrap(p.buf(), p.network());
         if (ip.isFragment()) {
             p = inet.ipDefrag().gather(p);
+            if (p == null) {
+                return;
+            }
+            ip.wrap(p.buf(), p.network());
+        }
+        if (hooks.active(NfHook.LOCAL_IN)) {
+            p = hooks.run(NfHook.LOCAL_IN, p, p.dev(), null);
             if (p == null) {
                 return;
             }

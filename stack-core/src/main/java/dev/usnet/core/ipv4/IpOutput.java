@@ -4,6 +4,8 @@ import dev.usnet.core.buf.Buffers;
 import dev.usnet.core.buf.ChecksumState;
 import dev.usnet.core.buf.Packet;
 import dev.usnet.core.device.Device;
+import dev.usnet.core.netfilter.NfHook;
+import dev.usnet.core.netfilter.NfHooks;
 import dev.usnet.core.netns.Netns;
 import dev.usnet.core.route.Route;
 import dev.usnet.core.route.RouteType;
@@ -27,11 +29,13 @@ public final class IpOutput {
     private final Ipv4 inet;
     private final Ipv4Packet ip = new Ipv4Packet();
     private final PathMtuCache pmtu = new PathMtuCache();
+    private final NfHooks hooks;
     private int nextId;
 
     public IpOutput(Ipv4 inet) {
         this.inet = inet;
         this.ns = inet.netns();
+        this.hooks = inet.netfilter().hooks();
         this.nextId = (int) ns.randomBelow(65536);
     }
 
@@ -119,7 +123,22 @@ public final class IpOutput {
         Ipv4Packet.writeHeader(p.buf(), p.network(), p.transport() - p.network(), tos, totalLen, nextId(),
                 df ? Ipv4Packet.FLAG_DF : 0, ttl, proto, src, dst);
         ns.mib().inc(Mib.IpOutRequests);
+        Device out = rt.type() == RouteType.LOCAL ? ns.loopback() : rt.dev();
+        if (hooks.active(NfHook.LOCAL_OUT)) {
+            // Rules see (and NAT may rewrite) the finished header; the route chosen before stays (no rerouting
+            // after an output destination NAT: ip_route_me_harder is not modelled).
+            p = hooks.run(NfHook.LOCAL_OUT, p, null, out);
+            if (p == null) {
+                return true;
+            }
+        }
         if (rt.type() == RouteType.LOCAL) {
+            if (hooks.active(NfHook.POST_ROUTING)) {
+                p = hooks.run(NfHook.POST_ROUTING, p, null, out);
+                if (p == null) {
+                    return true;
+                }
+            }
             inet.neigh().output(ns.loopback(), dst, p);
             return true;
         }
@@ -139,6 +158,13 @@ public final class IpOutput {
      * ourselves (which is how a TCP socket learns the path MTU its queued segments outgrew).
      */
     private void finishOutput(Packet p, Device dev, int nextHop, int mtu) {
+        if (hooks.active(NfHook.POST_ROUTING)) {
+            // ip_output: source NAT and the confirmation of a new connection happen here, before fragmentation.
+            p = hooks.run(NfHook.POST_ROUTING, p, null, dev);
+            if (p == null) {
+                return;
+            }
+        }
         ip.wrap(p.buf(), p.network());
         int len = ip.totalLength();
         if (len <= mtu || (p.isGso() && gsoSegmentsFit(p, mtu))) {

@@ -2,6 +2,8 @@ package dev.usnet.core.ipv4;
 
 import dev.usnet.core.device.Device;
 import dev.usnet.core.neigh.NeighListener;
+import dev.usnet.core.netfilter.Netfilter;
+import dev.usnet.core.netfilter.NfHooks;
 import dev.usnet.core.neigh.NeighTable;
 import dev.usnet.core.netns.Netns;
 import dev.usnet.core.route.RouteListener;
@@ -26,10 +28,12 @@ public final class Ipv4 {
     private final IpDefrag ipDefrag;
     private final Udp udp;
     private final IpInput ipInput;
+    private final Netfilter netfilter;
 
     /** Brings IPv4 up in {@code netns}: builds its parts and registers for IPv4 and ARP frames there. */
     public Ipv4(Netns netns) {
         this.netns = netns;
+        this.netfilter = new Netfilter(new NfHooks(netns));
         // The order the parts were always made in: IpOutput draws its first IP ID from the namespace's seeded
         // random source, so nothing before it may draw.
         this.arp = new Arp(this);
@@ -47,6 +51,11 @@ public final class Ipv4 {
     /** The namespace this family runs in. */
     public Netns netns() {
         return netns;
+    }
+
+    /** IPv4's netfilter hooks, connection tracking and NAT in this namespace. */
+    public Netfilter netfilter() {
+        return netfilter;
     }
 
     public Fib4 routes() {

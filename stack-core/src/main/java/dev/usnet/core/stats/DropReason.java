@@ -127,6 +127,8 @@ public enum DropReason {
     IP6_REASM_OVERLAP("IPv6 fragment overlapping another, past 64 KiB, or with a length not a multiple of 8 before "
             + "the last: the whole datagram is discarded (RFC 5722; Ip6ReasmFails)"),
     IP6_REASM_LIMIT("IPv6 reassembly memory above net.ipv6.ip6frag_high_thresh (Ip6ReasmFails)"),
+    NETFILTER_DROP("a netfilter rule dropped the packet (nftables drop or reject verdict, or a chain's drop policy; "
+            + "Linux: NETFILTER_DROP)"),
     NOT_SPECIFIED("dropped without a more specific reason (Linux: NOT_SPECIFIED)");
 
     private final String description;
