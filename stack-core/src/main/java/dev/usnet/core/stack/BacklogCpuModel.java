@@ -33,6 +33,10 @@ final class BacklogCpuModel {
     private long cowBytes0;
     private long bridge0;
     private long csum0;
+    private long ctLookups0;
+    private long ctCreates0;
+    private long nat0;
+    private long nftRules0;
 
     BacklogCpuModel(Knobs knobs, Scheduler scheduler, MibCounters mib, CowStats cow, CpuAccount cpu) {
         this.knobs = knobs;
@@ -91,6 +95,14 @@ final class BacklogCpuModel {
         return mib.get(Mib.IpInDelivers) + mib.get(Mib.Ip6InDelivers);
     }
 
+    /** What the run's netfilter work costs: conntrack lookups and new entries, NAT rewrites, rules evaluated. */
+    private long netfilterNanos() {
+        return (cpu.conntrackLookups() - ctLookups0) * knobs.get(CpuModelSysctl.CT_LOOKUP_NS)
+                + (cpu.conntrackCreates() - ctCreates0) * knobs.get(CpuModelSysctl.CT_NEW_NS)
+                + (cpu.natRewrites() - nat0) * knobs.get(CpuModelSysctl.NAT_NS)
+                + (cpu.nftRules() - nftRules0) * knobs.get(CpuModelSysctl.NFT_RULE_NS);
+    }
+
     /** A backlog run starts: remembers the counters its work is measured by. False when the model is off. */
     boolean runStarts() {
         if (knobs.get(CpuModelSysctl.MODEL) == 0) {
@@ -102,6 +114,10 @@ final class BacklogCpuModel {
         cowBytes0 = cow.bytesCopied();
         bridge0 = cpu.bridgeForwards();
         csum0 = cpu.bytesChecksummed();
+        ctLookups0 = cpu.conntrackLookups();
+        ctCreates0 = cpu.conntrackCreates();
+        nat0 = cpu.natRewrites();
+        nftRules0 = cpu.nftRules();
         return true;
     }
 
@@ -111,7 +127,8 @@ final class BacklogCpuModel {
                 + (cpu.bridgeForwards() - bridge0) * knobs.get(CpuModelSysctl.BRIDGE_FWD_NS)
                 + (forwarded() - fwd0) * knobs.get(CpuModelSysctl.IP_FWD_NS)
                 + (delivered() - deliver0) * knobs.get(CpuModelSysctl.LOCAL_DELIVER_NS)
-                + (cow.copies() - cowCopies0) * knobs.get(CpuModelSysctl.COW_COPY_NS))
+                + (cow.copies() - cowCopies0) * knobs.get(CpuModelSysctl.COW_COPY_NS)
+                + netfilterNanos())
                 + (cow.bytesCopied() - cowBytes0) * knobs.get(CpuModelSysctl.COPY_PS_PER_BYTE)
                 + (cpu.bytesChecksummed() - csum0) * knobs.get(CpuModelSysctl.CSUM_PS_PER_BYTE);
         long busy = cpu.chargeModel(picos, (int) knobs.get(CpuModelSysctl.CORES));

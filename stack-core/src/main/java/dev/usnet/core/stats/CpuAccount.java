@@ -21,6 +21,10 @@ public final class CpuAccount {
     // Operation counts no other counter holds (plain increments on the namespace thread).
     private long bridgeForwards;
     private long bytesChecksummed;
+    private long conntrackLookups;
+    private long conntrackCreates;
+    private long natRewrites;
+    private long nftRules;
     // Timer callbacks to go until the next timed one (virtual time; namespace thread only).
     private int timersUntilTimed;
     // Carry of the busy-time division by cores, so busy time sums exactly over runs.
@@ -136,6 +140,42 @@ public final class CpuAccount {
 
     public long bytesChecksummed() {
         return bytesChecksummed;
+    }
+
+    /** Connection tracking looked a packet's tuple up in its table (nf_conntrack_in, __nf_conntrack_find_get). */
+    public void conntrackLookedUp() {
+        conntrackLookups++;
+    }
+
+    public long conntrackLookups() {
+        return conntrackLookups;
+    }
+
+    /** Connection tracking made a new entry (init_conntrack) for a packet of an unknown connection. */
+    public void conntrackCreated() {
+        conntrackCreates++;
+    }
+
+    public long conntrackCreates() {
+        return conntrackCreates;
+    }
+
+    /** NAT rewrote one packet's addresses or ports (nf_nat_manip_pkt), checksums included. */
+    public void natRewrote() {
+        natRewrites++;
+    }
+
+    public long natRewrites() {
+        return natRewrites;
+    }
+
+    /** nftables evaluated {@code rules} rules for one packet at one hook (nft_do_chain). */
+    public void nftEvaluated(int rules) {
+        nftRules += rules;
+    }
+
+    public long nftRules() {
+        return nftRules;
     }
 
     /** Whether usnet.cpu.model was on when the namespace last ran its backlog. */
