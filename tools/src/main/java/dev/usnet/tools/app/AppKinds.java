@@ -16,7 +16,9 @@ public final class AppKinds {
             TcpAppKind.BURST,
             new SpawnKind(),
             new MpiKind(),
-            new UdpEcho());
+            new UdpEcho(),
+            new HttpServer(),
+            new HttpGet());
 
     private static final Map<String, AppKind<?>> BY_NAME = index(ALL);
 
