@@ -65,7 +65,8 @@ class AppKindsTest {
 
     @Test
     void everyRegisteredKindIsOneAFileMayName() {
-        assertEquals(List.of("ping", "udp-send", "udp-sink", "stream", "rr", "burst", "spawn", "mpi", "udp-echo"),
+        assertEquals(List.of("ping", "udp-send", "udp-sink", "stream", "rr", "burst", "spawn", "mpi", "udp-echo", "http-server",
+                "http-get"),
                 AppKinds.names());
         for (AppKind<?> k : AppKinds.all()) {
             assertTrue(k.keys().contains("kind"), k.name());
@@ -114,6 +115,6 @@ class AppKindsTest {
                       - {kind: udp-discard, port: 9}
                 """));
         assertTrue(e.getMessage().contains("t.yaml:5: namespaces.a.apps[0].kind: expected one of ping, udp-send, udp-sink,"
-                + " stream, rr, burst, spawn, mpi, udp-echo, got \"udp-discard\""), e.getMessage());
+                + " stream, rr, burst, spawn, mpi, udp-echo, http-server, http-get, got \"udp-discard\""), e.getMessage());
     }
 }

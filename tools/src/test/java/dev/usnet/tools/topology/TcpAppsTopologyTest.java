@@ -132,7 +132,7 @@ class TcpAppsTopologyTest {
     void badEntriesAreReportedWithLineAndKey() {
         String e = onlyError(TWO + "      - {kind: tcp, server: b}\n");
         assertEquals("t.yaml:16: namespaces.a.apps[0].kind: expected one of ping, udp-send, udp-sink, stream, rr, burst,"
-                + " spawn, mpi, udp-echo, got \"tcp\"", e);
+                + " spawn, mpi, udp-echo, http-server, http-get, got \"tcp\"", e);
         e = onlyError(TWO + "      - kind: rr\n        count: 10\n");
         assertEquals("t.yaml:16: namespaces.a.apps[0].server: missing (required)", e);
         e = onlyError(TWO + "      - kind: rr\n        server: c\n");
