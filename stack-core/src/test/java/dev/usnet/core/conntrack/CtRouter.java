@@ -81,11 +81,16 @@ final class CtRouter implements AutoCloseable {
 
     /** An IPv4 frame with {@code l4} as its payload; the transport checksum is the caller's. */
     byte[] ip(long srcMac, long dstMac, int src, int dst, int proto, byte[] l4, int frag) {
+        return ip(srcMac, dstMac, src, dst, proto, l4, frag, ++ipId);
+    }
+
+    /** The same with IP identifier {@code id} (fragments of one datagram share it). */
+    byte[] ip(long srcMac, long dstMac, int src, int dst, int proto, byte[] l4, int frag, int id) {
         int len = EthernetFrame.HEADER_LEN + 20 + l4.length;
         ByteBuf b = Unpooled.buffer(len).writerIndex(len);
         EthernetFrame.write(b, 0, dstMac, srcMac, EthernetFrame.ETH_P_IP);
         b.setBytes(34, l4);
-        Ipv4Packet.writeHeader(b, 14, 0, 20 + l4.length, ++ipId, frag, 64, proto, src, dst);
+        Ipv4Packet.writeHeader(b, 14, 0, 20 + l4.length, id, frag, 64, proto, src, dst);
         byte[] a = new byte[len];
         b.getBytes(0, a);
         return a;
