@@ -169,7 +169,10 @@ public final class NatPortAllocator {
         while (true) {
             for (int i = 0; i < attempts; i++, off = (off + 1) & 0xffff) {
                 int candidate = min + off % size;
-                if (!used(proto, src, srcPort, dst, dstPort, inUse, keyIsSource, candidate)) {
+                boolean taken = keyIsSource
+                        ? inUse.inUse(proto, src, candidate, dst, dstPort, attempts - i)
+                        : inUse.inUse(proto, src, srcPort, dst, candidate, attempts - i);
+                if (!taken) {
                     return pack(source ? src : dst, candidate);
                 }
             }

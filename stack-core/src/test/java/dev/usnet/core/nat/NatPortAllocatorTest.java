@@ -160,6 +160,30 @@ class NatPortAllocatorTest {
     }
 
     @Test
+    void theSearchTellsTheTableHowManyTriesAreLeftInEachWindow() {
+        List<Integer> left = new ArrayList<>();
+        TupleInUse counting = new TupleInUse() {
+            @Override
+            public boolean inUse(int proto, int src, int srcPort, int dst, int dstPort) {
+                return true;
+            }
+
+            @Override
+            public boolean inUse(int proto, int src, int srcPort, int dst, int dstPort, int attemptsLeft) {
+                left.add(attemptsLeft);
+                return true;
+            }
+        };
+        seeded(12).uniqueTuple(TCP, INSIDE, 40000, SERVER, 80, to(OUTSIDE, 1024, 65535), true, counting,
+                NatSourceMapping.NONE);
+        assertEquals(248, left.size());
+        assertEquals(List.of(128, 127), left.subList(0, 2));
+        assertEquals(1, left.get(127));
+        assertEquals(64, left.get(128));
+        assertEquals(List.of(8, 7, 6, 5, 4, 3, 2, 1), left.subList(240, 248));
+    }
+
+    @Test
     void aOnePortRangeIsTakenOrNothing() {
         assertEquals(pack(OUTSIDE, 5000), seeded(6).uniqueTuple(UDP, INSIDE, 40000, SERVER, 53, to(OUTSIDE, 5000, 5000),
                 true, NOTHING_TAKEN, NatSourceMapping.NONE));
