@@ -85,7 +85,7 @@ public final class IpInput {
             ip.wrap(p.buf(), p.network());
         }
         if (ip.headerLength() > Ipv4Packet.MIN_HEADER_LEN) {
-            int err = IpOptions.validate(p.buf(), off);
+            int err = IpOptions.validate(p.buf(), p.network());
             if (err != IpOptions.OK) {
                 if (err == IpOptions.SOURCE_ROUTE) {
                     ns.drop(p, DropReason.IP_OPTIONS);

@@ -127,6 +127,13 @@ public enum DropReason {
     IP6_REASM_OVERLAP("IPv6 fragment overlapping another, past 64 KiB, or with a length not a multiple of 8 before "
             + "the last: the whole datagram is discarded (RFC 5722; Ip6ReasmFails)"),
     IP6_REASM_LIMIT("IPv6 reassembly memory above net.ipv6.ip6frag_high_thresh (Ip6ReasmFails)"),
+    NAT_NO_FREE_TUPLE("source or destination NAT found no free address and port in the rule's range for a new "
+            + "connection (Linux keeps the clashing tuple and drops the packet when conntrack confirms it, counted "
+            + "as insert_failed)"),
+    NAT_MASQUERADE_NO_ADDRESS("masquerade: the outgoing device has no IPv4 address to take as the source "
+            + "(Linux: inet_select_addr found none, NF_DROP)"),
+    NAT_REWRITE_FAILED("NAT could not rewrite the packet: its transport header, or the header inside an ICMP "
+            + "error, is cut short, or the ICMP error's checksum is wrong (Linux: NF_DROP from the NAT hook)"),
     NETFILTER_DROP("a netfilter rule dropped the packet (nftables drop or reject verdict, or a chain's drop policy; "
             + "Linux: NETFILTER_DROP)"),
     NOT_SPECIFIED("dropped without a more specific reason (Linux: NOT_SPECIFIED)");
