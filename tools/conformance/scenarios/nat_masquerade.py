@@ -26,7 +26,7 @@ def inside(mac, src, ident, l4):
     return Ether(src=mac, dst=R1) / IP(src=src, dst=SRV, id=ident) / l4
 
 
-def outside(dport, ident, l4):
+def outside(ident, l4):
     return Ether(src=S, dst=R2) / IP(src=SRV, dst=PUB, id=ident) / l4
 
 
@@ -36,7 +36,7 @@ def tcp_in(mac, src, ident, flags, seq, ack=0, data=b""):
 
 
 def tcp_out(dport, ident, flags, seq, ack, data=b""):
-    t = outside(dport, ident, TCP(sport=80, dport=dport, flags=flags, seq=seq, ack=ack, window=65160))
+    t = outside(ident, TCP(sport=80, dport=dport, flags=flags, seq=seq, ack=ack, window=65160))
     return t / Raw(data) if data else t
 
 
@@ -102,22 +102,22 @@ SCENARIO = {
     {"port": "r1", "note": "UDP 198.18.1.3:40000 -> 198.19.2.2:53: clash, masqueraded to 198.19.2.1:40001",
      "frame": inside(H3, IN3, 0x0306, UDP(sport=40000, dport=53) / Raw(b"query-b"))},
     {"port": "r2", "note": "UDP reply to 40000 -> 198.18.1.2:40000",
-     "frame": outside(40000, 0x0b08, UDP(sport=53, dport=40000) / Raw(b"answer-a"))},
+     "frame": outside(0x0b08, UDP(sport=53, dport=40000) / Raw(b"answer-a"))},
     {"port": "r2", "note": "UDP reply to 40001 -> 198.18.1.3:40000",
-     "frame": outside(40001, 0x0b09, UDP(sport=53, dport=40001) / Raw(b"answer-b"))},
+     "frame": outside(0x0b09, UDP(sport=53, dport=40001) / Raw(b"answer-b"))},
     {"port": "r2", "note": "UDP to 198.19.2.1:40002, no entry: delivered locally, ICMP port unreachable",
-     "frame": outside(40002, 0x0b0a, UDP(sport=53, dport=40002) / Raw(b"answer-c"))},
+     "frame": outside(0x0b0a, UDP(sport=53, dport=40002) / Raw(b"answer-c"))},
     # ICMP echo: the id is the "port"
     {"port": "r1", "note": "echo request from 198.18.1.2 id 40000: masqueraded, id kept",
      "frame": inside(H2, IN2, 0x0207, ICMP(type=8, id=40000, seq=1) / Raw(b"ping-a" * 4))},
     {"port": "r1", "note": "echo request from 198.18.1.3 id 40000: clash, id rewritten to 40001",
      "frame": inside(H3, IN3, 0x0307, ICMP(type=8, id=40000, seq=1) / Raw(b"ping-b" * 4))},
     {"port": "r2", "note": "echo reply id 40000 -> 198.18.1.2",
-     "frame": outside(0, 0x0b0b, ICMP(type=0, id=40000, seq=1) / Raw(b"ping-a" * 4))},
+     "frame": outside(0x0b0b, ICMP(type=0, id=40000, seq=1) / Raw(b"ping-a" * 4))},
     {"port": "r2", "note": "echo reply id 40001 -> 198.18.1.3 with id 40000",
-     "frame": outside(0, 0x0b0c, ICMP(type=0, id=40001, seq=1) / Raw(b"ping-b" * 4))},
+     "frame": outside(0x0b0c, ICMP(type=0, id=40001, seq=1) / Raw(b"ping-b" * 4))},
     {"port": "r2", "note": "echo reply id 40002, no entry: reaches the router, which sends nothing",
-     "frame": outside(0, 0x0b0d, ICMP(type=0, id=40002, seq=1) / Raw(b"ping-c" * 4))},
+     "frame": outside(0x0b0d, ICMP(type=0, id=40002, seq=1) / Raw(b"ping-c" * 4))},
   ],
   "settle_s": 1.0,
 }
