@@ -10,6 +10,7 @@ import ctypes
 import json
 import os
 import secrets
+import shutil
 import subprocess
 import time
 
@@ -85,6 +86,18 @@ TESTER_MUTE = {
     "net.ipv4.ip_forward": 0,
     "net.ipv4.icmp_echo_ignore_all": 1,
 }
+
+# Connection tracking settings exist in a namespace only once nf_conntrack is loaded (built in, or modprobe).
+CONNTRACK_PREFIX = "net.netfilter.nf_conntrack_"
+# The conntrack table's size is one for the whole machine: a namespace other than the first sees these read-only.
+# A scenario that needs them small (a table-full fixture) may have the recorder set them in the namespace it
+# runs in, which must be the initial one, for the length of the recording, when HOST_CONNTRACK_ENV is 1; the
+# previous values are put back afterwards. Meanwhile every namespace on the machine has that limit.
+HOST_GLOBAL_CONNTRACK = ("net.netfilter.nf_conntrack_max", "net.netfilter.nf_conntrack_buckets")
+HOST_CONNTRACK_ENV = "USNET_ORACLE_HOST_CONNTRACK"
+# What the recorder reads from the DUT after the run, next to the fixture (linux/<file>).
+NFT_LIST_FILE = "nft-list-ruleset.txt"
+CONNTRACK_LIST_FILE = "conntrack-L.txt"
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -177,6 +190,17 @@ def write_sysctls(netns, settings, ports=()):
                 raise KernelError(f"sysctl {key}={value}: {e.strerror}")
 
 
+def netfilter_tools_missing():
+    """The programs a netfilter scenario needs that this machine lacks, as `apt-get install` package names."""
+    return [pkg for prog, pkg in (("nft", "nftables"), ("conntrack", "conntrack")) if shutil.which(prog) is None]
+
+
+def uses_netfilter(config):
+    """Whether a scenario loads an nftables ruleset or sets connection tracking sysctls."""
+    section = config.get(config.get("device")) or {}
+    return bool(section.get("nftables")) or any(k.startswith(CONNTRACK_PREFIX) for k in section.get("sysctl") or {})
+
+
 def has_sysctl(netns, key):
     with inside(netns):
         return os.path.exists(_sysctl_path(key, ()))
@@ -255,6 +279,7 @@ class KernelDut:
         self.ports = [p["name"] for p in config["ports"]]
         self.tester_ifname = {p: f"tp{i}" for i, p in enumerate(self.ports)}
         self.applied_sysctls = {}
+        self.host_restore = {}
 
     def _add_netns(self, name):
         # Listed before it exists: a signal between the kernel making it and this line must not leak it.
@@ -284,7 +309,8 @@ class KernelDut:
         for p in cfg["ports"]:
             for k, v in (p.get("sysctl") or {}).items():
                 settings[port_sysctl_key(p["name"], k)] = v
-        before, after = _split_sysctls(settings, self.ports)
+        conntrack = {k: v for k, v in settings.items() if k.startswith(CONNTRACK_PREFIX)}
+        before, after = _split_sysctls({k: v for k, v in settings.items() if k not in conntrack}, self.ports)
         host_bridge = _read_host({k for k in before if k.startswith("net.bridge.")})
         write_sysctls(self.dut_ns, before, self.ports)
         _ensure_host_unchanged(host_bridge)
@@ -334,6 +360,76 @@ class KernelDut:
         self._wait_ready()
         if uses_ipv6(cfg):
             self._wait_ipv6_ready()
+        # Netfilter last: the ports, addresses and routes its rules name exist, and no step has run yet.
+        if conntrack:
+            self._set_conntrack_sysctls(conntrack)
+        ruleset = (cfg.get(cfg["device"]) or {}).get("nftables")
+        if ruleset:
+            self._load_nftables(ruleset)
+
+    def _enable_conntrack(self):
+        """Makes the nf_conntrack_* sysctls appear in the DUT namespace: they exist only once the module is in."""
+        key = "net.netfilter.nf_conntrack_max"
+        if has_sysctl(self.dut_ns, key):
+            return
+        r = subprocess.run(["modprobe", "nf_conntrack"], capture_output=True, text=True) \
+            if shutil.which("modprobe") else None
+        if not has_sysctl(self.dut_ns, key):
+            why = "no modprobe" if r is None else (r.stderr.strip() or f"modprobe exited {r.returncode}")
+            raise KernelError("net.netfilter.nf_conntrack_* settings exist in a namespace only once connection "
+                              "tracking is loaded, and this kernel has none (CONFIG_NF_CONNTRACK): "
+                              f"modprobe nf_conntrack: {why}")
+
+    def _set_conntrack_sysctls(self, settings):
+        self._enable_conntrack()
+        local, host = {}, {}
+        for k, v in settings.items():
+            path = _sysctl_path(k, ())
+            with inside(self.dut_ns):
+                writable = os.path.exists(path) and os.access(path, os.W_OK) and (os.stat(path).st_mode & 0o200)
+            (host if k in HOST_GLOBAL_CONNTRACK and not writable else local)[k] = v
+        if host:
+            if os.environ.get(HOST_CONNTRACK_ENV) != "1":
+                raise KernelError(f"{', '.join(host)}: read-only in a network namespace on this kernel (one table "
+                                  "for the whole machine); to record this scenario the recorder must set them in "
+                                  "the initial namespace for the length of the run, which limits every namespace "
+                                  f"on the machine meanwhile: set {HOST_CONNTRACK_ENV}=1 to allow it")
+            self._set_host_conntrack(host)
+        write_sysctls(self.dut_ns, local)
+
+    def _set_host_conntrack(self, settings):
+        previous = _read_host(settings.keys())
+        # Remembered before writing: delete() puts back whatever was changed, also after a failure half way.
+        self.host_restore.update({k: v for k, v in previous.items() if k not in self.host_restore})
+        for k, v in settings.items():
+            try:
+                with open(_sysctl_path(k, ()), "w") as f:
+                    f.write(f"{v}\n")
+            except OSError as e:
+                raise KernelError(f"sysctl {k}={v} in the recorder's namespace: {e.strerror} (it must run in the "
+                                  "initial network namespace)")
+
+    def _load_nftables(self, ruleset):
+        r = subprocess.run(["ip", "netns", "exec", self.dut_ns, "nft", "-f", "-"], input=ruleset,
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            raise KernelError(f"nft -f (the scenario's nftables ruleset) in {self.dut_ns}: "
+                              f"{r.stderr.strip() or f'exit {r.returncode}'}")
+
+    def netfilter_state(self):
+        """`nft list ruleset` (with counters) and `conntrack -L` of the DUT now, as {file name: text}. The
+        conntrack table is listed in hash order, which is seeded at random: its lines are sorted."""
+        out = {}
+        r = subprocess.run(["ip", "netns", "exec", self.dut_ns, "nft", "list", "ruleset"],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            raise KernelError(f"nft list ruleset in {self.dut_ns}: {r.stderr.strip()}")
+        out[NFT_LIST_FILE] = r.stdout
+        r = subprocess.run(["ip", "netns", "exec", self.dut_ns, "conntrack", "-L"], capture_output=True, text=True)
+        if r.returncode != 0:
+            raise KernelError(f"conntrack -L in {self.dut_ns}: {r.stderr.strip()}")
+        out[CONNTRACK_LIST_FILE] = "".join(sorted(r.stdout.splitlines(keepends=True)))
+        return out
 
     def _links(self, netns):
         r = subprocess.run(["ip", "-n", netns, "-j", "-d", "link", "show"], capture_output=True, text=True)
@@ -391,6 +487,13 @@ class KernelDut:
             if r.returncode != 0 and os.path.exists(f"/run/netns/{name}"):
                 left.append(f"{name}: {r.stderr.strip()}")
         self.created = []
+        for k, v in self.host_restore.items():
+            try:
+                with open(_sysctl_path(k, ()), "w") as f:
+                    f.write(v + "\n")
+            except OSError as e:
+                left.append(f"sysctl {k} not restored to {v}: {e.strerror}")
+        self.host_restore = {}
         return left
 
     def kernel_release(self):

@@ -102,6 +102,12 @@ def _address(where, key, v, with_prefix):
     return v
 
 
+def _nftables(where, key, v):
+    """The DUT's ruleset as `nft -f` reads it; the recorder loads it after the ports and sysctls are set."""
+    if v is not None and (not isinstance(v, str) or not v.strip()):
+        _fail(where, key, "expected the ruleset text for nft -f (a non-empty string)")
+
+
 def _strings(where, key, v):
     if v is None:
         return []
@@ -158,6 +164,7 @@ def validate_config(cfg, where, root):
         if "fdb_max_learned" in b:
             _number(where, f"{root}['bridge']['fdb_max_learned']", b["fdb_max_learned"], 0)
         _sysctls(where, f"{root}['bridge']['sysctl']", b.get("sysctl"))
+        _nftables(where, f"{root}['bridge']['nftables']", b.get("nftables"))
     else:
         r = cfg.get("router", {})
         if not isinstance(r, dict):
@@ -172,8 +179,11 @@ def validate_config(cfg, where, root):
             if n["dev"] not in names:
                 _fail(where, k + "['dev']", f"no port named {n['dev']}")
         _sysctls(where, f"{root}['router']['sysctl']", r.get("sysctl"))
+        _nftables(where, f"{root}['router']['nftables']", r.get("nftables"))
     if "settle_s" in cfg:
         _number(where, f"{root}['settle_s']", cfg["settle_s"], 0)
+    if "pending" in cfg and (not isinstance(cfg["pending"], str) or not cfg["pending"]):
+        _fail(where, f"{root}['pending']", "expected the name of what usnet lacks to replay it, e.g. 'netfilter'")
 
 
 def _dut_config(cfg):

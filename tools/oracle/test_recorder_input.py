@@ -93,5 +93,37 @@ class AddressValidationTest(unittest.TestCase):
         self.assertIn("['ip']", msg)
 
 
+class NetfilterInputTest(unittest.TestCase):
+    def check(self, cfg):
+        scenario_input.validate_config(cfg, "s.py", "SCENARIO")
+
+    def test_a_ruleset_must_be_text(self):
+        cfg = router()
+        cfg["router"]["nftables"] = ["table ip t {}"]
+        with self.assertRaises(scenario_input.ScenarioError) as e:
+            self.check(cfg)
+        self.assertIn("SCENARIO['router']['nftables']", str(e.exception))
+        cfg["router"]["nftables"] = "table ip t {\n}\n"
+        self.check(cfg)
+
+    def test_a_ruleset_or_a_conntrack_sysctl_makes_a_netfilter_scenario(self):
+        cfg = router()
+        self.assertFalse(kernel_dut.uses_netfilter(cfg))
+        cfg["router"]["sysctl"] = {"net.netfilter.nf_conntrack_tcp_loose": 0}
+        self.assertTrue(kernel_dut.uses_netfilter(cfg))
+        cfg = router()
+        cfg["router"]["nftables"] = "table ip t {\n}\n"
+        self.assertTrue(kernel_dut.uses_netfilter(cfg))
+
+    def test_pending_names_what_is_missing(self):
+        cfg = router()
+        cfg["pending"] = ""
+        with self.assertRaises(scenario_input.ScenarioError) as e:
+            self.check(cfg)
+        self.assertIn("SCENARIO['pending']", str(e.exception))
+        cfg["pending"] = "netfilter"
+        self.check(cfg)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -6,7 +6,9 @@
 
 Both build the DUT as Linux in a fresh network namespace, send the frames into its ports at their times,
 capture what leaves every port, wait out the run after the input, and write OUTDIR/scenario.json,
-OUTDIR/in/<port>.pcap and OUTDIR/expected/<port>.pcap. Needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN).
+OUTDIR/in/<port>.pcap and OUTDIR/expected/<port>.pcap. A scenario with an nftables ruleset or conntrack
+sysctls also gets OUTDIR/linux/nft-list-ruleset.txt and OUTDIR/linux/conntrack-L.txt, the DUT's rules
+(with their counters) and connection tracking table at the end of the run. Needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN).
 Usually run through `usnet oracle record|check`; see docs/oracle.md.
 
 Exit status: 0 recorded, 2 bad input or no privilege, 3 the kernel refused a step or the capture failed,
@@ -71,6 +73,11 @@ def record(rec, outdir, in_source=None):
             taps = port_taps.PortTaps(dut.tester_ifname)
         port_taps.run_schedule(taps, rec.injections, rec.tail_s)
         captured = taps.captured
+        if kernel_dut.uses_netfilter(rec.config):
+            os.makedirs(os.path.join(stage, "linux"))
+            for fn, text in dut.netfilter_state().items():
+                with open(os.path.join(stage, "linux", fn), "w") as f:
+                    f.write(text)
         os.makedirs(os.path.join(stage, "in"))
         os.makedirs(os.path.join(stage, "expected"))
         if in_source:
@@ -105,20 +112,21 @@ def record(rec, outdir, in_source=None):
 
 def _put_in_place(stage, outdir):
     if os.path.isdir(outdir):
-        for name in ("scenario.json", "in", "expected"):
+        for name in ("scenario.json", "in", "expected", "linux"):
             p = os.path.join(outdir, name)
             if os.path.isdir(p):
                 shutil.rmtree(p)
             elif os.path.exists(p):
                 os.remove(p)
-            os.rename(os.path.join(stage, name), p)
+            if os.path.exists(os.path.join(stage, name)):  # linux/ only for a netfilter scenario
+                os.rename(os.path.join(stage, name), p)
         os.rmdir(stage)
     else:
         os.rename(stage, outdir)
 
 
 def _check_outdir(outdir):
-    """OUTDIR may be new, empty, or a fixture (whose three parts are replaced); anything else is kept."""
+    """OUTDIR may be new, empty, or a fixture (whose scenario.json, in/, expected/ and linux/ are replaced); anything else is kept."""
     if not os.path.exists(outdir):
         return
     if not os.path.isdir(outdir):
@@ -154,6 +162,13 @@ def main(argv):
         print("usnet oracle: recording builds the DUT in new kernel network namespaces, which needs "
               "CAP_NET_ADMIN and CAP_SYS_ADMIN: run as root (sudo)", file=sys.stderr)
         return EXIT_BAD_INPUT
+    if kernel_dut.uses_netfilter(rec.config):
+        missing = kernel_dut.netfilter_tools_missing()
+        if missing:
+            print(f"usnet oracle: this scenario loads nftables rules or conntrack settings into the DUT and lists "
+                  f"them afterwards, which needs nft and conntrack: apt-get install {' '.join(missing)}",
+                  file=sys.stderr)
+            return EXIT_BAD_INPUT
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _on_signal)
     name = rec.config.get("name", os.path.basename(os.path.abspath(outdir)))

@@ -18,9 +18,13 @@ import java.util.Set;
 /**
  * A conformance fixture's {@code scenario.json}: the device under test (a bridge or a router), its ports and
  * configuration. Loading validates every key and names the file and key path of the first problem.
+ *
+ * <p>{@code nftables} is the ruleset Linux ran with ({@code router.nftables} or {@code bridge.nftables}, the text
+ * {@code nft -f} read; null when the DUT had none). {@code pending} names what usnet lacks to replay the fixture
+ * (e.g. {@code "netfilter"}); null when it can be replayed.
  */
 public record Scenario(String name, String device, Bridge bridge, Router router, List<Port> ports, double settleS,
-                       double trailingAdvanceS, Map<String, String> linuxSysctl) {
+                       double trailingAdvanceS, Map<String, String> linuxSysctl, String nftables, String pending) {
 
     /** Bridge settings. */
     public record Bridge(long mac, double ageingTimeS, boolean stp, boolean multicastSnooping, Integer fdbMaxLearned,
@@ -107,6 +111,18 @@ public record Scenario(String name, String device, Bridge bridge, Router router,
             JsonNode v = req(n, key, path);
             if (!v.isTextual()) {
                 throw bad(path + key, "expected a string, got " + v.getNodeType().name().toLowerCase());
+            }
+            return v.asText();
+        }
+
+        private String optionalText(JsonNode n, String key, String path) {
+            JsonNode v = n.get(key);
+            if (v == null || v.isNull()) {
+                return null;
+            }
+            if (!v.isTextual() || v.asText().isBlank()) {
+                throw bad(path + key, "expected a non-empty string, got " + (v.isTextual() ? "an empty one"
+                        : v.getNodeType().name().toLowerCase()));
             }
             return v.asText();
         }
@@ -240,7 +256,10 @@ public record Scenario(String name, String device, Bridge bridge, Router router,
                 }
             }
             Map<String, String> linux = sysctl(root.path("linux"), "sysctl", "linux.");
-            return new Scenario(name, device, bridge, router, ports, settle, trailing, linux);
+            String section = device.equals("bridge") ? "bridge" : "router";
+            String nftables = optionalText(root.path(section), "nftables", section + ".");
+            String pending = optionalText(root, "pending", "");
+            return new Scenario(name, device, bridge, router, ports, settle, trailing, linux, nftables, pending);
         }
     }
 }

@@ -3,6 +3,7 @@ package dev.usnet.tools.replay;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.usnet.tools.Usnet;
 import java.io.IOException;
@@ -18,7 +19,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Every Linux fixture kept in the project, replayed through {@code usnet replay --expect}: usnet must send the
- * same frames out of the same ports as the kernel did, byte for byte.
+ * same frames out of the same ports as the kernel did, byte for byte. A fixture whose scenario.json says
+ * {@code "pending": "WHAT"} needs something usnet's replay does not apply yet (e.g. its nftables ruleset) and is
+ * skipped with that reason; deleting the key from the fixture's scenario.json (and its scenario script) enables it.
  */
 class LinuxConformanceTest {
 
@@ -42,6 +45,9 @@ class LinuxConformanceTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("fixtures")
     void replayMatchesLinux(Path fixture, @TempDir Path out) {
+        String pending = Scenario.load(fixture).pending();
+        assumeTrue(pending == null, () -> fixture.getFileName() + ": pending " + pending
+                + " (usnet's replay does not apply it yet)");
         StringWriter so = new StringWriter();
         StringWriter se = new StringWriter();
         int code = Usnet.execute(new String[] {"replay", fixture.toString(), "--out", out.toString(), "--expect"},
