@@ -2,6 +2,7 @@ package dev.usnet.core.stack;
 
 import dev.usnet.core.buf.CowStats;
 import dev.usnet.core.buf.Packet;
+import dev.usnet.core.conntrack.ConntrackCore;
 import dev.usnet.core.device.Device;
 import dev.usnet.core.device.Loopback;
 import dev.usnet.core.event.NetListener;
@@ -18,6 +19,7 @@ import dev.usnet.core.ipv6.Ipv6;
 import dev.usnet.core.knob.DevConf;
 import dev.usnet.core.knob.Knobs;
 import dev.usnet.core.knob.NearestNames;
+import dev.usnet.core.nat.NatCore;
 import dev.usnet.core.neigh.NeighTable;
 import dev.usnet.core.netns.NetCoreSysctl;
 import dev.usnet.core.netns.Netns;
@@ -50,6 +52,7 @@ import java.util.SplittableRandom;
  * {@link dev.usnet.core.device.DeviceHost}. All packet processing for a namespace runs on its scheduler's thread.
  */
 public final class NetStack implements Netns {
+    private final ConntrackCore conntrack;
     private final String name;
     private final long seed;
     private final Scheduler scheduler;
@@ -134,6 +137,10 @@ public final class NetStack implements Netns {
         this.cpuModel = new BacklogCpuModel(knobs, scheduler, mib, cow, cpu);
         this.ipv4 = new Ipv4(this);
         this.ipv6 = new Ipv6(this);
+        // Connection tracking and NAT are there from the start and cost nothing until a rule asks for them (the
+        // modules hold no hooks, timers or random draws until then).
+        this.conntrack = new ConntrackCore(ipv4);
+        ipv4.netfilter().install(conntrack, new NatCore(ipv4, conntrack));
         this.loopback = new Loopback();
         register(loopback);
         loopback.setUp(true);
@@ -567,6 +574,7 @@ public final class NetStack implements Netns {
                 d.delete();
             }
         }
+        conntrack.close();
         for (dev.usnet.core.device.Gro g = groPending; g != null; ) {
             dev.usnet.core.device.Gro next = g.nextPending();
             g.purge();

@@ -1,0 +1,153 @@
+package dev.usnet.core.nat;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.usnet.core.conntrack.ConntrackCore;
+import dev.usnet.core.netfilter.IpConntrackStatus;
+import dev.usnet.core.netfilter.NfHook;
+import dev.usnet.core.netfilter.NfHookOps;
+import dev.usnet.core.netfilter.NfIpPriority;
+import dev.usnet.core.netfilter.NfNatRange;
+import dev.usnet.core.stack.NetStack;
+import dev.usnet.core.testing.Frames;
+import dev.usnet.core.testing.TestNet;
+import dev.usnet.core.wire.Checksum;
+import dev.usnet.core.wire.Ipv4Addr;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import org.junit.jupiter.api.Test;
+
+/** NAT at the hooks of a router: masquerade out, the answers back, a clash moved, DNAT in, chains registered. */
+class NatCoreTest {
+    static final long R1 = 0x0200_0000_0101L;
+    static final long R2 = 0x0200_0000_0102L;
+    static final long H1 = 0x0200_0000_aa01L;
+    static final long H2 = 0x0200_0000_bb02L;
+
+    private static final class Router implements AutoCloseable {
+        final TestNet net = new TestNet();
+        final NetStack r = net.ns("r");
+        final TestNet.Wire inside = net.wire(r, "r1", R1);
+        final TestNet.Wire outside = net.wire(r, "r2", R2);
+        final NatCore nat = NatCore.of(r.ipv4());
+        final ConntrackCore ct = ConntrackCore.of(r.ipv4());
+
+        Router() {
+            r.knobs().set("net.ipv4.ip_forward", "1");
+            TestNet.addr(r, inside.dutEnd, "198.18.1.1/24");
+            TestNet.addr(r, outside.dutEnd, "198.19.2.1/24");
+            for (String h : new String[] {"198.18.1.2", "198.18.1.3"}) {
+                r.neigh().addPermanent(inside.dutEnd, Ipv4Addr.parse(h), H1);
+            }
+            r.neigh().addPermanent(outside.dutEnd, Ipv4Addr.parse("198.19.2.2"), H2);
+        }
+
+        @Override
+        public void close() {
+            net.close();
+        }
+    }
+
+    private static int u16(byte[] f, int off) {
+        return (f[off] & 0xff) << 8 | (f[off + 1] & 0xff);
+    }
+
+    private static int addr(byte[] f, int off) {
+        return Unpooled.wrappedBuffer(f).getInt(off);
+    }
+
+    private static void assertChecksumsRight(byte[] f) {
+        ByteBuf b = Unpooled.wrappedBuffer(f);
+        assertTrue(Checksum.verify(b, 14, 20), "IP header checksum");
+        int len = u16(f, 16) - 20;
+        if (u16(f, 40) == 0) {
+            return; // sent without a UDP checksum, and NAT leaves it so
+        }
+        assertEquals(0, Checksum.finish(Checksum.add(b, 34, len, Checksum.pseudoHeader(b.getInt(26), b.getInt(30), 17, len))),
+                "UDP checksum");
+    }
+
+    @Test
+    void masqueradeKeepsAFreeSourcePortAndTranslatesTheAnswerBack() {
+        try (Router t = new Router()) {
+            NfHookOps chain = (p, st) -> t.nat.masquerade(p, NfNatRange.NONE, st.out());
+            t.nat.registerChain(NfHook.POST_ROUTING, NfIpPriority.NAT_SRC, chain);
+            assertTrue(t.ct.active(), "a nat chain brings connection tracking");
+            t.inside.send(Frames.udp(H1, R1, "198.18.1.2", "198.19.2.2", 64, 20, 1, false));
+            t.net.settle();
+            byte[] out = t.outside.received.get(0).data();
+            assertEquals(Ipv4Addr.parse("198.19.2.1"), addr(out, 26), "source is the outgoing device's address");
+            assertEquals(1000, u16(out, 34), "a free source port is kept");
+            assertChecksumsRight(out);
+            // The answer, to the router's address and the kept port, goes back to the inside host.
+            byte[] answer = Frames.udp(H2, R2, "198.19.2.2", "198.19.2.1", 64, 20, 2, false);
+            ByteBuf a = Unpooled.wrappedBuffer(answer);
+            a.setShort(34, 2000);
+            a.setShort(36, 1000);
+            a.setShort(40, 0);
+            t.outside.send(answer);
+            t.net.settle();
+            assertEquals(0, t.r.drops().total(), t.r.drops().snapshot().toString());
+            byte[] back = t.inside.received.get(0).data();
+            assertEquals(Ipv4Addr.parse("198.18.1.2"), addr(back, 30));
+            assertChecksumsRight(back);
+            var e = t.ct.table().entries().get(0);
+            assertTrue(e.hasStatus(IpConntrackStatus.SRC_NAT), e.describe(0));
+            assertTrue(e.hasStatus(IpConntrackStatus.SEEN_REPLY), e.describe(0));
+            t.nat.unregisterChain(NfHook.POST_ROUTING, chain);
+            assertEquals(false, t.ct.active());
+        }
+    }
+
+    @Test
+    void aSecondInsideHostWithTheSamePortGetsAnotherPort() {
+        try (Router t = new Router()) {
+            t.nat.registerChain(NfHook.POST_ROUTING, NfIpPriority.NAT_SRC,
+                    (p, st) -> t.nat.masquerade(p, new NfNatRange(NfNatRange.PROTO_SPECIFIED, 0, 0, 1000, 1001), st.out()));
+            t.inside.send(Frames.udp(H1, R1, "198.18.1.2", "198.19.2.2", 64, 20, 1, false));
+            t.inside.send(Frames.udp(H1, R1, "198.18.1.3", "198.19.2.2", 64, 20, 2, false));
+            t.net.settle();
+            assertEquals(2, t.outside.received.size());
+            assertEquals(1000, u16(t.outside.received.get(0).data(), 34));
+            assertEquals(1001, u16(t.outside.received.get(1).data(), 34), "the clash moves into the range's other port");
+            assertChecksumsRight(t.outside.received.get(1).data());
+            // The answer to 1001 reaches the second host.
+            byte[] answer = Frames.udp(H2, R2, "198.19.2.2", "198.19.2.1", 64, 20, 3, false);
+            ByteBuf b = Unpooled.wrappedBuffer(answer);
+            b.setShort(34, 2000);
+            b.setShort(36, 1001);
+            b.setShort(40, 0);
+            t.outside.send(answer);
+            t.net.settle();
+            assertEquals(Ipv4Addr.parse("198.18.1.3"), addr(t.inside.received.get(0).data(), 30));
+            assertEquals(1000, u16(t.inside.received.get(0).data(), 36));
+        }
+    }
+
+    @Test
+    void dnatPublishesAnInsidePortAndTheAnswerLeavesFromThePublishedOne() {
+        try (Router t = new Router()) {
+            int inner = Ipv4Addr.parse("198.18.1.2");
+            t.nat.registerChain(NfHook.PRE_ROUTING, NfIpPriority.NAT_DST, (p, st) -> t.nat.setup(p,
+                    new NfNatRange(NfNatRange.MAP_IPS | NfNatRange.PROTO_SPECIFIED, inner, inner, 5000, 5000), false));
+            t.outside.send(Frames.udp(H2, R2, "198.19.2.2", "198.19.2.1", 64, 20, 1, false));
+            t.net.settle();
+            byte[] in = t.inside.received.get(0).data();
+            assertEquals(inner, addr(in, 30));
+            assertEquals(5000, u16(in, 36));
+            assertChecksumsRight(in);
+            byte[] answer = Frames.udp(H1, R1, "198.18.1.2", "198.19.2.2", 64, 20, 2, false);
+            ByteBuf b = Unpooled.wrappedBuffer(answer);
+            b.setShort(34, 5000);
+            b.setShort(36, 1000);
+            b.setShort(40, 0);
+            t.inside.send(answer);
+            t.net.settle();
+            byte[] out = t.outside.received.get(0).data();
+            assertEquals(Ipv4Addr.parse("198.19.2.1"), addr(out, 26));
+            assertEquals(2000, u16(out, 34), "the answer leaves from the published port");
+            assertChecksumsRight(out);
+        }
+    }
+}
