@@ -50,6 +50,9 @@ public final class Bridge extends Device implements RxHandler {
     private static final int ETH_P_IPV6 = 0x86dd;
     private final EthernetFrame eth = new EthernetFrame();
     private final dev.usnet.core.wire.Ipv4Packet ip = new dev.usnet.core.wire.Ipv4Packet();
+    // br_netfilter of the namespace the bridge is registered in (given by the namespace, which knows its IPv4
+    // family; this package cannot name the namespace's class), or null: bridged IPv4 is only header-checked.
+    private volatile BrNetfilter netfilter;
 
     public Bridge(String name, long mac) {
         super("bridge", name, mac);
@@ -57,6 +60,14 @@ public final class Bridge extends Device implements RxHandler {
 
     public Fdb fdb() {
         return fdb;
+    }
+
+    /**
+     * The namespace's br_netfilter, through whose IPv4 hooks bridged IPv4 passes while
+     * {@code net.bridge.bridge-nf-call-iptables} is 1 (null: none). Set by the namespace the bridge joins.
+     */
+    public void setNetfilter(BrNetfilter nf) {
+        this.netfilter = nf;
     }
 
     /** IPv6 multicast snooping (multicast_snooping, on by default as in Linux) and its group table. */
@@ -271,10 +282,20 @@ public final class Bridge extends Device implements RxHandler {
             s.drop(p, DropReason.DEV_DOWN);
             return true;
         }
-        DropReason nf = netfilterPreRouting(p, s);
+        DropReason nf = netfilterPreRouting(p, port, s);
         if (nf != null) {
             s.drop(p, nf);
             return true;
+        }
+        BrNetfilter brnf = netfilter;
+        if (brnf != null && p.nfBridgePhysIn() != 0) {
+            p = brnf.preRouting(this, p);
+            if (p == null) {
+                return true;
+            }
+            // Destination NAT may have readdressed the frame, or a hook replaced it.
+            eth.check(p.buf(), p.start(), p.length());
+            dst = eth.dst();
         }
         learn(src, port, s);
         long now = s.now();
@@ -302,7 +323,7 @@ public final class Bridge extends Device implements RxHandler {
                 return true;
             }
             s.cpu().bridgeForwarded();
-            out.dev().transmit(p);
+            forward(out, p, port);
             return true;
         }
         s.cpu().bridgeForwarded();
@@ -313,9 +334,9 @@ public final class Bridge extends Device implements RxHandler {
     /**
      * br_nf_pre_routing with bridge-nf-call-iptables/ip6tables on: an untagged IPv4 frame must carry a valid
      * header (br_validate_ipv4) and is trimmed to its total length; IPv6 likewise by version and payload
-     * length. Returns why to drop, or null.
+     * length. Returns why to drop, or null. A valid IPv4 frame is marked with its port for {@link BrNetfilter}.
      */
-    private DropReason netfilterPreRouting(Packet p, Netns s) {
+    private DropReason netfilterPreRouting(Packet p, BridgePort port, Netns s) {
         int type = eth.outerType();
         var knobs = s.knobs();
         int l3 = p.start() + EthernetFrame.HEADER_LEN;
@@ -326,6 +347,9 @@ public final class Bridge extends Device implements RxHandler {
                 return bad;
             }
             p.trim(EthernetFrame.HEADER_LEN + ip.totalLength());
+            if (netfilter != null) {
+                p.setNfBridgePhysIn(port.dev().ifindex());
+            }
         } else if (type == ETH_P_IPV6 && knobs.get(BridgeSysctl.NF_CALL_IP6TABLES) != 0) {
             if (avail < 40 || (p.buf().getUnsignedByte(l3) >>> 4) != 6) {
                 return DropReason.IP_VERSION;
@@ -406,7 +430,7 @@ public final class Bridge extends Device implements RxHandler {
                     flattenClone(p);
                     first = false;
                 }
-                last.dev().transmit(p.cloneShared());
+                forward(last, p.cloneShared(), in);
             }
             last = bp;
         }
@@ -415,17 +439,32 @@ public final class Bridge extends Device implements RxHandler {
                 if (first) {
                     flattenClone(p);
                 }
-                last.dev().transmit(p.cloneShared());
+                forward(last, p.cloneShared(), in);
             }
             p.setFlooded(false);
             passUp(p);
             return;
         }
         if (last != null) {
-            last.dev().transmit(p);
+            forward(last, p, in);
         } else {
             stack().drop(p, DropReason.BRIDGE_NO_PORT);
         }
+    }
+
+    /**
+     * br_forward: {@code p} leaves by {@code to}. A frame that came in by the port {@code in} (null: from the
+     * bridge's own stack) and passed br_netfilter's prerouting passes the IPv4 forward and postrouting hooks first.
+     */
+    private void forward(BridgePort to, Packet p, BridgePort in) {
+        BrNetfilter nf = netfilter;
+        if (in != null && nf != null && p.nfBridgePhysIn() != 0) {
+            p = nf.forward(this, p, to);
+            if (p == null) {
+                return;
+            }
+        }
+        to.dev().transmit(p);
     }
 
     /**

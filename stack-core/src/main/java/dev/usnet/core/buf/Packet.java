@@ -92,6 +92,9 @@ public final class Packet {
     private Object nfct;
     private int ctinfo;
     private int mark;
+    // skb's nf_bridge extension, reduced to what br_netfilter keeps here: the ifindex of the bridge port a bridged
+    // IPv4 frame came in by (physindev), 0 when the frame did not pass a bridge's netfilter.
+    private int nfBridgePhysIn;
 
     private Packet(Recycler.Handle<Packet> handle) {
         this.handle = handle;
@@ -299,14 +302,29 @@ public final class Packet {
 
     /**
      * skb_scrub_packet for a packet that passed a veth pair: its connection-tracking entry stays behind (the peer
-     * tracks it afresh, as nf_reset_ct); the mark too when it entered another namespace.
+     * tracks it afresh, as nf_reset_ct), and so does what a bridge's netfilter recorded of it; the mark too when it
+     * entered another namespace.
      */
     public void scrubNetfilter(boolean crossedNamespace) {
         nfct = null;
         ctinfo = 0;
+        nfBridgePhysIn = 0;
         if (crossedNamespace) {
             mark = 0;
         }
+    }
+
+    /**
+     * The ifindex of the bridge port this frame came in by when the bridge ran the IPv4 netfilter hooks over it
+     * (br_netfilter's physindev), or 0. Its IPv4 prerouting hooks already ran in the bridge: the IPv4 input path does
+     * not run them again when the bridge passes the frame up to its own stack.
+     */
+    public int nfBridgePhysIn() {
+        return nfBridgePhysIn;
+    }
+
+    public void setNfBridgePhysIn(int ifindex) {
+        this.nfBridgePhysIn = ifindex;
     }
 
     /**
@@ -655,6 +673,7 @@ public final class Packet {
         nfct = o.nfct;
         ctinfo = o.ctinfo;
         mark = o.mark;
+        nfBridgePhysIn = o.nfBridgePhysIn;
     }
 
     /** Releases the data reference and returns this holder to the pool. Must be the last use. */
@@ -691,6 +710,7 @@ public final class Packet {
         nfct = null;
         ctinfo = 0;
         mark = 0;
+        nfBridgePhysIn = 0;
         if (b != null) {
             b.release();
         }
