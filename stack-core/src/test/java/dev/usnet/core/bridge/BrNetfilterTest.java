@@ -307,6 +307,27 @@ class BrNetfilterTest {
     }
 
     @Test
+    void dnatToAHostWhoseAddressIsNotResolvedYetIsRoutedOutOfTheBridge() {
+        try (Rig t = new Rig(true)) {
+            t.hooks.register(NfHook.PRE_ROUTING, NfIpPriority.NAT_DST, dnatTo(IP_B));
+            t.p1.send(Frames.udp(A, C, IP_A, IP_C, 64, 20, 1, false));
+            t.net.settle();
+            // Not bridged to C; IPv4 asks for B by ARP (flooded to every port) and holds the packet.
+            assertEquals(1, t.p2.received.size());
+            assertEquals(0x0806, Frames.u16(t.p2.received.get(0).data(), 12));
+            t.clear();
+            t.p2.send(Frames.arp(B, BR, 2, B, IP_B, BR, IP_BR));
+            t.net.settle();
+            List<byte[]> ip = t.p2.frames().stream().filter(f -> Frames.u16(f, 12) == 0x0800).toList();
+            assertEquals(1, ip.size());
+            byte[] f = ip.get(0);
+            assertEquals(Ipv4Addr.parse(IP_B), Frames.u32(f, 14 + 16));
+            assertEquals(BR, srcMac(f), "routed by the bridge's IPv4: its own MAC as source");
+            assertEquals(63, f[14 + 8] & 0xff, "routed: the TTL decremented");
+        }
+    }
+
+    @Test
     void dnatToTheBridgesOwnAddressSendsTheFrameUpToItsIpv4() {
         try (Rig t = new Rig(true)) {
             t.hooks.register(NfHook.PRE_ROUTING, NfIpPriority.NAT_DST, dnatTo(IP_BR));
