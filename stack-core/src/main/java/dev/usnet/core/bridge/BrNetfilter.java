@@ -98,20 +98,51 @@ public final class BrNetfilter {
             }
             newMac = br.mac();
             if (rt.dev() == br) {
-                // Bridged DNAT: the next hop is on this bridge; with its address known (NUD_CONNECTED, as Linux
-                // asks) the frame is bridged to it, keeping its source MAC. Without it the frame goes up and IPv4
-                // forwards it out of the bridge again, resolving the neighbour there.
-                Neighbour n = ipv4.neigh().lookup(br, rt.nextHop(daddr));
-                if (n != null && n.state().connected()) {
-                    newMac = n.mac();
+                // Bridged DNAT: the next hop is on this bridge, and the frame is bridged to it, keeping its source
+                // MAC. With the next hop's address confirmed (NUD_CONNECTED) that is done here; otherwise the
+                // neighbour layer resolves it (or sends at once from a stale entry), and hands the frame to the
+                // bridge device, which puts the source back and bridges it on (resumeBridgedDnat).
+                int nextHop = rt.nextHop(daddr);
+                Neighbour n = ipv4.neigh().lookup(br, nextHop);
+                if (n == null || !n.state().connected()) {
+                    makeHeaderWritable(p, s);
+                    p.setNfBridgeDnatSrc(MacAddr.get(p.buf(), p.start() + 6));
+                    ipv4.neigh().output(br, nextHop, p);
+                    return null;
                 }
+                newMac = n.mac();
             }
         }
+        makeHeaderWritable(p, s);
+        writeDst(p, newMac);
+        return p;
+    }
+
+    /**
+     * br_nf_pre_routing_finish_bridge_slow: a bridged-DNAT frame the neighbour layer sent to {@code br} once its
+     * next hop was known (its destination MAC now the next hop's, its source the bridge's) gets its own source MAC
+     * back. Returns the port it came in by, from which the bridge forwards it on, or null when that port is gone
+     * (the frame dropped and counted).
+     */
+    BridgePort resumeBridgedDnat(Bridge br, Packet p) {
+        long src = p.nfBridgeDnatSrc();
+        p.setNfBridgeDnatSrc(0);
+        Netns s = br.stack();
+        Device in = s.device(p.nfBridgePhysIn());
+        BridgePort port = in == null ? null : br.port(in);
+        if (port == null || !port.forwarding()) {
+            s.drop(p, DropReason.BRIDGE_NO_PORT);
+            return null;
+        }
+        MacAddr.set(p.buf(), p.start() + 6, src);
+        p.setDev(in);
+        return port;
+    }
+
+    private static void makeHeaderWritable(Packet p, Netns s) {
         if (p.isShared()) {
             p.makeWritable(EthernetFrame.HEADER_LEN, CowPolicy.HEAD_COPY, s.cow());
         }
-        writeDst(p, newMac);
-        return p;
     }
 
     /**

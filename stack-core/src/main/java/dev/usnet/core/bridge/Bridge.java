@@ -297,38 +297,47 @@ public final class Bridge extends Device implements RxHandler {
             eth.check(p.buf(), p.start(), p.length());
             dst = eth.dst();
         }
+        handleFrameFinish(p, port, src, dst, s);
+        return true;
+    }
+
+    /**
+     * br_handle_frame_finish: learns the source of a frame from {@code port} and forwards it by its destination:
+     * up to the bridge's stack, to one port, or flooded. Also where a bridged-DNAT frame resumes once its new
+     * next hop's address is known ({@link #xmit}).
+     */
+    private void handleFrameFinish(Packet p, BridgePort port, long src, long dst, Netns s) {
         learn(src, port, s);
         long now = s.now();
         if (MacAddr.isMulticast(dst)) {
             s.cpu().bridgeForwarded();
             if (!MacAddr.isBroadcast(dst) && snoop(p, port, s, now, isUp())) {
-                return true;
+                return;
             }
             flood(p, port, MacAddr.isBroadcast(dst) ? Kind.BROADCAST : Kind.MULTICAST, isUp());
-            return true;
+            return;
         }
         FdbEntry e = fdb.find(dst, now, ageingNanos);
         if (e != null && e.local) {
             passUp(p);
-            return true;
+            return;
         }
         if (e != null) {
             BridgePort out = e.port;
             if (out == port && !out.hairpin()) {
                 s.drop(p, DropReason.BRIDGE_SAME_PORT);
-                return true;
+                return;
             }
             if (!out.forwarding()) {
                 s.drop(p, DropReason.BRIDGE_NO_PORT);
-                return true;
+                return;
             }
             s.cpu().bridgeForwarded();
             forward(out, p, port);
-            return true;
+            return;
         }
         s.cpu().bridgeForwarded();
         flood(p, port, Kind.UNICAST, isUp() && isPromisc());
-        return true;
     }
 
     /**
@@ -515,6 +524,16 @@ public final class Bridge extends Device implements RxHandler {
         Netns s = stack();
         if (eth.check(p.buf(), p.start(), p.length()) != null) {
             s.drop(p, DropReason.PKT_TOO_SMALL);
+            return;
+        }
+        BrNetfilter nf = netfilter;
+        if (nf != null && p.nfBridgeDnatSrc() != 0) {
+            // Not the stack's own: a bridged-DNAT frame the neighbour layer held until its next hop answered.
+            BridgePort port = nf.resumeBridgedDnat(this, p);
+            if (port != null) {
+                eth.check(p.buf(), p.start(), p.length());
+                handleFrameFinish(p, port, eth.src(), eth.dst(), s);
+            }
             return;
         }
         long dst = eth.dst();

@@ -93,8 +93,10 @@ public final class Packet {
     private int ctinfo;
     private int mark;
     // skb's nf_bridge extension, reduced to what br_netfilter keeps here: the ifindex of the bridge port a bridged
-    // IPv4 frame came in by (physindev), 0 when the frame did not pass a bridge's netfilter.
+    // IPv4 frame came in by (physindev), 0 when the frame did not pass a bridge's netfilter; and for a frame
+    // waiting for the next hop of a bridged DNAT, its own source MAC, which the neighbour layer overwrites (0: none).
     private int nfBridgePhysIn;
+    private long nfBridgeDnatSrc;
 
     private Packet(Recycler.Handle<Packet> handle) {
         this.handle = handle;
@@ -309,6 +311,7 @@ public final class Packet {
         nfct = null;
         ctinfo = 0;
         nfBridgePhysIn = 0;
+        nfBridgeDnatSrc = 0;
         if (crossedNamespace) {
             mark = 0;
         }
@@ -325,6 +328,19 @@ public final class Packet {
 
     public void setNfBridgePhysIn(int ifindex) {
         this.nfBridgePhysIn = ifindex;
+    }
+
+    /**
+     * A bridged frame whose destination NAT led to a next hop on the same bridge whose address was not known yet:
+     * the frame's own source MAC, put back when the neighbour layer hands the frame to the bridge to go on being
+     * bridged (nf_bridge's bridged_dnat and saved header); 0 otherwise.
+     */
+    public long nfBridgeDnatSrc() {
+        return nfBridgeDnatSrc;
+    }
+
+    public void setNfBridgeDnatSrc(long mac) {
+        this.nfBridgeDnatSrc = mac;
     }
 
     /**
@@ -674,6 +690,7 @@ public final class Packet {
         ctinfo = o.ctinfo;
         mark = o.mark;
         nfBridgePhysIn = o.nfBridgePhysIn;
+        nfBridgeDnatSrc = o.nfBridgeDnatSrc;
     }
 
     /** Releases the data reference and returns this holder to the pool. Must be the last use. */
@@ -711,6 +728,7 @@ public final class Packet {
         ctinfo = 0;
         mark = 0;
         nfBridgePhysIn = 0;
+        nfBridgeDnatSrc = 0;
         if (b != null) {
             b.release();
         }

@@ -307,23 +307,42 @@ class BrNetfilterTest {
     }
 
     @Test
-    void dnatToAHostWhoseAddressIsNotResolvedYetIsRoutedOutOfTheBridge() {
+    void dnatToAHostWhoseAddressIsNotKnownYetWaitsForArpThenIsBridged() {
+        try (Rig t = new Rig(true)) {
+            t.hooks.register(NfHook.PRE_ROUTING, NfIpPriority.NAT_DST, dnatTo(IP_B));
+            t.recordAll();
+            t.p1.send(Frames.udp(A, C, IP_A, IP_C, 64, 20, 1, false));
+            t.net.settle();
+            // Not bridged to C: the bridge's stack asks for B by ARP (to every port) and holds the frame.
+            assertEquals(List.of(1, 1, 1), List.of(t.counts()[0], t.counts()[1], t.counts()[2]));
+            assertEquals(0x0806, Frames.u16(t.p2.received.get(0).data(), 12));
+            assertEquals(List.of("prerouting in=br0 out=- phys=p1"), t.seen);
+            t.clear();
+            t.p2.send(Frames.arp(B, BR, 2, B, IP_B, BR, IP_BR));
+            t.net.settle();
+            assertEquals(List.of(0, 1, 0), List.of(t.counts()[0], t.counts()[1], t.counts()[2]));
+            byte[] f = t.p2.received.get(0).data();
+            assertEquals(0x0800, Frames.u16(f, 12));
+            assertEquals(Ipv4Addr.parse(IP_B), Frames.u32(f, 14 + 16));
+            assertEquals(B, dstMac(f));
+            assertEquals(A, srcMac(f), "bridged once B answered: the source MAC is A's again");
+            assertEquals(64, f[14 + 8] & 0xff, "bridged, not routed: the TTL is unchanged");
+            assertEquals(List.of("forward in=br0 out=br0 phys=p1", "postrouting in=- out=br0 phys=p1"), t.seen);
+        }
+    }
+
+    @Test
+    void aBridgedDnatFrameWhosePortWentAwayIsDropped() {
         try (Rig t = new Rig(true)) {
             t.hooks.register(NfHook.PRE_ROUTING, NfIpPriority.NAT_DST, dnatTo(IP_B));
             t.p1.send(Frames.udp(A, C, IP_A, IP_C, 64, 20, 1, false));
             t.net.settle();
-            // Not bridged to C; IPv4 asks for B by ARP (flooded to every port) and holds the packet.
-            assertEquals(1, t.p2.received.size());
-            assertEquals(0x0806, Frames.u16(t.p2.received.get(0).data(), 12));
+            t.br.removePort(t.p1.dutEnd);
             t.clear();
             t.p2.send(Frames.arp(B, BR, 2, B, IP_B, BR, IP_BR));
             t.net.settle();
-            List<byte[]> ip = t.p2.frames().stream().filter(f -> Frames.u16(f, 12) == 0x0800).toList();
-            assertEquals(1, ip.size());
-            byte[] f = ip.get(0);
-            assertEquals(Ipv4Addr.parse(IP_B), Frames.u32(f, 14 + 16));
-            assertEquals(BR, srcMac(f), "routed by the bridge's IPv4: its own MAC as source");
-            assertEquals(63, f[14 + 8] & 0xff, "routed: the TTL decremented");
+            assertEquals(0, t.p2.received.size());
+            assertEquals(1, t.ns.drops().get(DropReason.BRIDGE_NO_PORT));
         }
     }
 
