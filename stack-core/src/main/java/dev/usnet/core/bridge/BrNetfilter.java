@@ -27,9 +27,9 @@ import dev.usnet.core.wire.MacAddr;
  *
  * <p>Prerouting may change the destination address (destination NAT, or the reply of a source NAT). The frame is
  * then routed from the bridge device: when the route leads back out of the bridge itself, its destination MAC
- * becomes the new next hop's and it is bridged on by that ("bridged DNAT"); when the new address is local or
- * lies behind another device, the frame is addressed to the bridge's own MAC and goes up to IPv4 input, which
- * delivers or forwards it.
+ * becomes the new next hop's (once the neighbour layer knows it) and it is bridged on by that ("bridged DNAT");
+ * otherwise the frame is addressed to the bridge's own MAC and goes up to IPv4 input, which delivers, forwards or
+ * refuses it.
  *
  * <p>The bridge calls in only for untagged IPv4 frames whose header it validated; the hooks cost one length test
  * each while nothing is registered at them, and nothing here allocates per frame. Runs on the namespace's thread.
@@ -78,26 +78,17 @@ public final class BrNetfilter {
     }
 
     /**
-     * The destination address changed at prerouting: route the frame from the bridge device (ip_route_input),
-     * then either bridge it to the new next hop or send it up to IPv4.
+     * The destination address changed at prerouting: route the frame from the bridge device (ip_route_input).
+     * When the route leads back out of the bridge, the frame is bridged to the new next hop; otherwise (a local
+     * address, a route through another device, no route, forwarding off) it is addressed to the bridge and goes up,
+     * where IPv4 delivers, forwards, or refuses it with its usual errors and counters, as Linux's input route does.
      */
     private Packet destinationChanged(Bridge br, Packet p, Netns s, int daddr) {
-        long newMac;
-        if (Ipv4Addr.isLimitedBroadcast(daddr) || Ipv4Addr.isMulticast(daddr)
-                || ipv4.devinet().isLocal(daddr) || ipv4.devinet().isBroadcast(daddr)) {
-            newMac = br.mac();
-        } else {
-            if (s.conf(br).get(Ipv4Sysctl.FORWARDING) == 0) {
-                s.drop(p, DropReason.IP_NOT_FORWARDING);
-                return null;
-            }
+        long newMac = br.mac();
+        if (!Ipv4Addr.isLimitedBroadcast(daddr) && !Ipv4Addr.isMulticast(daddr) && !ipv4.devinet().isLocal(daddr)
+                && !ipv4.devinet().isBroadcast(daddr) && s.conf(br).get(Ipv4Sysctl.FORWARDING) != 0) {
             Route rt = ipv4.routes().lookup(daddr);
-            if (rt == null || rt.type() != RouteType.UNICAST) {
-                s.drop(p, DropReason.IP_NOROUTE);
-                return null;
-            }
-            newMac = br.mac();
-            if (rt.dev() == br) {
+            if (rt != null && rt.type() == RouteType.UNICAST && rt.dev() == br) {
                 // Bridged DNAT: the next hop is on this bridge, and the frame is bridged to it, keeping its source
                 // MAC. With the next hop's address confirmed (NUD_CONNECTED) that is done here; otherwise the
                 // neighbour layer resolves it (or sends at once from a stale entry), and hands the frame to the

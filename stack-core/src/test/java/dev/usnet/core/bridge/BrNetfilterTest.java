@@ -365,13 +365,29 @@ class BrNetfilterTest {
     }
 
     @Test
-    void aDestinationNoLongerReachableDropsTheFrame() {
+    void aNewDestinationWithoutARouteGoesUpAndIpv4RefusesIt() {
         try (Rig t = new Rig(true)) {
             t.hooks.register(NfHook.PRE_ROUTING, NfIpPriority.NAT_DST, dnatTo("198.19.9.9"));
             t.p1.send(Frames.udp(A, C, IP_A, IP_C, 64, 20, 1, false));
             t.net.settle();
-            assertEquals(List.of(0, 0, 0), List.of(t.counts()[0], t.counts()[1], t.counts()[2]));
+            assertEquals(List.of(1, 0, 0), List.of(t.counts()[0], t.counts()[1], t.counts()[2]));
+            byte[] f = t.p1.received.get(0).data();
+            assertEquals(List.of(1, 3, 0), List.of((int) f[14 + 9], (int) f[34], (int) f[35]),
+                    "ICMP destination unreachable, network unreachable, to A");
             assertEquals(1, t.ns.drops().get(DropReason.IP_NOROUTE));
+        }
+    }
+
+    @Test
+    void withForwardingOffANewDestinationBehindTheBridgeIsNotBridged() {
+        try (Rig t = new Rig(true)) {
+            t.ns.knobs().set("net.ipv4.ip_forward", "0");
+            t.ns.neigh().addPermanent(t.br, Ipv4Addr.parse(IP_B), B);
+            t.hooks.register(NfHook.PRE_ROUTING, NfIpPriority.NAT_DST, dnatTo(IP_B));
+            t.p1.send(Frames.udp(A, C, IP_A, IP_C, 64, 20, 1, false));
+            t.net.settle();
+            assertEquals(List.of(0, 0, 0), List.of(t.counts()[0], t.counts()[1], t.counts()[2]));
+            assertEquals(1, t.ns.drops().get(DropReason.IP_NOT_FORWARDING));
         }
     }
 
