@@ -187,6 +187,28 @@ class BrNetfilterTest {
     }
 
     @Test
+    void theNamespaceBehindAPortTracksTheFrameAfreshWithItsOwnPrerouting() {
+        try (Rig t = new Rig(true)) {
+            t.recordAll();
+            // H is a namespace behind port p4: the frame crosses the veth, which scrubs what br_netfilter recorded,
+            // so H's own prerouting sees it (it is not a frame H's bridge already showed its hooks).
+            NetStack h = t.net.ns("h");
+            var pair = t.net.link(t.ns, "p4", null, h, "eth0", "198.18.0.20/24");
+            t.br.addPort(pair[0]);
+            List<String> inH = new ArrayList<>();
+            h.ipv4().netfilter().hooks().register(NfHook.PRE_ROUTING, NfIpPriority.FILTER, (p, st) -> {
+                inH.add(st.in().name() + " phys=" + p.nfBridgePhysIn());
+                return NfVerdict.ACCEPT;
+            });
+            t.p1.send(Frames.udp(A, pair[1].mac(), IP_A, "198.18.0.20", 64, 20, 1, false));
+            t.net.settle();
+            assertEquals(List.of("eth0 phys=0"), inH);
+            assertEquals(List.of("prerouting in=br0 out=- phys=p1", "forward in=br0 out=br0 phys=p1",
+                    "postrouting in=- out=br0 phys=p1"), t.seen.subList(0, 3));
+        }
+    }
+
+    @Test
     void aDropAtForwardStopsTheFrameAndIsCounted() {
         try (Rig t = new Rig(true)) {
             t.hooks.register(NfHook.FORWARD, NfIpPriority.FILTER, (p, st) -> NfVerdict.DROP);
