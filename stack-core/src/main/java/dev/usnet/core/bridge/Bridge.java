@@ -50,6 +50,9 @@ public final class Bridge extends Device implements RxHandler {
     private static final int ETH_P_IPV6 = 0x86dd;
     private final EthernetFrame eth = new EthernetFrame();
     private final dev.usnet.core.wire.Ipv4Packet ip = new dev.usnet.core.wire.Ipv4Packet();
+    // br_netfilter of the namespace the bridge is registered in (given by the namespace, which knows its IPv4
+    // family; this package cannot name the namespace's class), or null: bridged IPv4 is only header-checked.
+    private volatile BrNetfilter netfilter;
 
     public Bridge(String name, long mac) {
         super("bridge", name, mac);
@@ -57,6 +60,14 @@ public final class Bridge extends Device implements RxHandler {
 
     public Fdb fdb() {
         return fdb;
+    }
+
+    /**
+     * The namespace's br_netfilter, through whose IPv4 hooks bridged IPv4 passes while
+     * {@code net.bridge.bridge-nf-call-iptables} is 1 (null: none). Set by the namespace the bridge joins.
+     */
+    public void setNetfilter(BrNetfilter nf) {
+        this.netfilter = nf;
     }
 
     /** IPv6 multicast snooping (multicast_snooping, on by default as in Linux) and its group table. */
@@ -271,51 +282,70 @@ public final class Bridge extends Device implements RxHandler {
             s.drop(p, DropReason.DEV_DOWN);
             return true;
         }
-        DropReason nf = netfilterPreRouting(p, s);
+        DropReason nf = netfilterPreRouting(p, port, s);
         if (nf != null) {
             s.drop(p, nf);
             return true;
         }
+        BrNetfilter brnf = netfilter;
+        if (brnf != null && p.nfBridgePhysIn() != 0) {
+            p = brnf.preRouting(this, p);
+            if (p == null) {
+                return true;
+            }
+            // Destination NAT may have readdressed the frame, or a hook replaced it.
+            eth.check(p.buf(), p.start(), p.length());
+            dst = eth.dst();
+        }
+        handleFrameFinish(p, port, src, dst, s);
+        return true;
+    }
+
+    /**
+     * br_handle_frame_finish: learns the source of a frame from {@code port} and forwards it by its destination:
+     * up to the bridge's stack, to one port, or flooded. Also where a bridged-DNAT frame resumes once its new
+     * next hop's address is known ({@link #xmit}).
+     */
+    private void handleFrameFinish(Packet p, BridgePort port, long src, long dst, Netns s) {
         learn(src, port, s);
         long now = s.now();
         if (MacAddr.isMulticast(dst)) {
             s.cpu().bridgeForwarded();
             if (!MacAddr.isBroadcast(dst) && snoop(p, port, s, now, isUp())) {
-                return true;
+                return;
             }
             flood(p, port, MacAddr.isBroadcast(dst) ? Kind.BROADCAST : Kind.MULTICAST, isUp());
-            return true;
+            return;
         }
         FdbEntry e = fdb.find(dst, now, ageingNanos);
         if (e != null && e.local) {
             passUp(p);
-            return true;
+            return;
         }
         if (e != null) {
             BridgePort out = e.port;
             if (out == port && !out.hairpin()) {
                 s.drop(p, DropReason.BRIDGE_SAME_PORT);
-                return true;
+                return;
             }
             if (!out.forwarding()) {
                 s.drop(p, DropReason.BRIDGE_NO_PORT);
-                return true;
+                return;
             }
             s.cpu().bridgeForwarded();
-            out.dev().transmit(p);
-            return true;
+            forward(out, p, port);
+            return;
         }
         s.cpu().bridgeForwarded();
         flood(p, port, Kind.UNICAST, isUp() && isPromisc());
-        return true;
     }
 
     /**
      * br_nf_pre_routing with bridge-nf-call-iptables/ip6tables on: an untagged IPv4 frame must carry a valid
      * header (br_validate_ipv4) and is trimmed to its total length; IPv6 likewise by version and payload
-     * length. Returns why to drop, or null.
+     * length. Returns why to drop, or null. A valid IPv4 frame is marked with its port for {@link BrNetfilter}.
      */
-    private DropReason netfilterPreRouting(Packet p, Netns s) {
+    private DropReason netfilterPreRouting(Packet p, BridgePort port, Netns s) {
         int type = eth.outerType();
         var knobs = s.knobs();
         int l3 = p.start() + EthernetFrame.HEADER_LEN;
@@ -326,6 +356,9 @@ public final class Bridge extends Device implements RxHandler {
                 return bad;
             }
             p.trim(EthernetFrame.HEADER_LEN + ip.totalLength());
+            if (netfilter != null) {
+                p.setNfBridgePhysIn(port.dev().ifindex());
+            }
         } else if (type == ETH_P_IPV6 && knobs.get(BridgeSysctl.NF_CALL_IP6TABLES) != 0) {
             if (avail < 40 || (p.buf().getUnsignedByte(l3) >>> 4) != 6) {
                 return DropReason.IP_VERSION;
@@ -406,7 +439,7 @@ public final class Bridge extends Device implements RxHandler {
                     flattenClone(p);
                     first = false;
                 }
-                last.dev().transmit(p.cloneShared());
+                forward(last, p.cloneShared(), in);
             }
             last = bp;
         }
@@ -415,17 +448,32 @@ public final class Bridge extends Device implements RxHandler {
                 if (first) {
                     flattenClone(p);
                 }
-                last.dev().transmit(p.cloneShared());
+                forward(last, p.cloneShared(), in);
             }
             p.setFlooded(false);
             passUp(p);
             return;
         }
         if (last != null) {
-            last.dev().transmit(p);
+            forward(last, p, in);
         } else {
             stack().drop(p, DropReason.BRIDGE_NO_PORT);
         }
+    }
+
+    /**
+     * br_forward: {@code p} leaves by {@code to}. A frame that came in by the port {@code in} (null: from the
+     * bridge's own stack) and passed br_netfilter's prerouting passes the IPv4 forward and postrouting hooks first.
+     */
+    private void forward(BridgePort to, Packet p, BridgePort in) {
+        BrNetfilter nf = netfilter;
+        if (in != null && nf != null && p.nfBridgePhysIn() != 0) {
+            p = nf.forward(this, p, to);
+            if (p == null) {
+                return;
+            }
+        }
+        to.dev().transmit(p);
     }
 
     /**
@@ -476,6 +524,16 @@ public final class Bridge extends Device implements RxHandler {
         Netns s = stack();
         if (eth.check(p.buf(), p.start(), p.length()) != null) {
             s.drop(p, DropReason.PKT_TOO_SMALL);
+            return;
+        }
+        BrNetfilter nf = netfilter;
+        if (nf != null && p.nfBridgeDnatSrc() != 0) {
+            // Not the stack's own: a bridged-DNAT frame the neighbour layer held until its next hop answered.
+            BridgePort port = nf.resumeBridgedDnat(this, p);
+            if (port != null) {
+                eth.check(p.buf(), p.start(), p.length());
+                handleFrameFinish(p, port, eth.src(), eth.dst(), s);
+            }
             return;
         }
         long dst = eth.dst();

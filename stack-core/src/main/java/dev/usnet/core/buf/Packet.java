@@ -92,6 +92,11 @@ public final class Packet {
     private Object nfct;
     private int ctinfo;
     private int mark;
+    // skb's nf_bridge extension, reduced to what br_netfilter keeps here: the ifindex of the bridge port a bridged
+    // IPv4 frame came in by (physindev), 0 when the frame did not pass a bridge's netfilter; and for a frame
+    // waiting for the next hop of a bridged DNAT, its own source MAC, which the neighbour layer overwrites (0: none).
+    private int nfBridgePhysIn;
+    private long nfBridgeDnatSrc;
 
     private Packet(Recycler.Handle<Packet> handle) {
         this.handle = handle;
@@ -299,14 +304,43 @@ public final class Packet {
 
     /**
      * skb_scrub_packet for a packet that passed a veth pair: its connection-tracking entry stays behind (the peer
-     * tracks it afresh, as nf_reset_ct); the mark too when it entered another namespace.
+     * tracks it afresh, as nf_reset_ct), and so does what a bridge's netfilter recorded of it; the mark too when it
+     * entered another namespace.
      */
     public void scrubNetfilter(boolean crossedNamespace) {
         nfct = null;
         ctinfo = 0;
+        nfBridgePhysIn = 0;
+        nfBridgeDnatSrc = 0;
         if (crossedNamespace) {
             mark = 0;
         }
+    }
+
+    /**
+     * The ifindex of the bridge port this frame came in by when the bridge ran the IPv4 netfilter hooks over it
+     * (br_netfilter's physindev), or 0. Its IPv4 prerouting hooks already ran in the bridge: the IPv4 input path does
+     * not run them again when the bridge passes the frame up to its own stack.
+     */
+    public int nfBridgePhysIn() {
+        return nfBridgePhysIn;
+    }
+
+    public void setNfBridgePhysIn(int ifindex) {
+        this.nfBridgePhysIn = ifindex;
+    }
+
+    /**
+     * A bridged frame whose destination NAT led to a next hop on the same bridge whose address was not known yet:
+     * the frame's own source MAC, put back when the neighbour layer hands the frame to the bridge to go on being
+     * bridged (nf_bridge's bridged_dnat and saved header); 0 otherwise.
+     */
+    public long nfBridgeDnatSrc() {
+        return nfBridgeDnatSrc;
+    }
+
+    public void setNfBridgeDnatSrc(long mac) {
+        this.nfBridgeDnatSrc = mac;
     }
 
     /**
@@ -655,6 +689,8 @@ public final class Packet {
         nfct = o.nfct;
         ctinfo = o.ctinfo;
         mark = o.mark;
+        nfBridgePhysIn = o.nfBridgePhysIn;
+        nfBridgeDnatSrc = o.nfBridgeDnatSrc;
     }
 
     /** Releases the data reference and returns this holder to the pool. Must be the last use. */
@@ -691,6 +727,8 @@ public final class Packet {
         nfct = null;
         ctinfo = 0;
         mark = 0;
+        nfBridgePhysIn = 0;
+        nfBridgeDnatSrc = 0;
         if (b != null) {
             b.release();
         }

@@ -76,7 +76,8 @@ public final class IpInput {
         // Link-layer padding beyond the IP total length is not part of the datagram.
         p.trim(off - p.start() + ip.totalLength());
         p.setTransport(off + ip.headerLength());
-        if (hooks.active(NfHook.PRE_ROUTING)) {
+        // A frame a bridge passed up after running these hooks itself (br_netfilter) does not see them again.
+        if (hooks.active(NfHook.PRE_ROUTING) && p.nfBridgePhysIn() == 0) {
             // Connection tracking may reassemble here, and destination NAT rewrite the address routing then reads.
             p = hooks.run(NfHook.PRE_ROUTING, p, p.dev(), null);
             if (p == null) {

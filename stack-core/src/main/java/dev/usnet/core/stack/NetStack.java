@@ -1,5 +1,7 @@
 package dev.usnet.core.stack;
 
+import dev.usnet.core.bridge.BrNetfilter;
+import dev.usnet.core.bridge.Bridge;
 import dev.usnet.core.buf.CowStats;
 import dev.usnet.core.buf.Packet;
 import dev.usnet.core.conntrack.ConntrackCore;
@@ -64,6 +66,8 @@ public final class NetStack implements Netns {
     private final LatencyPaths latency = new LatencyPaths();
     private final Ipv4 ipv4;
     private final Ipv6 ipv6;
+    // Made when the first bridge joins (guarded by this, as register is).
+    private BrNetfilter brNetfilter;
     private final Loopback loopback;
     private volatile NetListener listener;
     private final Map<String, Device> byName = new LinkedHashMap<>();
@@ -299,6 +303,13 @@ public final class NetStack implements Netns {
     public synchronized void register(Device dev) {
         if (byName.containsKey(dev.name())) {
             throw new IllegalArgumentException("device " + dev.name() + " already exists in namespace " + name);
+        }
+        if (dev instanceof Bridge br) {
+            // br_netfilter reaches this namespace's IPv4 hooks through the bridges registered here.
+            if (brNetfilter == null) {
+                brNetfilter = new BrNetfilter(ipv4);
+            }
+            br.setNetfilter(brNetfilter);
         }
         dev.attach(this, nextIfindex++);
         byName.put(dev.name(), dev);
