@@ -20,6 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.usnet.core.buf.ChecksumState;
 import dev.usnet.core.buf.CowStats;
 import dev.usnet.core.buf.Packet;
+import dev.usnet.core.netfilter.IpConntrackStatus;
 import dev.usnet.core.wire.Checksum;
 import dev.usnet.core.wire.IcmpPacket;
 import dev.usnet.core.wire.Ipv4Packet;
@@ -141,8 +142,7 @@ class NatManipTest {
         assertArrayEquals(ip(47, OUTSIDE, SERVER, 0, gre), after);
     }
 
-    static final int SNATTED = dev.usnet.core.netfilter.IpConntrackStatus.CONFIRMED
-            | dev.usnet.core.netfilter.IpConntrackStatus.SRC_NAT;
+    static final int SNATTED = IpConntrackStatus.CONFIRMED | IpConntrackStatus.SRC_NAT;
 
     private byte[] natPacket(byte[] datagram, boolean source, int status, boolean reply, int oSrc, int oSport,
                              int oDst, int oDport) {
