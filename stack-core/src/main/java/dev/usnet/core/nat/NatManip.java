@@ -4,6 +4,7 @@ import dev.usnet.core.buf.ChecksumState;
 import dev.usnet.core.buf.CowPolicy;
 import dev.usnet.core.buf.CowStats;
 import dev.usnet.core.buf.Packet;
+import dev.usnet.core.netfilter.IpConntrackStatus;
 import dev.usnet.core.wire.Checksum;
 import dev.usnet.core.wire.IcmpPacket;
 import dev.usnet.core.wire.Ipv4Packet;
@@ -65,6 +66,33 @@ public final class NatManip {
         int need = l4 + transportBytesToEdit(b.getUnsignedByte(ip + Ipv4Packet.PROTOCOL), l4, end);
         makeWritable(p, Math.min(need, end));
         return manipAt(p, 0, p.network() + (end - ip), source, addr, port);
+    }
+
+    /**
+     * nf_nat_packet: the rewrite a packet of a bound connection gets at a NAT hook. {@code source} is the hook's
+     * kind (postrouting, input: source; prerouting, output: destination), {@code status} the connection's
+     * {@link IpConntrackStatus} bits, {@code reply} whether the packet travels the reply direction, and the
+     * {@code other*} values the connection's tuple of the other direction (ct->tuplehash[!dir]; for ICMP its id
+     * as {@code otherSrcPort}). The packet is made to look like the inverse of that tuple, on the hook's side
+     * only, and only when the connection has that kind of NAT for this direction (SRC_NAT or DST_NAT, swapped in
+     * the reply direction). Returns false when the packet must be dropped ({@code NAT_REWRITE_FAILED}).
+     */
+    public boolean natPacket(Packet p, boolean source, int status, boolean reply,
+                             int otherSrc, int otherSrcPort, int otherDst, int otherDstPort) {
+        int statusBit = source ? IpConntrackStatus.SRC_NAT : IpConntrackStatus.DST_NAT;
+        if (reply) {
+            statusBit ^= IpConntrackStatus.SRC_NAT | IpConntrackStatus.DST_NAT;
+        }
+        if ((status & statusBit) == 0) {
+            return true;
+        }
+        boolean icmp = p.buf().getUnsignedByte(p.network() + Ipv4Packet.PROTOCOL) == Ipv4Packet.PROTO_ICMP;
+        // The inverse of the other direction's tuple: its destination is our source, its source our destination;
+        // an ICMP id stays the tuple's source id when inverted.
+        if (source) {
+            return manip(p, true, otherDst, icmp ? otherSrcPort : otherDstPort);
+        }
+        return manip(p, false, otherSrc, otherSrcPort);
     }
 
     /**

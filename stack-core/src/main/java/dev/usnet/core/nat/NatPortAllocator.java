@@ -22,15 +22,16 @@ import java.util.function.LongUnaryOperator;
  * cannot move the port. ICMP query ids are searched the same way, in 0-65535 unless the range gives ports, for
  * either kind of NAT. The search starts at a random offset, tries {@code min(range size, 128)} ports in a row,
  * then, while the range is larger than that and the window not below 16, halves the window and starts again at a
- * new random offset (128 + 64 + 32 + 16 + 8 tries at most).</li>
+ * new random offset (128 + 64 + 32 + 16 + 8 tries at most). A destination NAT without {@code random} starts its
+ * first window at the range's first port instead, so a port-forward to a range fills it in order.</li>
  * </ol>
  * Where Linux still has no free tuple, it keeps the last one tried and drops the packet when conntrack confirms
  * the connection; here the result is {@link #NO_TUPLE} and the caller drops at once ({@code NAT_NO_FREE_TUPLE}).
  *
- * <p>The address choice and every "stays" case above are exactly Linux's (lookup3 is computed over the address
- * as a little-endian machine loads it, as on x86-64). Searched ports differ: Linux draws its offsets from the
- * kernel's random source, usnet from the namespace's seeded one, so a run is reproducible but the ports are not
- * the kernel's.
+ * <p>The address choice, every "stays" case above and a destination NAT's first window are exactly Linux's
+ * (lookup3 is computed over the address as a little-endian machine loads it, as on x86-64). Randomly started
+ * searches differ: Linux draws those offsets from the kernel's random source, usnet from the namespace's seeded
+ * one, so a run is reproducible but the ports are not the kernel's.
  *
  * <p>Results are packed into a long ({@link #pack}): the manipulated side's address and port, nothing allocated.
  */
@@ -163,8 +164,10 @@ public final class NatPortAllocator {
             // A reversed ICMP id range: Linux's unsigned size would be huge and wrap; nothing sensible to search.
             return NO_TUPLE;
         }
-        // Linux's offset is a u16 that wraps as it is stepped.
-        int off = (int) randomBelow.applyAsLong(65536);
+        // Linux's offset is a u16 that wraps as it is stepped. A destination NAT without random starts at the
+        // range's first port (a port-forward to a range fills it in order); source NAT and random draw it.
+        boolean randomAll = range.has(NfNatRange.PROTO_RANDOM) || range.has(NfNatRange.PROTO_RANDOM_FULLY);
+        int off = randomAll || source ? (int) randomBelow.applyAsLong(65536) : 0;
         int attempts = Math.min(size, MAX_ATTEMPTS);
         while (true) {
             for (int i = 0; i < attempts; i++, off = (off + 1) & 0xffff) {

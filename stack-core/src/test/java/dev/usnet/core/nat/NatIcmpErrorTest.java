@@ -9,9 +9,11 @@ import static dev.usnet.core.nat.NatFrames.payload;
 import static dev.usnet.core.nat.NatFrames.tcp;
 import static dev.usnet.core.nat.NatFrames.udp;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.usnet.core.buf.CowStats;
 import dev.usnet.core.buf.Packet;
 import dev.usnet.core.netfilter.IpConntrackStatus;
 import dev.usnet.core.wire.IcmpPacket;
@@ -141,6 +143,32 @@ class NatIcmpErrorTest {
         byte[] after = translate(error, false, SNAT_STATUS, true, INSIDE, 0x0777, SERVER, 0x0800, true);
         assertArrayEquals(ip(Ipv4Packet.PROTO_ICMP, ROUTER, INSIDE, 0,
                 icmp(IcmpPacket.TIME_EXCEEDED, IcmpPacket.CODE_EXC_TTL, 0, inside)), after);
+    }
+
+    @Test
+    void aSharedErrorIsTranslatedInAPrivateHeadWhileTheOtherHolderKeepsTheOriginal() {
+        // A long quote: the head copy ends inside it, so the new ICMP checksum is summed across head and shared rest.
+        byte[] data = payload(400, 6);
+        byte[] sentOutside = ip(Ipv4Packet.PROTO_UDP, OUTSIDE, SERVER, 0, udp(OUTSIDE, 40000, SERVER, 53, data, true));
+        byte[] sentInside = ip(Ipv4Packet.PROTO_UDP, INSIDE, SERVER, 0, udp(INSIDE, 5353, SERVER, 53, data, true));
+        byte[] error = ip(Ipv4Packet.PROTO_ICMP, SERVER, OUTSIDE, 0,
+                icmp(IcmpPacket.DEST_UNREACH, IcmpPacket.CODE_PORT_UNREACH, 0, sentOutside));
+        CowStats cow = new CowStats();
+        NatIcmpError counted = new NatIcmpError(new NatManip(cow));
+        Packet p = packet(error);
+        Packet other = p.cloneShared();
+        try {
+            assertTrue(counted.translate(p, false, SNAT_STATUS, true, INSIDE, 5353, SERVER, 53));
+            assertArrayEquals(ip(Ipv4Packet.PROTO_ICMP, SERVER, INSIDE, 0,
+                    icmp(IcmpPacket.DEST_UNREACH, IcmpPacket.CODE_PORT_UNREACH, 0, sentInside)), datagram(p));
+            assertArrayEquals(error, datagram(other));
+            assertEquals(1, cow.copies());
+            assertTrue(cow.bytesCopied() < error.length,
+                    "only the headers were copied: " + cow.bytesCopied());
+        } finally {
+            p.release();
+            other.release();
+        }
     }
 
     @Test

@@ -20,6 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.usnet.core.buf.ChecksumState;
 import dev.usnet.core.buf.CowStats;
 import dev.usnet.core.buf.Packet;
+import dev.usnet.core.netfilter.IpConntrackStatus;
 import dev.usnet.core.wire.Checksum;
 import dev.usnet.core.wire.IcmpPacket;
 import dev.usnet.core.wire.Ipv4Packet;
@@ -139,6 +140,47 @@ class NatManipTest {
         byte[] gre = payload(24, 7);
         byte[] after = rewrite(manip, ip(47, INSIDE, SERVER, 0, gre), true, OUTSIDE, 999);
         assertArrayEquals(ip(47, OUTSIDE, SERVER, 0, gre), after);
+    }
+
+    static final int SNATTED = IpConntrackStatus.CONFIRMED | IpConntrackStatus.SRC_NAT;
+
+    private byte[] natPacket(byte[] datagram, boolean source, int status, boolean reply, int oSrc, int oSport,
+                             int oDst, int oDport) {
+        Packet p = packet(datagram);
+        try {
+            assertTrue(manip.natPacket(p, source, status, reply, oSrc, oSport, oDst, oDport));
+            return datagram(p);
+        } finally {
+            p.release();
+        }
+    }
+
+    @Test
+    void aSourceNatedConnectionsPacketsAreMappedOutAndTheirRepliesBack() {
+        // Original 10.0.0.1:34567 -> 198.19.1.1:80, reply 198.19.1.1:80 -> 198.18.0.1:40001.
+        byte[] data = payload(9, 13);
+        byte[] out = natPacket(ip(Ipv4Packet.PROTO_TCP, INSIDE, SERVER, 0, tcp(INSIDE, 34567, SERVER, 80, data)),
+                true, SNATTED, false, SERVER, 80, OUTSIDE, 40001);
+        assertArrayEquals(ip(Ipv4Packet.PROTO_TCP, OUTSIDE, SERVER, 0, tcp(OUTSIDE, 40001, SERVER, 80, data)), out);
+        byte[] back = natPacket(ip(Ipv4Packet.PROTO_TCP, SERVER, OUTSIDE, 0, tcp(SERVER, 80, OUTSIDE, 40001, data)),
+                false, SNATTED, true, INSIDE, 34567, SERVER, 80);
+        assertArrayEquals(ip(Ipv4Packet.PROTO_TCP, SERVER, INSIDE, 0, tcp(SERVER, 80, INSIDE, 34567, data)), back);
+        // At a hook of the other kind the packet is left alone.
+        byte[] untouched = ip(Ipv4Packet.PROTO_TCP, INSIDE, SERVER, 0, tcp(INSIDE, 34567, SERVER, 80, data));
+        assertArrayEquals(untouched, natPacket(untouched, false, SNATTED, false, SERVER, 80, OUTSIDE, 40001));
+    }
+
+    @Test
+    void aSourceNatedPingKeepsItsMappedIdOutAndGetsItsOwnIdBack() {
+        // Original 10.0.0.1 id 7 -> 198.19.1.1, reply 198.19.1.1 -> 198.18.0.1 id 0x1234.
+        byte[] data = payload(8, 14);
+        byte[] out = natPacket(ip(Ipv4Packet.PROTO_ICMP, INSIDE, SERVER, 0, icmp(IcmpPacket.ECHO, 0, 0x0007_0001, data)),
+                true, SNATTED, false, SERVER, 0x1234, OUTSIDE, 0x0000);
+        assertArrayEquals(ip(Ipv4Packet.PROTO_ICMP, OUTSIDE, SERVER, 0, icmp(IcmpPacket.ECHO, 0, 0x1234_0001, data)), out);
+        byte[] back = natPacket(ip(Ipv4Packet.PROTO_ICMP, SERVER, OUTSIDE, 0,
+                icmp(IcmpPacket.ECHO_REPLY, 0, 0x1234_0001, data)), false, SNATTED, true, INSIDE, 7, SERVER, 0x0800);
+        assertArrayEquals(ip(Ipv4Packet.PROTO_ICMP, SERVER, INSIDE, 0, icmp(IcmpPacket.ECHO_REPLY, 0, 0x0007_0001, data)),
+                back);
     }
 
     /** A device completing a partial checksum: sum from csumStart to the end, field included, and store it. */

@@ -214,6 +214,30 @@ class NatPortAllocatorTest {
     }
 
     @Test
+    void destinationNatFillsAPortRangeInOrderFromItsFirstPort() {
+        // As a 6.18 kernel did for "dnat to 198.18.0.2:21000-21010" with 21000 and 21001 taken: 21002.
+        int backend = a("198.18.0.2");
+        Table t = new Table().take(UDP, INSIDE, 6000, backend, 21000).take(UDP, INSIDE, 6000, backend, 21001);
+        NatPortAllocator neverDrawn = new NatPortAllocator(bound -> {
+            throw new AssertionError("a destination NAT's first window is not random");
+        });
+        assertEquals(pack(backend, 21002), neverDrawn.uniqueTuple(UDP, INSIDE, 6000, a("198.18.0.50"), 5000,
+                to(backend, 21000, 21010), false, t, NatSourceMapping.NONE));
+        assertEquals(pack(backend, 21000), neverDrawn.uniqueTuple(UDP, INSIDE, 6003, a("198.18.0.50"), 5000,
+                to(backend, 21000, 21010), false, t, NatSourceMapping.NONE));
+    }
+
+    @Test
+    void destinationNatWithRandomDrawsItsStart() {
+        int backend = a("198.18.0.2");
+        NatPortAllocator alloc = new NatPortAllocator(bound -> 5);
+        NfNatRange random = new NfNatRange(NfNatRange.MAP_IPS | NfNatRange.PROTO_SPECIFIED | NfNatRange.PROTO_RANDOM,
+                backend, backend, 21000, 21010);
+        assertEquals(pack(backend, 21005), alloc.uniqueTuple(UDP, INSIDE, 6000, a("198.18.0.50"), 5000, random, false,
+                NOTHING_TAKEN, NatSourceMapping.NONE));
+    }
+
+    @Test
     void anEchoIdIsKeptWhenFreeAndMovedAnywhereInSixteenBitsOnAClash() {
         assertEquals(pack(OUTSIDE, 7), seeded(9).uniqueTuple(ICMP, INSIDE, 7, SERVER, 0x0800, to(OUTSIDE), true,
                 NOTHING_TAKEN, NatSourceMapping.NONE));
@@ -235,8 +259,9 @@ class NatPortAllocatorTest {
         Table t = new Table().take(ICMP, SERVER, 7, backend, 0x0800);
         long r = seeded(10).uniqueTuple(ICMP, SERVER, 7, OUTSIDE, 0x0800, to(backend), false, t, NatSourceMapping.NONE);
         assertEquals(backend, addr(r));
-        assertNotEquals(7, port(r));
-        assertEquals(List.of(ICMP, SERVER, port(r), backend, 0x0800), t.asked.get(t.asked.size() - 1));
+        // Not random: the search starts at the bottom of 0-65535.
+        assertEquals(0, port(r));
+        assertEquals(List.of(ICMP, SERVER, 0, backend, 0x0800), t.asked.get(t.asked.size() - 1));
     }
 
     @Test
@@ -275,6 +300,26 @@ class NatPortAllocatorTest {
         }
         assertEquals(1, persistent.size());
         assertTrue(perPair.size() > 1);
+    }
+
+    /**
+     * A 6.18 kernel's choices (nftables {@code snat to 198.19.0.10-198.19.0.19}, datagrams from 198.18.0.1 to
+     * 198.18.0.100 ... 198.18.0.139, captured on the peer): the last octet of the source each got. With
+     * {@code persistent} every one got 198.19.0.11.
+     */
+    private static final int[] KERNEL_CHOICES = {14, 18, 10, 14, 19, 18, 11, 17, 16, 11, 17, 11, 13, 13, 18, 14, 15, 10, 17, 16, 14, 15, 11, 15, 18, 10, 16, 11, 14, 13, 19, 19, 14, 13, 18, 10, 11, 16, 14, 10};
+
+    @Test
+    void theAddressChoiceIsTheKernelsForFortyDestinations() {
+        NfNatRange pool = new NfNatRange(NfNatRange.MAP_IPS, a("198.19.0.10"), a("198.19.0.19"), 0, 0);
+        NfNatRange persistent = new NfNatRange(NfNatRange.MAP_IPS | NfNatRange.PERSISTENT, a("198.19.0.10"),
+                a("198.19.0.19"), 0, 0);
+        int src = a("198.18.0.1");
+        for (int i = 0; i < KERNEL_CHOICES.length; i++) {
+            int dst = a("198.18.0." + (100 + i));
+            assertEquals(a("198.19.0." + KERNEL_CHOICES[i]), NatPortAllocator.bestAddress(src, dst, pool), "to " + dst);
+            assertEquals(a("198.19.0.11"), NatPortAllocator.bestAddress(src, dst, persistent));
+        }
     }
 
     @Test
