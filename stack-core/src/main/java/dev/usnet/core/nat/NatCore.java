@@ -209,6 +209,7 @@ public final class NatCore implements NfNatModule {
         return bind(p, st, ct, new NfNatRange(NfNatRange.MAP_IPS, addr, addr, 0, 0), source);
     }
 
+    /** nf_nat_packet: the rewrite this hook owes a packet of a bound connection, when its direction has this kind. */
     private int natPacket(Packet p, NfHookState st, ConntrackEntry ct, boolean source, boolean reply) {
         int statusBit = source ? IpConntrackStatus.SRC_NAT : IpConntrackStatus.DST_NAT;
         if (reply) {
@@ -217,14 +218,9 @@ public final class NatCore implements NfNatModule {
         if (!ct.hasStatus(statusBit)) {
             return NfVerdict.ACCEPT;
         }
-        // nf_nat_manip_pkt: the packet is made to look like the inverse of the other direction's tuple, on this
-        // hook's side (an ICMP id is the tuple's source id in both directions).
         ConntrackTuple other = ct.tuple(reply ? ConntrackEntry.ORIGINAL : ConntrackEntry.REPLY);
-        boolean icmp = other.protonum() == Ipv4Packet.PROTO_ICMP;
-        boolean ok = source
-                ? manip.manip(p, true, other.dst(), icmp ? other.icmpId() : other.dstPort())
-                : manip.manip(p, false, other.src(), icmp ? other.icmpId() : other.srcPort());
-        if (!ok) {
+        if (!manip.natPacket(p, source, ct.status(), reply, other.src(), otherSrcPort(other), other.dst(),
+                otherDstPort(other))) {
             return st.drop(DropReason.NAT_REWRITE_FAILED);
         }
         cpu.natRewrote();
