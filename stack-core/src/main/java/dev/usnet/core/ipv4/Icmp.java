@@ -4,6 +4,7 @@ import static dev.usnet.core.util.SpreadKeys.spread;
 
 import dev.usnet.core.buf.Packet;
 import dev.usnet.core.device.Loopback;
+import dev.usnet.core.netfilter.IpConntrackInfo;
 import dev.usnet.core.netns.Netns;
 import dev.usnet.core.route.Route;
 import dev.usnet.core.stats.DropReason;
@@ -318,6 +319,13 @@ public final class Icmp {
             default -> { }
         }
         e.setPktType(Packet.PACKET_OUTGOING);
+        if (IcmpPacket.isError(type) && offending.nfct() != null) {
+            // nf_ct_attach (icmp_glue_bits): the error belongs to the offending packet's connection, RELATED in its
+            // direction. Connection tracking leaves it so, and NAT translates it as an error about that connection
+            // (a redirect about a connection NAT has not finished with, or NATed, goes nowhere).
+            e.setNfct(offending.nfct(), IpConntrackInfo.direction(offending.ctinfo()) == 0
+                    ? IpConntrackInfo.RELATED : IpConntrackInfo.RELATED_REPLY);
+        }
         inet.ipOutput().sendLocal(e, rt, saddr, osrc, Ipv4Packet.PROTO_ICMP, tos, (int) ns.knobs().get(Ipv4Sysctl.DEFAULT_TTL), false);
     }
 
