@@ -398,10 +398,28 @@ public final class ConntrackTable {
         return tupleInUse(scratch, ignored);
     }
 
-    /** nf_conntrack_tuple_taken: whether {@code t} itself is a tuple of a live entry other than {@code ignored}. */
+    /**
+     * nf_conntrack_tuple_taken: whether {@code t} itself is a tuple of a live entry other than {@code ignored}. An
+     * entry whose ORIGINAL tuple equals {@code ignored}'s is the same flow (a clash confirmation resolves), not a
+     * taker. A taken tuple counts as {@code found}, as in Linux, where only this search still counts it.
+     */
     public boolean tupleInUse(ConntrackTuple t, ConntrackEntry ignored) {
-        ConntrackTupleHash h = find(t);
-        return h != null && h.ct != ignored;
+        ConntrackTupleHash[] b = buckets;
+        if (b == null) {
+            return false;
+        }
+        long now = ns.now();
+        for (ConntrackTupleHash h = b[scale(t.hash(seed), b.length)]; h != null; h = h.next) {
+            if (!h.tuple.equals(t) || h.ct == ignored || h.ct.expired(now)) {
+                continue;
+            }
+            if (ignored != null && h.ct.tuple(ConntrackEntry.ORIGINAL).equals(ignored.tuple(ConntrackEntry.ORIGINAL))) {
+                continue;
+            }
+            stats.found++;
+            return true;
+        }
+        return false;
     }
 
     /**
