@@ -39,6 +39,9 @@ public final class ConntrackTable {
     private ConntrackEntry all;
     private int count;
     private Timeout gc;
+    /** When the collector runs next (namespace nanoseconds), while {@link #gc} is set. */
+    private long gcAt;
+    private final Runnable gcWorker = this::gcWorker;
     private DestroyListener destroyListener;
 
     public ConntrackTable(Netns ns) {
@@ -261,8 +264,11 @@ public final class ConntrackTable {
             all.prevAll = ct;
         }
         all = ct;
-        if (count++ == 0) {
-            scheduleGc(GC_INTERVAL_MIN);
+        count++;
+        // The collector comes back when the earliest deadline is due; a new entry may be due before that.
+        long due = Math.max(GC_INTERVAL_MIN, ct.timeout - ns.now());
+        if (gc == null || ct.timeout - gcAt < 0 && gcAt - ns.now() > GC_INTERVAL_MIN) {
+            scheduleGc(Math.min(GC_INTERVAL_MAX, due));
         }
     }
 
@@ -347,7 +353,8 @@ public final class ConntrackTable {
         if (gc != null) {
             gc.cancel();
         }
-        gc = ns.schedule(this::gcWorker, delay);
+        gcAt = ns.now() + delay;
+        gc = ns.schedule(gcWorker, delay);
     }
 
     /** gc_worker: removes what expired, and comes back when the next deadline is due (1 s to 60 s from now). */

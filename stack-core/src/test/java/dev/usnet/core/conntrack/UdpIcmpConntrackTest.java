@@ -67,6 +67,20 @@ class UdpIcmpConntrackTest {
     }
 
     @Test
+    void withAccountingTheListingCountsPacketsAndBytesPerDirection() {
+        try (CtRouter t = new CtRouter()) {
+            t.r.knobs().set("net.netfilter.nf_conntrack_acct", "1");
+            t.fromH1(t.udp12(5000, 5001, 10));
+            t.fromH1(t.udp12(5000, 5001, 20));
+            t.fromH2(t.udp21(5001, 5000, 100));
+            ConntrackEntry ct = t.last().ct();
+            assertEquals("udp      17 30 src=198.18.1.2 dst=198.18.2.2 sport=5000 dport=5001 packets=2 bytes=86 "
+                    + "src=198.18.2.2 dst=198.18.1.2 sport=5001 dport=5000 packets=1 bytes=128 mark=0 use=1",
+                    ct.describe(t.now()));
+        }
+    }
+
+    @Test
     void anEchoAndItsReplyAreOneConnectionAndAStrayReplyIsInvalid() {
         try (CtRouter t = new CtRouter()) {
             t.fromH1(t.echo12(IcmpPacket.ECHO, 0x1234, 1));
