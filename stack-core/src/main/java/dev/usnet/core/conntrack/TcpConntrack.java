@@ -382,8 +382,10 @@ final class TcpConntrack {
             seq = end = sender.end;
         }
         int maxAckWindow = Math.max(sender.maxwin, 66000);
+        // Before the receiver's first segment its window is unknown: nothing to be below yet.
+        boolean inReceiveWindow = receiver.maxwin == 0 || after(end, sender.end - receiver.maxwin - 1);
         boolean ok = before(seq, sender.maxend + 1)
-                && after(end, sender.end - receiver.maxwin - 1)
+                && inReceiveWindow
                 && before(sack, receiver.end + 1)
                 && after(sack, receiver.end - maxAckWindow - 1);
         if (!ok) {
