@@ -112,6 +112,24 @@ class ConntrackTableTest {
     }
 
     @Test
+    void anExpiredEntryMetByALookupIsRemovedThere() {
+        try (CtRouter t = new CtRouter()) {
+            t.fromH1(t.udp12(5000, 5001, 1));
+            ConntrackEntry ct = t.last().ct();
+            ConntrackTuple orig = new ConntrackTuple().copyFrom(ct.tuple(ConntrackEntry.ORIGINAL));
+            // Its deadline passed and the collector has not come yet.
+            ct.timeout = t.now() - 1;
+            assertEquals(1, t.table().count());
+            assertNull(t.table().lookup(orig));
+            assertEquals(0, t.table().count());
+            assertTrue(ct.hasStatus(IpConntrackStatus.DYING));
+            t.fromH1(t.udp12(5000, 5001, 1));
+            assertTrue(t.last().ct() != ct);
+            assertEquals(IpConntrackInfo.NEW, t.last().ctinfo());
+        }
+    }
+
+    @Test
     void deleteFlushAndListing() {
         try (CtRouter t = new CtRouter()) {
             t.fromH1(t.udp12(5000, 5001, 1));

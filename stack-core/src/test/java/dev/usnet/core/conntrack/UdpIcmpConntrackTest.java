@@ -113,6 +113,15 @@ class UdpIcmpConntrackTest {
             assertFalse(ct.hasStatus(IpConntrackStatus.SEEN_REPLY), "an error is no answer");
             assertEquals(1, t.table().count(), "the error starts no connection of its own");
 
+            // An error about the answer travels the original way: RELATED.
+            byte[] answer = t.udp21(53, 5353, 30);
+            t.fromH2(answer);
+            byte[] quote = java.util.Arrays.copyOfRange(answer, 14, 14 + 28);
+            t.fromH1(t.ip(CtRouter.H1, CtRouter.R1, CtRouter.A1, CtRouter.A2, 1,
+                    CtRouter.icmp(IcmpPacket.DEST_UNREACH, IcmpPacket.CODE_PORT_UNREACH, 0, quote), 0));
+            assertSame(ct, t.last().ct());
+            assertEquals(IpConntrackInfo.RELATED, t.last().ctinfo());
+
             t.fromH2(t.error21(IcmpPacket.DEST_UNREACH, IcmpPacket.CODE_PORT_UNREACH, t.udp12(5354, 53, 30)));
             assertNull(t.last().ct());
             assertEquals(1, t.core.stats().error());
