@@ -33,6 +33,8 @@ public final class ConntrackTable {
 
     private final Netns ns;
     private final int seed;
+    // Its own seeded source, so that tracking leaves the namespace's random sequence (ports, ISNs) as it was.
+    private final java.util.SplittableRandom random;
     private final ConntrackStats stats = new ConntrackStats();
     private final ConntrackTuple scratch = new ConntrackTuple();
     private ConntrackTupleHash[] buckets;
@@ -48,6 +50,7 @@ public final class ConntrackTable {
         this.ns = ns;
         long s = ns.seed() * 0x9e37_79b9_7f4a_7c15L;
         this.seed = (int) (s ^ s >>> 32);
+        this.random = new java.util.SplittableRandom(s);
     }
 
     public ConntrackStats stats() {
@@ -172,7 +175,7 @@ public final class ConntrackTable {
         ensureBuckets();
         ConntrackTuple orig = ct.tuplehash[ConntrackEntry.ORIGINAL].tuple;
         ConntrackTuple reply = ct.tuplehash[ConntrackEntry.REPLY].tuple;
-        int maxChain = MIN_CHAINLEN + (int) ns.randomBelow(MAX_CHAINLEN_SPREAD);
+        int maxChain = MIN_CHAINLEN + random.nextInt(MAX_CHAINLEN_SPREAD);
         ConntrackTupleHash clash = null;
         int len = 0;
         long now = ns.now();
