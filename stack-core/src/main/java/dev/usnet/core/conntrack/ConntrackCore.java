@@ -43,6 +43,8 @@ public final class ConntrackCore implements NfConntrackModule {
     private final NfHookOps inOps = this::conntrackIn;
     private final NfHookOps confirmOps = this::confirm;
     private int users;
+    /** Why {@link #track} last returned INVALID. */
+    private ConntrackInvalid lastInvalid;
 
     public ConntrackCore(Ipv4 ipv4) {
         this.ipv4 = ipv4;
@@ -213,8 +215,6 @@ public final class ConntrackCore implements NfConntrackModule {
             return NfVerdict.ACCEPT;
         }
     }
-
-    private ConntrackInvalid lastInvalid;
 
     /** The protocol's tracker over one packet: ACCEPT, INVALID (with {@link #lastInvalid}) or REPEAT. */
     private int track(ConntrackEntry ct, int dir, int proto, ByteBuf b, int l4, int l4len, boolean verify,

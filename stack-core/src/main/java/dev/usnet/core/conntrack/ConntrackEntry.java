@@ -174,6 +174,7 @@ public final class ConntrackEntry implements NfConntrack {
 
     @Override
     public String toString() {
-        return describe(0);
+        return "conntrack " + tuplehash[ORIGINAL].tuple + " / " + tuplehash[REPLY].tuple + " status 0x"
+                + Integer.toHexString(status);
     }
 }

@@ -6,8 +6,9 @@ import java.util.Map;
 /**
  * Connection tracking's counters of one namespace, the fields {@code conntrack -S} prints (struct
  * ip_conntrack_stat). One line: a namespace's packets are handled by its one thread, Linux's per-CPU split has
- * nothing to split. As on a 6.x kernel, {@code found}, {@code insert} and {@code search_restart} are shown but no
- * longer counted (they read 0 there too); the number of entries is {@code conntrack -C}. The reasons behind
+ * nothing to split. As on a 6.x kernel, {@code insert} and {@code search_restart} are shown but not counted (they
+ * read 0 there too: the number of entries is {@code conntrack -C}), and {@code found} counts only the tuples NAT
+ * found taken ({@link ConntrackTable#tupleInUse}). The reasons behind
  * {@code invalid} and {@code error} are counted apart, per {@link ConntrackInvalid}.
  */
 public final class ConntrackStats {

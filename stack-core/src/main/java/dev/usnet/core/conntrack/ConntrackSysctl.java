@@ -18,7 +18,8 @@ public final class ConntrackSysctl implements SysctlTable {
             "entries the table holds at most; beyond it a new connection evicts an unassured one near its bucket "
                     + "(early drop) or its packet is dropped");
     public static final LongKnob BUCKETS = LongKnob.define("net.netfilter.nf_conntrack_buckets", 262144, 1,
-            1 << 30, "hash buckets of the table (allocated when tracking inserts its first entry; a change rehashes)");
+            1 << 24, "hash buckets of the table (allocated when tracking inserts its first entry; a change rehashes "
+                    + "at the next insert)");
     public static final LongKnob CHECKSUM = LongKnob.define("net.netfilter.nf_conntrack_checksum", 1, 0, 1,
             "verify the TCP, UDP and ICMP checksum of arriving packets; a bad one is invalid");
     public static final LongKnob ACCT = LongKnob.define("net.netfilter.nf_conntrack_acct", 0, 0, 1,

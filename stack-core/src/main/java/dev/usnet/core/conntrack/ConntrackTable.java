@@ -33,18 +33,24 @@ public final class ConntrackTable {
 
     private final Netns ns;
     private final int seed;
+    // Its own seeded source, so that tracking leaves the namespace's random sequence (ports, ISNs) as it was.
+    private final java.util.SplittableRandom random;
     private final ConntrackStats stats = new ConntrackStats();
     private final ConntrackTuple scratch = new ConntrackTuple();
     private ConntrackTupleHash[] buckets;
     private ConntrackEntry all;
     private int count;
     private Timeout gc;
+    /** When the collector runs next (namespace nanoseconds), while {@link #gc} is set. */
+    private long gcAt;
+    private final Runnable gcWorker = this::gcWorker;
     private DestroyListener destroyListener;
 
     public ConntrackTable(Netns ns) {
         this.ns = ns;
         long s = ns.seed() * 0x9e37_79b9_7f4a_7c15L;
         this.seed = (int) (s ^ s >>> 32);
+        this.random = new java.util.SplittableRandom(s);
     }
 
     public ConntrackStats stats() {
@@ -169,7 +175,7 @@ public final class ConntrackTable {
         ensureBuckets();
         ConntrackTuple orig = ct.tuplehash[ConntrackEntry.ORIGINAL].tuple;
         ConntrackTuple reply = ct.tuplehash[ConntrackEntry.REPLY].tuple;
-        int maxChain = MIN_CHAINLEN + (int) ns.randomBelow(MAX_CHAINLEN_SPREAD);
+        int maxChain = MIN_CHAINLEN + random.nextInt(MAX_CHAINLEN_SPREAD);
         ConntrackTupleHash clash = null;
         int len = 0;
         long now = ns.now();
@@ -261,8 +267,11 @@ public final class ConntrackTable {
             all.prevAll = ct;
         }
         all = ct;
-        if (count++ == 0) {
-            scheduleGc(GC_INTERVAL_MIN);
+        count++;
+        // The collector comes back when the earliest deadline is due; a new entry may be due before that.
+        long due = Math.max(GC_INTERVAL_MIN, ct.timeout - ns.now());
+        if (gc == null || ct.timeout - gcAt < 0 && gcAt - ns.now() > GC_INTERVAL_MIN) {
+            scheduleGc(Math.min(GC_INTERVAL_MAX, due));
         }
     }
 
@@ -347,7 +356,8 @@ public final class ConntrackTable {
         if (gc != null) {
             gc.cancel();
         }
-        gc = ns.schedule(this::gcWorker, delay);
+        gcAt = ns.now() + delay;
+        gc = ns.schedule(gcWorker, delay);
     }
 
     /** gc_worker: removes what expired, and comes back when the next deadline is due (1 s to 60 s from now). */
@@ -398,10 +408,28 @@ public final class ConntrackTable {
         return tupleInUse(scratch, ignored);
     }
 
-    /** nf_conntrack_tuple_taken: whether {@code t} itself is a tuple of a live entry other than {@code ignored}. */
+    /**
+     * nf_conntrack_tuple_taken: whether {@code t} itself is a tuple of a live entry other than {@code ignored}. An
+     * entry whose ORIGINAL tuple equals {@code ignored}'s is the same flow (a clash confirmation resolves), not a
+     * taker. A taken tuple counts as {@code found}, as in Linux, where only this search still counts it.
+     */
     public boolean tupleInUse(ConntrackTuple t, ConntrackEntry ignored) {
-        ConntrackTupleHash h = find(t);
-        return h != null && h.ct != ignored;
+        ConntrackTupleHash[] b = buckets;
+        if (b == null) {
+            return false;
+        }
+        long now = ns.now();
+        for (ConntrackTupleHash h = b[scale(t.hash(seed), b.length)]; h != null; h = h.next) {
+            if (!h.tuple.equals(t) || h.ct == ignored || h.ct.expired(now)) {
+                continue;
+            }
+            if (ignored != null && h.ct.tuple(ConntrackEntry.ORIGINAL).equals(ignored.tuple(ConntrackEntry.ORIGINAL))) {
+                continue;
+            }
+            stats.found++;
+            return true;
+        }
+        return false;
     }
 
     /**

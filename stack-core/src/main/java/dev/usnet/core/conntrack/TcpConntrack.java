@@ -105,6 +105,8 @@ final class TcpConntrack {
 
     /** Why the last call returned INVALID. */
     ConntrackInvalid why;
+    /** Scratch for the options of an ignored SYN. */
+    private final TcpConntrackState.Seen offered = new TcpConntrackState.Seen();
 
     // The segment being tracked, read once by parse().
     private int flags;
@@ -225,11 +227,24 @@ final class TcpConntrack {
                         table.delete(ct);
                         return REPEAT;
                     }
-                    return ignore(t, dir, index);
+                    return ignore(t, dir, index, old);
                 }
             }
             case IG -> {
-                return ignore(t, dir, index);
+                if (index == SYNACK_SET && t.lastIndex == SYN_SET && t.lastDir != dir && ack == t.lastEnd) {
+                    // The answer to a SYN we let through unbelieved: the ends restarted the connection and we
+                    // missed its end. Take up the new one from the SYN kept aside and this SYN/ACK.
+                    TcpConntrackState.Seen client = t.seen[t.lastDir];
+                    client.end = client.maxend = t.lastEnd;
+                    client.maxwin = t.lastWin == 0 ? 1 : t.lastWin;
+                    client.scale = t.lastWscale;
+                    client.flags = t.lastFlags;
+                    t.seen[dir].clear();
+                    old = SYN_SENT;
+                    next = SYN_RECV;
+                } else {
+                    return ignore(t, dir, index, old);
+                }
             }
             case IV -> {
                 why = ConntrackInvalid.TCP_BAD_TRANSITION;
@@ -291,13 +306,28 @@ final class TcpConntrack {
         return ACCEPT;
     }
 
-    private int ignore(TcpConntrackState t, int dir, int index) {
+    /**
+     * A segment that may belong to a connection the ends have and we do not (a SYN reusing the ports of an entry
+     * still open here): it passes, changes no state and no timeout, and is remembered — with a SYN's options — in
+     * case the answer proves it real.
+     */
+    private int ignore(TcpConntrackState t, int dir, int index, int old) {
         t.lastIndex = index;
         t.lastDir = dir;
         t.lastSeq = seq;
-        t.lastAck = ack;
         t.lastEnd = end();
         t.lastWin = win;
+        if (index == SYN_SET && dir == 0) {
+            TcpConntrackState.Seen offered = this.offered;
+            offered.clear();
+            options(offered);
+            t.lastFlags = offered.flags & (TcpConntrackState.FLAG_WINDOW_SCALE | TcpConntrackState.FLAG_SACK_PERM);
+            t.lastWscale = (offered.flags & TcpConntrackState.FLAG_WINDOW_SCALE) != 0 ? offered.scale : 0;
+        }
+        if (old == SYN_SENT && index == ACK_SET && dir == 1) {
+            // Possibly a challenge ACK answering the SYN.
+            t.lastAck = ack;
+        }
         return ACCEPT;
     }
 
@@ -382,8 +412,10 @@ final class TcpConntrack {
             seq = end = sender.end;
         }
         int maxAckWindow = Math.max(sender.maxwin, 66000);
+        // Before the receiver's first segment its window is unknown: nothing to be below yet.
+        boolean inReceiveWindow = receiver.maxwin == 0 || after(end, sender.end - receiver.maxwin - 1);
         boolean ok = before(seq, sender.maxend + 1)
-                && after(end, sender.end - receiver.maxwin - 1)
+                && inReceiveWindow
                 && before(sack, receiver.end + 1)
                 && after(sack, receiver.end - maxAckWindow - 1);
         if (!ok) {

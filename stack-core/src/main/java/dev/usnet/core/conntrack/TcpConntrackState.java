@@ -40,5 +40,8 @@ final class TcpConntrackState {
     int lastAck;
     int lastEnd;
     int lastWin;
+    /** Window scale and SACK permission an ignored SYN offered, kept until its SYN/ACK shows it was real. */
+    int lastWscale;
+    int lastFlags;
     int retrans;
 }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -108,6 +109,72 @@ class ConntrackTableTest {
             assertEquals(0, inv.icmpType());
             assertEquals(77, inv.icmpId());
             assertFalse(ConntrackTable.invert(new ConntrackTuple().setIcmp(1, 2, 77, 3, 0), inv));
+        }
+    }
+
+    @Test
+    void aConfirmationClashJoinsAnIdenticalUdpEntryAndFailsForTcp() {
+        try (CtRouter t = new CtRouter()) {
+            ConntrackTable table = t.table();
+            ConntrackTuple o = ConntrackTuple.of(17, CtRouter.A1, CtRouter.A2, 1111, 53);
+            ConntrackTuple r = new ConntrackTuple();
+            ConntrackTable.invert(o, r);
+            // Two first packets of one flow, both tracked before either was confirmed.
+            ConntrackEntry first = table.allocate(o, r, false, 0);
+            ConntrackEntry second = table.allocate(o, r, false, 0);
+            ConntrackCore.refresh(first, table, 30_000_000_000L);
+            ConntrackCore.refresh(second, table, 30_000_000_000L);
+            assertSame(first, table.confirm(first));
+            assertSame(first, table.confirm(second), "the later packet joins the entry in the table");
+            assertEquals(1, t.core.stats().clashResolve());
+
+            ConntrackTuple to = ConntrackTuple.of(6, CtRouter.A1, CtRouter.A2, 2222, 80);
+            ConntrackTuple tr = new ConntrackTuple();
+            ConntrackTable.invert(to, tr);
+            ConntrackEntry a = table.allocate(to, tr, false, 0);
+            ConntrackEntry b = table.allocate(to, tr, false, 0);
+            ConntrackCore.refresh(a, table, 120_000_000_000L);
+            ConntrackCore.refresh(b, table, 120_000_000_000L);
+            assertSame(a, table.confirm(a));
+            assertNull(table.confirm(b));
+            assertEquals(1, t.core.stats().insertFailed());
+            assertEquals(1, t.core.stats().drop());
+            assertEquals(2, table.count());
+        }
+    }
+
+    @Test
+    void aChainTooLongRefusesTheInsert() {
+        try (CtRouter t = new CtRouter()) {
+            t.r.knobs().set("net.netfilter.nf_conntrack_buckets", "1");
+            for (int port = 1000; port < 1100; port++) {
+                t.fromH1(t.udp12(port, 53, 1));
+            }
+            long refused = t.core.stats().chainTooLong();
+            assertTrue(refused > 0, "100 entries in one bucket");
+            assertEquals(refused, t.core.stats().insertFailed());
+            assertEquals(100 - refused, t.table().count());
+            assertEquals(refused, t.r.drops().get(DropReason.NETFILTER_DROP));
+            // Both tuples of every entry share the one chain: at most 80 nodes, 40 entries, fit.
+            assertTrue(t.table().count() <= 41 && t.table().count() >= 25, "count " + t.table().count());
+        }
+    }
+
+    @Test
+    void anExpiredEntryMetByALookupIsRemovedThere() {
+        try (CtRouter t = new CtRouter()) {
+            t.fromH1(t.udp12(5000, 5001, 1));
+            ConntrackEntry ct = t.last().ct();
+            ConntrackTuple orig = new ConntrackTuple().copyFrom(ct.tuple(ConntrackEntry.ORIGINAL));
+            // Its deadline passed and the collector has not come yet.
+            ct.timeout = t.now() - 1;
+            assertEquals(1, t.table().count());
+            assertNull(t.table().lookup(orig));
+            assertEquals(0, t.table().count());
+            assertTrue(ct.hasStatus(IpConntrackStatus.DYING));
+            t.fromH1(t.udp12(5000, 5001, 1));
+            assertTrue(t.last().ct() != ct);
+            assertEquals(IpConntrackInfo.NEW, t.last().ctinfo());
         }
     }
 

@@ -100,6 +100,27 @@ class TcpConntrackTest {
     }
 
     @Test
+    void aSynReusingTheTuplesOfAnOpenEntryIsIgnoredUntilItsSynAckResyncs() {
+        try (CtRouter t = new CtRouter()) {
+            ConntrackEntry ct = handshake(t);
+            long left = ct.secondsLeft(t.now());
+            // The client restarted and reuses its port with a new initial sequence far from the old one.
+            t.fromH1(t.tcp12(40000, 80, 700_000, 0, SYN, 29200, synOpts(2), 0));
+            assertSame(ct, t.last().ct(), "let through on the old entry");
+            assertEquals(TcpConntrack.ESTABLISHED, ct.tcpState(), "ignored: no state change");
+            assertEquals(left, ct.secondsLeft(t.now()), "nor a new timeout");
+            t.fromH2(t.tcp21(80, 40000, 9_000_000, 700_001, SYN | ACK, 28960, synOpts(2), 0));
+            assertEquals(TcpConntrack.SYN_RECV, ct.tcpState(), "the answer proves the new connection");
+            assertEquals(IpConntrackInfo.ESTABLISHED_REPLY, t.last().ctinfo());
+            t.fromH1(t.tcp12(40000, 80, 700_001, 9_000_001, ACK, 229, NO_OPTS, 0));
+            assertEquals(TcpConntrack.ESTABLISHED, ct.tcpState());
+            t.fromH1(t.tcp12(40000, 80, 700_001, 9_000_001, ACK, 229, NO_OPTS, 500));
+            assertSame(ct, t.last().ct(), "data of the new connection is in its window");
+            assertEquals(0, t.core.stats().invalid());
+        }
+    }
+
+    @Test
     void aSegmentBeyondTheWindowIsInvalidUnlessBeLiberal() {
         try (CtRouter t = new CtRouter()) {
             ConntrackEntry ct = handshake(t);

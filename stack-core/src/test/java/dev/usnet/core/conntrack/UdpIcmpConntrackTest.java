@@ -67,6 +67,20 @@ class UdpIcmpConntrackTest {
     }
 
     @Test
+    void withAccountingTheListingCountsPacketsAndBytesPerDirection() {
+        try (CtRouter t = new CtRouter()) {
+            t.r.knobs().set("net.netfilter.nf_conntrack_acct", "1");
+            t.fromH1(t.udp12(5000, 5001, 10));
+            t.fromH1(t.udp12(5000, 5001, 20));
+            t.fromH2(t.udp21(5001, 5000, 100));
+            ConntrackEntry ct = t.last().ct();
+            assertEquals("udp      17 30 src=198.18.1.2 dst=198.18.2.2 sport=5000 dport=5001 packets=2 bytes=86 "
+                    + "src=198.18.2.2 dst=198.18.1.2 sport=5001 dport=5000 packets=1 bytes=128 mark=0 use=1",
+                    ct.describe(t.now()));
+        }
+    }
+
+    @Test
     void anEchoAndItsReplyAreOneConnectionAndAStrayReplyIsInvalid() {
         try (CtRouter t = new CtRouter()) {
             t.fromH1(t.echo12(IcmpPacket.ECHO, 0x1234, 1));
@@ -98,6 +112,15 @@ class UdpIcmpConntrackTest {
             assertEquals(IpConntrackInfo.RELATED_REPLY, t.last().ctinfo(), "travels the answer's way");
             assertFalse(ct.hasStatus(IpConntrackStatus.SEEN_REPLY), "an error is no answer");
             assertEquals(1, t.table().count(), "the error starts no connection of its own");
+
+            // An error about the answer travels the original way: RELATED.
+            byte[] answer = t.udp21(53, 5353, 30);
+            t.fromH2(answer);
+            byte[] quote = java.util.Arrays.copyOfRange(answer, 14, 14 + 28);
+            t.fromH1(t.ip(CtRouter.H1, CtRouter.R1, CtRouter.A1, CtRouter.A2, 1,
+                    CtRouter.icmp(IcmpPacket.DEST_UNREACH, IcmpPacket.CODE_PORT_UNREACH, 0, quote), 0));
+            assertSame(ct, t.last().ct());
+            assertEquals(IpConntrackInfo.RELATED, t.last().ctinfo());
 
             t.fromH2(t.error21(IcmpPacket.DEST_UNREACH, IcmpPacket.CODE_PORT_UNREACH, t.udp12(5354, 53, 30)));
             assertNull(t.last().ct());
