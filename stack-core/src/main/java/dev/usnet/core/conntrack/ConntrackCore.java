@@ -174,6 +174,7 @@ public final class ConntrackCore implements NfConntrackModule {
         if (!tupleOf(b, proto, ip.src(), ip.dst(), l4, l4len, tuple)) {
             return invalid(p, ConntrackInvalid.TRUNCATED);
         }
+        ns.cpu().conntrackLookedUp();
         for (int attempt = 0; ; attempt++) {
             ConntrackTupleHash h = table.find(tuple);
             ConntrackEntry ct;
@@ -190,6 +191,7 @@ public final class ConntrackCore implements NfConntrackModule {
                     p.setNfct(null, 0);
                     return st.drop(DropReason.NETFILTER_DROP);
                 }
+                ns.cpu().conntrackCreated();
                 dir = ConntrackEntry.ORIGINAL;
             } else {
                 ct = h.ct;
