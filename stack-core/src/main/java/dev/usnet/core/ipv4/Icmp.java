@@ -320,11 +320,12 @@ public final class Icmp {
         }
         e.setPktType(Packet.PACKET_OUTGOING);
         if (IcmpPacket.isError(type) && offending.nfct() != null) {
-            // nf_ct_attach (icmp_glue_bits): the error belongs to the offending packet's connection, RELATED in its
-            // direction. Connection tracking leaves it so, and NAT translates it as an error about that connection
-            // (a redirect about a connection NAT has not finished with, or NATed, goes nowhere).
+            // nf_ct_attach (icmp_glue_bits): the error belongs to the offending packet's connection, RELATED and
+            // travelling against it (RELATED_REPLY about an original-direction packet). Connection tracking leaves it
+            // so, and NAT translates it as an error about that connection (a redirect about a connection NAT has not
+            // finished binding, or has NATed, goes nowhere).
             e.setNfct(offending.nfct(), IpConntrackInfo.direction(offending.ctinfo()) == 0
-                    ? IpConntrackInfo.RELATED : IpConntrackInfo.RELATED_REPLY);
+                    ? IpConntrackInfo.RELATED_REPLY : IpConntrackInfo.RELATED);
         }
         inet.ipOutput().sendLocal(e, rt, saddr, osrc, Ipv4Packet.PROTO_ICMP, tos, (int) ns.knobs().get(Ipv4Sysctl.DEFAULT_TTL), false);
     }
