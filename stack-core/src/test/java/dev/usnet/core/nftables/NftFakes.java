@@ -30,7 +30,7 @@ final class NftFakes {
         }
     }
 
-    static final class Nat implements NfNatModule {
+    static class Nat implements NfNatModule {
         final List<String> calls = new ArrayList<>();
         final List<NfHookOps> chains = new ArrayList<>();
         int verdict = NfVerdict.ACCEPT;
