@@ -85,7 +85,7 @@ class NftVerbsTest {
 
     @Test
     void aRulesetFileAppliesAsOneTransaction() throws Exception {
-        Path f = dir.resolve("ctr2.nft");
+        Path f = dir.resolve("ctr3.nft");
         Files.writeString(f, """
                 flush ruleset
                 table ip filter {
@@ -95,11 +95,11 @@ class NftVerbsTest {
                     }
                 }
                 """);
-        d.ok("ctr2", "nft", "-f", f.toString());
-        assertTrue(d.text("ctr2", "nft", "list", "ruleset").contains("\t\ticmp type echo-request counter packets "),
-                d.text("ctr2", "nft", "list", "ruleset"));
+        d.ok("ctr3", "nft", "-f", f.toString());
+        assertTrue(d.text("ctr3", "nft", "list", "ruleset").contains("\t\ticmp type echo-request counter packets "),
+                d.text("ctr3", "nft", "list", "ruleset"));
         Files.writeString(f, "table ip filter {\n    chain input {\n        udp dport 53 acept\n    }\n}\n");
-        String e = d.error("ctr2", "nft", "-f", f.toString());
+        String e = d.error("ctr3", "nft", "-f", f.toString());
         assertTrue(e.startsWith("nft: " + f + ": line 3, column 22: expected"), e);
     }
 }
