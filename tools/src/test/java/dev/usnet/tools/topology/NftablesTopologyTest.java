@@ -64,7 +64,7 @@ class NftablesTopologyTest {
                 + " return, snat, dnat, masquerade) after \"udp dport 53\", found \"acept\""), e.errors());
         e = assertThrows(TopologyException.class,
                 () -> TopologyFile.check("t.yaml", FILE.replace("RULE", "iif eth9 accept"), List.of(), List.of()));
-        assertEquals(List.of("t.yaml:11: namespaces.r.nftables: ruleset line 4, column 17: interface \"eth9\" does not"
+        assertEquals(List.of("t.yaml:11: namespaces.r.nftables: ruleset line 4, column 13: interface \"eth9\" does not"
                 + " exist (iif and oif take a device that exists; iifname and oifname take any name)"), e.errors());
     }
 
