@@ -15,11 +15,14 @@ final class NftCtExpr extends NftExpr {
     private final Key key;
     private final boolean negate;
     private final int value;
+    /** Written as a set ({@code ct state { new, invalid }}): a lookup of the one state, listed in braces. */
+    private final boolean set;
 
-    NftCtExpr(Key key, boolean negate, int value) {
+    NftCtExpr(Key key, boolean negate, int value, boolean set) {
         this.key = key;
         this.negate = negate;
         this.value = value;
+        this.set = set;
     }
 
     /** The ct state bit of a packet (NF_CT_STATE_BIT, NF_CT_STATE_INVALID_BIT, NF_CT_STATE_UNTRACKED_BIT). */
@@ -39,7 +42,7 @@ final class NftCtExpr extends NftExpr {
             int bit = stateBit(p);
             // A single-bit compare with != is an inequality of the whole state (nft emits cmp neq); the positive
             // form tests the bits (bitwise and, cmp neq 0).
-            boolean m = negate ? bit != value : (bit & value) != 0;
+            boolean m = negate ? (set ? (bit & value) == 0 : bit != value) : (bit & value) != 0;
             return m ? CONTINUE : BREAK;
         }
         Object o = p.nfct();
@@ -66,10 +69,11 @@ final class NftCtExpr extends NftExpr {
         if (negate) {
             sb.append("!= ");
         }
-        sb.append(switch (key) {
+        String v = switch (key) {
             case STATE -> NftNames.bits(NftNames.CT_STATES, value);
             case STATUS -> NftNames.bits(NftNames.CT_STATUS, value);
             case MARK -> String.format("0x%08x", value);
-        });
+        };
+        sb.append(set ? "{ " + v.replace(",", ", ") + " }" : v);
     }
 }

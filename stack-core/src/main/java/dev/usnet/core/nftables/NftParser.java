@@ -706,20 +706,20 @@ final class NftParser {
         NftToken f = peek();
         if (accept("state")) {
             boolean neg = op();
-            return new NftCtExpr(NftCtExpr.Key.STATE, neg, bitNames(NftNames.CT_STATES,
-                    "\"new\", \"established\", \"related\", \"invalid\" or \"untracked\""));
+            int mask = bitNames(NftNames.CT_STATES, "\"new\", \"established\", \"related\", \"invalid\" or \"untracked\"");
+            return new NftCtExpr(NftCtExpr.Key.STATE, neg, mask, bitSet);
         }
         if (accept("status")) {
             boolean neg = op();
-            return new NftCtExpr(NftCtExpr.Key.STATUS, neg, bitNames(NftNames.CT_STATUS,
-                    "a ct status (expected, seen-reply, assured, confirmed, snat, dnat, dying)"));
+            int mask = bitNames(NftNames.CT_STATUS, "a ct status (expected, seen-reply, assured, confirmed, snat, dnat, dying)");
+            return new NftCtExpr(NftCtExpr.Key.STATUS, neg, mask, bitSet);
         }
         if (accept("mark")) {
             if (accept("set")) {
                 return new NftMarkSetExpr(true, (int) mark());
             }
             boolean neg = op();
-            return new NftCtExpr(NftCtExpr.Key.MARK, neg, (int) mark());
+            return new NftCtExpr(NftCtExpr.Key.MARK, neg, (int) mark(), false);
         }
         if (f.kind() == NftToken.Kind.WORD && CT_KEYS_UNSUPPORTED.contains(f.text())) {
             throw unsupported(f, "ct " + f.text());
@@ -823,9 +823,13 @@ final class NftParser {
 
     // ---- values ----
 
+    /** Whether the bit names being read were written as a set in braces (listed so). */
+    private boolean bitSet;
+
     /** Names of bits joined by commas (ct state, ct status, tcp flags), or a set of them in braces. */
     private int bitNames(Map<String, Integer> names, String what) {
         boolean braces = accept("{");
+        bitSet = braces;
         int mask = 0;
         do {
             NftToken t = peek();
@@ -908,6 +912,8 @@ final class NftParser {
                 throw error(toks.get(pos - 1), "an empty set");
             }
         }
+        // nft keeps an anonymous set ordered by value and lists it so.
+        elems.sort((x, y) -> Long.compare(x[0], y[0]));
         long[] lo = new long[elems.size()];
         long[] hi = new long[elems.size()];
         byte[] form = new byte[elems.size()];

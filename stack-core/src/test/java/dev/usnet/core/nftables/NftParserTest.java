@@ -55,6 +55,12 @@ class NftParserTest {
     }
 
     @Test
+    void negationsSetsRangesAndPrioritiesWithOffsetsListAsNftListsThem() throws IOException {
+        nft.apply(resource("more.nft"));
+        assertEquals(resource("more.nft-list"), nft.listRuleset(false));
+    }
+
+    @Test
     void theListingReadsBackToItself() throws IOException {
         nft.apply(resource("subset.nft"));
         String listed = nft.listRuleset(false);
