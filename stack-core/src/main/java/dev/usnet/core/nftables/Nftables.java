@@ -182,6 +182,10 @@ public final class Nftables {
                             throw fail(c, n.kind.name().toLowerCase() + " is only valid in a nat chain (chain "
                                     + ch.name + " is type filter)");
                         }
+                        if (ch.isBase() && !natHookValid(n.kind, ch.hook)) {
+                            throw fail(c, n.kind.name().toLowerCase() + " is not valid at hook " + ch.hook.nftName()
+                                    + " (snat: postrouting, input; dnat: prerouting, output; masquerade: postrouting)");
+                        }
                     }
                 }
                 ch.rules.add(at, c.rule());
@@ -197,10 +201,8 @@ public final class Nftables {
             case NftCommand.DeleteChain c -> {
                 NftTable t = table(ts, c, c.table());
                 NftChain ch = chain(t, c, c.chain());
-                if (!ch.rules.isEmpty()) {
-                    throw fail(c, "chain " + c.chain() + " is not empty (flush it first)");
-                }
-                if (jumpedTo(t, ch.name)) {
+                // The chain goes with its rules, unless another chain jumps to it (nf_tables_delchain).
+                if (jumpedTo(t, ch)) {
                     throw fail(c, "chain " + c.chain() + " is the target of a jump or goto");
                 }
                 t.chains.remove(ch);
@@ -219,17 +221,30 @@ public final class Nftables {
         }
     }
 
-    private static boolean jumpedTo(NftTable t, String chainName) {
+    /** Whether a rule of another chain of {@code t} jumps or goes to {@code target}. */
+    private static boolean jumpedTo(NftTable t, NftChain target) {
         for (NftChain c : t.chains) {
+            if (c == target) {
+                continue;
+            }
             for (NftRule r : c.rules) {
                 for (NftExpr e : r.exprs) {
-                    if (e instanceof NftVerdictExpr v && chainName.equals(v.targetName)) {
+                    if (e instanceof NftVerdictExpr v && target.name.equals(v.targetName)) {
                         return true;
                     }
                 }
             }
         }
         return false;
+    }
+
+    /** nft_nat_validate and nft_masq_validate: where each kind of NAT may sit. */
+    private static boolean natHookValid(NftNatExpr.Kind kind, NfHook hook) {
+        return switch (kind) {
+            case SNAT -> hook == NfHook.POST_ROUTING || hook == NfHook.LOCAL_IN;
+            case DNAT -> hook == NfHook.PRE_ROUTING || hook == NfHook.LOCAL_OUT;
+            case MASQUERADE -> hook == NfHook.POST_ROUTING;
+        };
     }
 
     /**

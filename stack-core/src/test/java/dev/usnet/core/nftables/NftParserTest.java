@@ -256,6 +256,25 @@ class NftParserTest {
     }
 
     @Test
+    void natStatementsSitWhereLinuxAllowsThem() {
+        nft.apply("add table t\nadd chain t pre { type nat hook prerouting priority dstnat; }\n"
+                + "add chain t f { type filter hook forward priority 0; }");
+        assertEquals("line 1, column 1: snat is not valid at hook prerouting (snat: postrouting, input; dnat:"
+                + " prerouting, output; masquerade: postrouting)", refused("add rule t pre snat to 198.18.0.1").getMessage());
+        assertEquals("line 1, column 1: masquerade is only valid in a nat chain (chain f is type filter)",
+                refused("add rule t f masquerade").getMessage());
+        nft.apply("add rule t pre dnat to 198.18.0.1");
+    }
+
+    @Test
+    void aChainGoesWithItsRulesUnlessAnotherJumpsToIt() {
+        nft.apply("add table t\nadd chain t a\nadd chain t b\nadd rule t a jump b\nadd rule t b accept");
+        assertEquals("line 1, column 1: chain b is the target of a jump or goto", refused("delete chain t b").getMessage());
+        nft.apply("delete chain t a\ndelete chain t b");
+        assertEquals("table ip t {\n}\n", nft.listRuleset(false));
+    }
+
+    @Test
     void aFailedTransactionChangesNothing() {
         nft.apply("add table t\nadd chain t c { type filter hook forward priority 0; policy accept; }\nadd rule t c accept");
         String before = nft.listRuleset(true);
