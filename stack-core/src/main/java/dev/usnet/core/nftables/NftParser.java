@@ -444,22 +444,26 @@ final class NftParser {
             }
             int l4Before = l4;
             NftExpr e = expr();
-            if (e instanceof NftRejectExpr r && r.isTcpReset() && l4Before < 0) {
+            boolean resets = e instanceof NftRejectExpr r && r.isTcpReset();
+            if (resets && l4Before < 0) {
                 // A reset answers TCP only: nft adds the protocol match itself and does not list it.
                 exprs.add(NftMetaExpr.l4proto(false, new NftValues(new long[] {6}, new long[] {6},
                         new byte[] {NftValues.SINGLE}, new int[1], false, x -> "tcp")));
                 hidden.add(true);
             }
-            int tp = e.transportProtocol();
-            if (tp >= 0 && l4Dependency >= 0 && !hidden.get(l4Dependency)) {
-                // nft lists a protocol match that a transport match depends on as implied by that match.
+            // nft lists the protocol match a transport match (or a tcp reset) depends on as implied by it: the
+            // latest such match, when no statement came between.
+            int tp = resets ? 6 : e.transportProtocol();
+            if (tp >= 0 && l4Dependency >= 0) {
                 hidden.set(l4Dependency, true);
-                l4Dependency = -2;
+                l4Dependency = -1;
             }
             int dep = e instanceof NftPayloadExpr pe ? pe.dependencyProtocol()
                     : e instanceof NftMetaExpr me ? me.dependencyProtocol() : -1;
-            if (dep >= 0 && l4Dependency == -1) {
+            if (dep >= 0) {
                 l4Dependency = exprs.size();
+            } else if (e instanceof NftCounterExpr || e instanceof NftMarkSetExpr) {
+                l4Dependency = -1;
             }
             exprs.add(e);
             hidden.add(false);

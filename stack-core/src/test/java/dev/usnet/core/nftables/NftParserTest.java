@@ -61,6 +61,12 @@ class NftParserTest {
     }
 
     @Test
+    void aProtocolMatchATransportMatchDependsOnIsLeftOutOfTheListing() throws IOException {
+        nft.apply(resource("dependencies.nft"));
+        assertEquals(resource("dependencies.nft-list"), nft.listRuleset(false));
+    }
+
+    @Test
     void theListingReadsBackToItself() throws IOException {
         nft.apply(resource("subset.nft"));
         String listed = nft.listRuleset(false);
