@@ -440,6 +440,9 @@ final class NftParser {
         }
         while (!atEndOfStatement()) {
             if (terminal) {
+                if (peek().is("comment")) {
+                    throw unsupported(peek(), "a rule's comment");
+                }
                 throw expected("end of rule after a verdict");
             }
             int l4Before = l4;

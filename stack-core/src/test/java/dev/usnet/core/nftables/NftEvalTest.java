@@ -260,6 +260,9 @@ class NftEvalTest {
             assertEquals(Ipv4Addr.parse("198.18.1.2"), Frames.u32(e, 14 + 16));
             assertEquals(3, e[34] & 0xff);
             assertEquals(3, e[35] & 0xff);
+            ByteBuf eb = Unpooled.wrappedBuffer(e);
+            assertTrue(Checksum.verify(eb, 14, 20), "IP header checksum");
+            assertTrue(Checksum.verify(eb, 34, e.length - 34), "ICMP checksum");
             // The quoted datagram is the one h1 sent, as the router saw it (after its TTL decrement at forward).
             assertEquals(Ipv4Addr.parse("198.18.2.2"), Frames.u32(e, 42 + 16));
             assertEquals(1, t.r.drops().get(DropReason.NETFILTER_DROP));

@@ -236,6 +236,8 @@ class NftParserTest {
                 refused("table ip t {\n  chain c { ip saddr 1.2.3.4 ip ttl 3 drop }\n}").getMessage());
         assertEquals("line 1, column 20: ct helper is not supported by usnet",
                 refused("add rule ip t c ct helper \"ftp\"").getMessage());
+        assertEquals("line 1, column 24: a rule's comment is not supported by usnet",
+                refused("add rule ip t c accept comment \"x\"").getMessage());
         assertEquals("line 2, column 5: \"set\" in a table is not supported by usnet",
                 refused("table ip t {\n    set s { type ipv4_addr; }\n}").getMessage());
     }
