@@ -99,6 +99,7 @@ public final class ControlPlane implements AutoCloseable {
             case "app" -> AppVerbs.run(c);
             case "ss" -> SsVerbs.run(c);
             case "conntrack" -> ConntrackVerbs.run(c);
+            case "nft" -> NftVerbs.run(c);
             case "events" -> throw new CtlException("events is a stream: ask for it as its own request (usnet ctl events)");
             case "help" -> Reply.of(Map.of("verbs", VERBS), String.join("\n", HELP));
             default -> throw new CtlException("unknown verb '" + args.getFirst() + "' (one of: " + String.join(", ", VERBS) + ")");
@@ -119,7 +120,7 @@ public final class ControlPlane implements AutoCloseable {
     }
 
     static final List<String> VERBS = List.of("version", "ns", "link", "addr", "route", "neigh", "bridge", "sysctl", "netem",
-            "stats", "capture", "hist", "apps", "app", "ss", "conntrack", "events", "help");
+            "stats", "capture", "hist", "apps", "app", "ss", "conntrack", "nft", "events", "help");
 
     static final List<String> HELP = List.of(
             "version                                  protocol version, topology, clock, uptime",
@@ -142,6 +143,7 @@ public final class ControlPlane implements AutoCloseable {
             "app start KIND KEY VALUE ... | app stop NAME   KEY VALUE: a topology file's app keys",
             "ss [-t] [-i] [-n] [-l|-a]                TCP sockets as ss -tin shows them",
             "conntrack -L|-D [-s A] [-d A] [-p P] [--sport N] [--dport N] | conntrack -F|-S|-C",
+            "nft [-a] list ruleset|table T | nft -f FILE | nft add|insert|delete|flush ...   nftables, as nft",
             "events");
 
     private Reply version() {

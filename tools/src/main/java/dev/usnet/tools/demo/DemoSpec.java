@@ -94,7 +94,7 @@ final class DemoSpec {
                 }
             }
             out.add(new Ns(n.name(), n.where(), n.knobs(), n.devices(), n.routes(), n.neighbours(), n.captures(),
-                    n.histograms(), List.copyOf(apps)));
+                    n.histograms(), List.copyOf(apps), n.nftables()));
         }
         TopologySpec t = new TopologySpec(spec.file(), spec.name(), o.seed() != null ? o.seed() : spec.seed(), spec.output(),
                 spec.kernelNamespaces(), List.copyOf(out), spec.expectations());

@@ -243,7 +243,7 @@ public final class CreditBugExperiment {
                 }
             }
             nss.add(new Ns(n.name(), n.where(), n.knobs(), devs, n.routes(), n.neighbours(), n.captures(), n.histograms(),
-                    apps));
+                    apps, n.nftables()));
         }
         return new TopologySpec(t.file(), t.name(), p.seed(), t.output(), t.kernelNamespaces(), nss, t.expectations());
     }

@@ -3,6 +3,8 @@ package dev.usnet.tools.topology;
 import dev.usnet.core.bridge.Bridge;
 import dev.usnet.core.buf.Packet;
 import dev.usnet.core.device.Device;
+import dev.usnet.core.nftables.NftSyntaxException;
+import dev.usnet.core.nftables.Nftables;
 import dev.usnet.core.route.Route;
 import dev.usnet.core.route.RouteType;
 import dev.usnet.core.stack.NetStack;
@@ -348,6 +350,18 @@ public final class TopologyBuilder {
                 } catch (RuntimeException e) {
                     report(n.where(), e.getMessage());
                 }
+            }
+        }
+        // 6b. nftables rulesets (after the devices, which iif and oif name): one transaction each.
+        for (Ns ns : spec.namespaces()) {
+            if (ns.nftables() == null) {
+                continue;
+            }
+            try {
+                Nftables.of(nss.get(ns.name()).stack().ipv4()).apply(ns.nftables().text());
+            } catch (NftSyntaxException e) {
+                Where w = ns.nftables().where();
+                problems.add(new Where(w.file(), w.line() + e.line(), w.path()), "ruleset " + e.getMessage());
             }
         }
         // 7. Apps: a ping or UDP sender has a route to its destination (sendto() would fail with ENETUNREACH); a

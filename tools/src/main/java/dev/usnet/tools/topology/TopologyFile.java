@@ -58,7 +58,8 @@ public final class TopologyFile {
             "expect");
     static final Set<String> OUTPUT_KEYS = Set.of("dir", "histogram_interval");
     static final Set<String> KERNEL_KEYS = Set.of("namespaces");
-    static final Set<String> NS_KEYS = Set.of("knobs", "devices", "routes", "neighbours", "captures", "histograms", "apps");
+    static final Set<String> NS_KEYS = Set.of("knobs", "devices", "routes", "neighbours", "captures", "histograms", "apps",
+            "nftables");
     static final Set<String> LINK_KEYS = Set.of("name", "kind", "mac", "mtu", "up", "addresses", "tx_checksumming", "gso",
             "gro", "netem", "needed_headroom");
     static final Set<String> CAPTURE_KEYS = Set.of("device", "direction", "file", "max_frames");
@@ -295,6 +296,7 @@ public final class TopologyFile {
         final List<Capture> captures = new ArrayList<>();
         final List<App> apps = new ArrayList<>();
         boolean histograms;
+        Text nftables;
 
         NsDraft(String name, Where where) {
             this.name = name;
@@ -303,7 +305,7 @@ public final class TopologyFile {
 
         Ns build() {
             return new Ns(name, where, List.copyOf(knobs), List.copyOf(devices), List.copyOf(routes), List.copyOf(neighbours),
-                    List.copyOf(captures), histograms, List.copyOf(apps));
+                    List.copyOf(captures), histograms, List.copyOf(apps), nftables);
         }
     }
 
@@ -368,6 +370,7 @@ public final class TopologyFile {
         }
         Boolean h = m.bool("histograms");
         d.histograms = h != null && h;
+        d.nftables = readNftables(m);
         for (YamlMap.Item it : m.list("apps")) {
             App a = readApp(it);
             if (a != null) {
@@ -375,6 +378,30 @@ public final class TopologyFile {
             }
         }
         return d;
+    }
+
+    /**
+     * {@code nftables:} the namespace's ruleset, applied when it is built. Its Where is the line before the
+     * ruleset's first line, so ruleset line N is file line where + N: the {@code |} line of a literal block, the
+     * line before a one-line scalar. A folded block ({@code >}) would join the rules into one line: refused.
+     */
+    private Text readNftables(YamlMap m) {
+        org.snakeyaml.engine.v2.nodes.Node n = m.node("nftables");
+        if (n == null) {
+            return null;
+        }
+        Where w = m.where("nftables");
+        String text = m.scalar(n, w, "a ruleset in nft syntax (a literal block: nftables: |)");
+        if (text == null) {
+            return null;
+        }
+        var style = ((org.snakeyaml.engine.v2.nodes.ScalarNode) n).getScalarStyle();
+        if (style == org.snakeyaml.engine.v2.common.ScalarStyle.FOLDED) {
+            problems.add(w, "a folded block (>) joins the rules into one line: write the ruleset as a literal block (|)");
+            return null;
+        }
+        boolean block = style == org.snakeyaml.engine.v2.common.ScalarStyle.LITERAL;
+        return new Text(text, new Where(w.file(), block ? w.line() : w.line() - 1, w.path()));
     }
 
     private DeviceSpec readDevice(String ns, YamlMap.Item it, Map<String, List<DeviceSpec>> peers) {

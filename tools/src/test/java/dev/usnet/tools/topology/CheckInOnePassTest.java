@@ -231,7 +231,7 @@ class CheckInOnePassTest {
                 + " 198.18.0.0/24; no routes)", onlyError(file));
         // A misspelt routes: key is the one problem then, not the route it would have given.
         assertEquals("t.yaml:8: namespaces.a.rotes: unknown key (did you mean 'routes'?); expected one of: apps, captures,"
-                + " devices, histograms, knobs, neighbours, routes",
+                + " devices, histograms, knobs, neighbours, nftables, routes",
                 onlyError(file.replace("  b: {}", "    rotes: [default via 198.18.0.2]\n  b: {}")));
         // A default route reaches it: the tables are judged as they would be built.
         assertEquals(List.of(), errors(file.replace("  b: {}", "    routes: [default via 198.18.0.2]\n  b: {}")));

@@ -108,7 +108,7 @@ public record TopologySpec(String file, String name, long seed, Output output, L
             List<Capture> caps = new java.util.ArrayList<>(n.captures());
             caps.add(new Capture(devPart, dir, file, Long.MAX_VALUE, new Where("--capture", 0, a)));
             out.set(idx, new Ns(n.name(), n.where(), n.knobs(), n.devices(), n.routes(), n.neighbours(), caps,
-                    n.histograms(), n.apps()));
+                    n.histograms(), n.apps(), n.nftables()));
         }
         return new TopologySpec(this.file, name, seed, output, kernelNamespaces, out, expectations, parameters);
     }
@@ -169,7 +169,7 @@ public record TopologySpec(String file, String name, long seed, Output output, L
                     List<Knob> knobs = new java.util.ArrayList<>(n.knobs());
                     knobs.add(new Knob(key, value, w));
                     out.set(i, new Ns(n.name(), n.where(), knobs, n.devices(), n.routes(), n.neighbours(), n.captures(),
-                            n.histograms(), n.apps()));
+                            n.histograms(), n.apps(), n.nftables()));
                 }
             }
         }
@@ -188,9 +188,18 @@ public record TopologySpec(String file, String name, long seed, Output output, L
     /** A Linux network namespace usnet creates at start ({@code ip netns add}) and deletes at exit. */
     public record KernelNs(String name, Where where) {}
 
-    /** One usnet namespace (struct net): its knobs, devices, routes, neighbours, captures, histograms, apps. */
+    /**
+     * One usnet namespace (struct net): its knobs, devices, routes, neighbours, captures, histograms, apps, and its
+     * nftables ruleset (null: none; its {@code where} is the line before the ruleset's first line).
+     */
     public record Ns(String name, Where where, List<Knob> knobs, List<DeviceSpec> devices, List<Text> routes,
-                     List<Neigh> neighbours, List<Capture> captures, boolean histograms, List<App> apps) {
+                     List<Neigh> neighbours, List<Capture> captures, boolean histograms, List<App> apps, Text nftables) {
+
+        /** A namespace without a ruleset. */
+        public Ns(String name, Where where, List<Knob> knobs, List<DeviceSpec> devices, List<Text> routes,
+                  List<Neigh> neighbours, List<Capture> captures, boolean histograms, List<App> apps) {
+            this(name, where, knobs, devices, routes, neighbours, captures, histograms, apps, null);
+        }
 
         /** The device declared (or created as a veth peer) here under {@code name}, or null. */
         public DeviceSpec device(String devName) {
