@@ -391,7 +391,10 @@ public final class TopologyFile {
             return null;
         }
         Where w = m.where("nftables");
-        String text = m.scalar(n, w, "a ruleset in nft syntax (a literal block: nftables: |)");
+        if (n instanceof org.snakeyaml.engine.v2.nodes.MappingNode) {
+            return readNftablesFile(YamlMap.of(problems, file, n, w.path()), w);
+        }
+        String text = m.scalar(n, w, "a ruleset in nft syntax (a literal block: nftables: |, or {file: FILE.nft})");
         if (text == null) {
             return null;
         }
@@ -402,6 +405,36 @@ public final class TopologyFile {
         }
         boolean block = style == org.snakeyaml.engine.v2.common.ScalarStyle.LITERAL;
         return new Text(text, new Where(w.file(), block ? w.line() : w.line() - 1, w.path()));
+    }
+
+    /**
+     * {@code nftables: {file: FILE}}: the ruleset is the file's text (as {@code nft -f FILE} reads it), the path
+     * relative to the topology file's directory; a parameter in the name picks one of several rulesets
+     * ({@code file: "rules-${variant}.nft"}). A file with no rule in it (empty, or only comments) means no ruleset.
+     * Errors in it name the file and its line.
+     */
+    private Text readNftablesFile(YamlMap m, Where w) {
+        if (m == null) {
+            return null;
+        }
+        m.allow(java.util.Set.of("file"));
+        if (!m.require("file")) {
+            return null;
+        }
+        String name = m.string("file");
+        if (name == null) {
+            return null;
+        }
+        java.nio.file.Path path = PcapReplay.baseDir(file).resolve(name.trim());
+        String text;
+        try {
+            text = java.nio.file.Files.readString(path);
+        } catch (java.io.IOException | RuntimeException e) {
+            problems.add(m.where("file"), "cannot read the ruleset " + path + ": " + e.getMessage());
+            return null;
+        }
+        boolean anything = text.lines().map(String::strip).anyMatch(l -> !l.isEmpty() && !l.startsWith("#"));
+        return anything ? new Text(text, new Where(path.toString(), 0, w.path())) : null;
     }
 
     private DeviceSpec readDevice(String ns, YamlMap.Item it, Map<String, List<DeviceSpec>> peers) {
