@@ -35,8 +35,10 @@ final class NftRuleParser {
             "protocol", "proto-src", "proto-dst", "original", "reply", "zone", "count", "label", "id", "avgpkt",
             "bytes", "packets", "event", "saddr", "daddr", "timeout", "expectation");
 
-    /** State of the rule being read: the transport protocol known so far, the latest protocol match a transport
-     * match would depend on, whether a verdict ended it, the anonymous sets it has (each takes a handle). */
+    /**
+     * State of the rule being read: the transport protocol known so far, the latest protocol match a transport
+     * match would depend on, whether a verdict ended it, the anonymous sets it has (each takes a handle).
+     */
     private int l4;
     private int l4Dependency;
     private boolean terminal;
