@@ -28,16 +28,10 @@ import io.netty.buffer.ByteBuf;
  * after the first, a segment that is itself a reset, or one whose checksum is wrong.
  */
 final class NfRejectIpv4 {
-    private final Ipv4 inet;
-    private final Netns ns;
-
-    NfRejectIpv4(Ipv4 inet) {
-        this.inet = inet;
-        this.ns = inet.netns();
-    }
+    private NfRejectIpv4() {}
 
     /** nf_send_unreach: ICMP destination unreachable with {@code code} about {@code p} (not consumed). */
-    void sendUnreachable(Packet p, NftPktInfo pkt, int code) {
+    static void sendUnreachable(Ipv4 inet, Packet p, NftPktInfo pkt, int code) {
         if (pkt.fragoff != 0) {
             return;
         }
@@ -48,7 +42,8 @@ final class NfRejectIpv4 {
     }
 
     /** nf_send_reset: a TCP RST answering {@code p} (not consumed), sent as a local packet. */
-    void sendReset(Packet p, NftPktInfo pkt, NfHook hook) {
+    static void sendReset(Ipv4 inet, Packet p, NftPktInfo pkt) {
+        Netns ns = inet.netns();
         if (!pkt.hasTransport(Ipv4Packet.PROTO_TCP, TcpSegment.MIN_HEADER_LEN)) {
             return;
         }
@@ -98,11 +93,12 @@ final class NfRejectIpv4 {
         Ipv4Packet.writeHeader(b, r.network(), 0, Ipv4Packet.MIN_HEADER_LEN + TcpSegment.MIN_HEADER_LEN, 0,
                 Ipv4Packet.FLAG_DF, ttl, Ipv4Packet.PROTO_TCP, odst, osrc);
         r.setPktType(Packet.PACKET_OUTGOING);
-        sendLocal(r, rt, osrc);
+        sendLocal(inet, r, rt, osrc);
     }
 
     /** ip_local_out of a finished datagram: the output hooks, then loopback or the route's device. */
-    private void sendLocal(Packet r, Route rt, int dst) {
+    private static void sendLocal(Ipv4 inet, Packet r, Route rt, int dst) {
+        Netns ns = inet.netns();
         ns.mib().inc(Mib.IpOutRequests);
         boolean local = rt.type() == RouteType.LOCAL;
         Device out = local ? ns.loopback() : rt.dev();

@@ -9,7 +9,6 @@ import io.netty.buffer.ByteBuf;
  * chain a jump or goto names. One per nesting level, reused: evaluation allocates nothing.
  */
 final class NftPktInfo {
-    Packet packet;
     ByteBuf buf;
     int nh;
     int th;
@@ -34,7 +33,6 @@ final class NftPktInfo {
     }
 
     void load(Packet p) {
-        packet = p;
         buf = p.buf();
         nh = p.network();
         int ihl = (buf.getUnsignedByte(nh) & 0x0f) * 4;

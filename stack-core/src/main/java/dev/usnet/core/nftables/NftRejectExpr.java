@@ -27,9 +27,9 @@ final class NftRejectExpr extends NftExpr {
     @Override
     int eval(Packet p, NfHookState st, NftPktInfo pkt) {
         if (code == TCP_RESET) {
-            pkt.owner.reject().sendReset(p, pkt, st.hook());
+            NfRejectIpv4.sendReset(pkt.owner.inet(), p, pkt);
         } else {
-            pkt.owner.reject().sendUnreachable(p, pkt, code);
+            NfRejectIpv4.sendUnreachable(pkt.owner.inet(), p, pkt, code);
         }
         return st.drop(DropReason.NETFILTER_DROP);
     }

@@ -6,6 +6,7 @@ import dev.usnet.core.netfilter.NfConntrackModule;
 import dev.usnet.core.netfilter.NfHook;
 import dev.usnet.core.netfilter.Netfilter;
 import dev.usnet.core.netfilter.NfVerdict;
+import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,8 +26,11 @@ public final class Nftables {
     private static final Map<Ipv4, Nftables> REGISTRY = new WeakHashMap<>();
     private static final int MAX_NESTING = 8;
 
-    private final Ipv4 inet;
-    private final NfRejectIpv4 reject;
+    /**
+     * Weak: the registry maps each namespace's Ipv4 to its ruleset weakly, which holds only if the ruleset does not
+     * hold the namespace; while the namespace lives, its hooks and the registry keep the ruleset.
+     */
+    private final WeakReference<Ipv4> inetRef;
     private final Map<String, NftTable> tables = new LinkedHashMap<>();
     private long lastTableHandle;
     private final List<NftChain> registered = new ArrayList<>();
@@ -35,8 +39,7 @@ public final class Nftables {
     private int depth;
 
     public Nftables(Ipv4 inet) {
-        this.inet = inet;
-        this.reject = new NfRejectIpv4(inet);
+        this.inetRef = new WeakReference<>(inet);
         for (int i = 0; i < infos.length; i++) {
             infos[i] = new NftPktInfo(this);
         }
@@ -56,12 +59,17 @@ public final class Nftables {
         }
     }
 
-    Netfilter netfilter() {
-        return inet.netfilter();
+    /** The namespace's IPv4 (there as long as anything can run the ruleset). */
+    Ipv4 inet() {
+        Ipv4 inet = inetRef.get();
+        if (inet == null) {
+            throw new IllegalStateException("the namespace of this nftables ruleset is gone");
+        }
+        return inet;
     }
 
-    NfRejectIpv4 reject() {
-        return reject;
+    Netfilter netfilter() {
+        return inet().netfilter();
     }
 
     NftPktInfo enter() {
@@ -72,7 +80,8 @@ public final class Nftables {
     }
 
     void leave() {
-        depth--;
+        // The buffer is not kept past the walk: the ruleset holds nothing of the namespace (see inetRef).
+        infos[--depth].buf = null;
     }
 
     // ---- transactions ----
@@ -103,7 +112,7 @@ public final class Nftables {
     }
 
     private int ifindex(String name) {
-        Device d = inet.netns().device(name);
+        Device d = inet().netns().device(name);
         return d == null ? -1 : d.ifindex();
     }
 
@@ -137,7 +146,7 @@ public final class Nftables {
             case NftCommand.AddChain c -> {
                 NftTable t = table(ts, c, c.table());
                 NftChain ch = t.chain(c.chain());
-                if (c.type() == NftChain.Type.NAT && inet.netfilter().nat() == null) {
+                if (c.type() == NftChain.Type.NAT && inet().netfilter().nat() == null) {
                     throw fail(c, "chain " + c.chain() + ": this namespace has no NAT for a nat chain");
                 }
                 if (ch == null) {
@@ -175,7 +184,7 @@ public final class Nftables {
                 c.rule().handle = t.nextHandle();
                 for (NftExpr e : c.rule().exprs) {
                     if (e instanceof NftNatExpr n) {
-                        if (inet.netfilter().nat() == null) {
+                        if (inet().netfilter().nat() == null) {
                             throw fail(c, n.kind.name().toLowerCase() + " needs NAT, which this namespace does not have");
                         }
                         if (ch.isBase() && ch.type != NftChain.Type.NAT) {
@@ -312,7 +321,7 @@ public final class Nftables {
                 }
             }
         }
-        Netfilter nf = inet.netfilter();
+        Netfilter nf = netfilter();
         for (NftChain c : new ArrayList<>(registered)) {
             if (!bases.contains(c)) {
                 if (c.type == NftChain.Type.NAT) {
@@ -353,7 +362,7 @@ public final class Nftables {
         tables.clear();
         commit();
         synchronized (REGISTRY) {
-            REGISTRY.remove(inet, this);
+            REGISTRY.remove(inetRef.get(), this);
         }
     }
 
