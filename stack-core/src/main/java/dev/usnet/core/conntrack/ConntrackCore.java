@@ -43,6 +43,8 @@ public final class ConntrackCore implements NfConntrackModule {
     private final NfHookOps inOps = this::conntrackIn;
     private final NfHookOps confirmOps = this::confirm;
     private int users;
+    // Whether tracking ever ran here: its counters are reported for such namespaces only (results, metrics).
+    private boolean everActive;
 
     public ConntrackCore(Ipv4 ipv4) {
         this.ipv4 = ipv4;
@@ -72,8 +74,14 @@ public final class ConntrackCore implements NfConntrackModule {
         return users > 0;
     }
 
+    /** Whether tracking ran at some time in this namespace (it may have stopped since). */
+    public boolean everActive() {
+        return everActive;
+    }
+
     @Override
     public void get() {
+        everActive = true;
         if (users++ == 0) {
             hooks.register(NfHook.PRE_ROUTING, NfIpPriority.CONNTRACK_DEFRAG, defragOps);
             hooks.register(NfHook.LOCAL_OUT, NfIpPriority.CONNTRACK_DEFRAG, defragOps);
