@@ -107,7 +107,7 @@ final class StatsVerbs {
     }
 
     @SuppressWarnings("unchecked")
-    private static String text(List<Map<String, Object>> l) {
+    static String text(List<Map<String, Object>> l) {
         StringBuilder sb = new StringBuilder();
         for (Map<String, Object> m : l) {
             sb.append("namespace ").append(m.get("ns")).append('\n');
