@@ -2,9 +2,9 @@ package dev.usnet.core.nat;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.usnet.core.conntrack.ConntrackEntry;
-import dev.usnet.core.ipv4.UdpSocket;
 import dev.usnet.core.netfilter.NfHook;
 import dev.usnet.core.netfilter.NfIpPriority;
 import dev.usnet.core.netfilter.NfNatRange;
@@ -12,7 +12,11 @@ import dev.usnet.core.netfilter.NfVerdict;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.testing.Frames;
 import dev.usnet.core.testing.TestNet;
+import dev.usnet.core.wire.Checksum;
+import dev.usnet.core.wire.EthernetFrame;
+import dev.usnet.core.wire.IcmpPacket;
 import dev.usnet.core.wire.Ipv4Addr;
+import dev.usnet.core.wire.Ipv4Packet;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import org.junit.jupiter.api.Test;
@@ -84,31 +88,43 @@ class NatStatsTest {
         }
     }
 
+    /** An ICMP echo request from {@code src} to {@code dst} with {@code id}, as the inside host sends it. */
+    private static byte[] echo(String src, String dst, int id) {
+        int len = EthernetFrame.HEADER_LEN + 20 + IcmpPacket.HEADER_LEN;
+        ByteBuf b = Unpooled.buffer(len).writerIndex(len);
+        EthernetFrame.write(b, 0, R1, H1, EthernetFrame.ETH_P_IP);
+        int s = Ipv4Addr.parse(src);
+        int d = Ipv4Addr.parse(dst);
+        Ipv4Packet.writeHeader(b, 14, 0, 20 + IcmpPacket.HEADER_LEN, 1, 0, 64, Ipv4Packet.PROTO_ICMP, s, d);
+        b.setByte(34 + IcmpPacket.TYPE, IcmpPacket.ECHO);
+        b.setShort(34 + IcmpPacket.REST, id);
+        b.setShort(34 + IcmpPacket.REST + 2, 1);
+        b.setShort(34 + IcmpPacket.CHECKSUM, Checksum.finish(Checksum.add(b, 34, IcmpPacket.HEADER_LEN, 0)));
+        byte[] a = new byte[len];
+        b.getBytes(0, a);
+        return a;
+    }
+
     @Test
-    void theRoutersOwnSocketOnAMasqueradedPortIsMovedByTheNullBinding() {
+    void theRoutersOwnEchoWithAMasqueradedIdGetsAnotherIdFromTheNullBinding() {
         try (Router t = new Router()) {
             t.masqueradeInside(NfNatRange.NONE);
-            // The inside host's 1000 keeps its port: 198.19.2.1:1000 -> 198.19.2.2:2000 is taken.
-            t.inside.send(Frames.udp(H1, R1, "198.18.1.2", "198.19.2.2", 64, 20, 1, false));
+            // The inside host's echo keeps its id: 198.19.2.1 id 77 -> 198.19.2.2 is taken.
+            t.inside.send(echo("198.18.1.2", "198.19.2.2", 77));
             t.net.settle();
-            // The router's own datagram from that same address and port: no rule binds it, its port must move.
-            UdpSocket sock = t.r.udp().bind(0, 1000);
-            ByteBuf d = Unpooled.buffer(10).writeZero(10);
-            try {
-                sock.sendTo(Ipv4Addr.parse("198.19.2.2"), 2000, d, 0, 10);
-            } finally {
-                d.release();
-                sock.close();
-            }
+            // The router's own echo from that address with that id: no rule binds it, so the null binding of its
+            // destination (the first it meets, at output) moves the id, as Linux moves an ICMP id for either kind.
+            assertTrue(t.r.icmp().sendEcho(Ipv4Addr.parse("198.19.2.2"), 77, 1, Unpooled.EMPTY_BUFFER, 0, 0, 64));
             t.net.settle();
-            assertEquals(2, t.outside.received.size());
+            assertEquals(2, t.outside.received.size(), () -> t.r.drops().snapshot().toString());
             byte[] own = t.outside.received.get(1).data();
             assertEquals(Ipv4Addr.parse("198.19.2.1"), Unpooled.wrappedBuffer(own).getInt(26));
-            assertNotEquals(1000, u16(own, 34), "the clashing port moved");
+            assertNotEquals(77, u16(own, 34 + IcmpPacket.REST), "the clashing id moved");
             NatStats s = t.nat.stats();
             assertEquals(1, s.sourceBindings());
+            assertEquals(0, s.destinationBindings());
             assertEquals(1, s.nullBindingsMoved());
-            assertEquals(2, s.packetsRewritten(), "the inside host's datagram and the router's own");
+            assertEquals(2, s.packetsRewritten(), "the inside host's echo and the router's own");
         }
     }
 
