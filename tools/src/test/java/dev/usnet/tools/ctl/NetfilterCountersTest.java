@@ -81,7 +81,7 @@ class NetfilterCountersTest {
     }
 
     @Test
-    void masqueradedTrafficIsCountedAlikeInResultsMetricsAndCtlStats() {
+    void masqueradedTrafficIsCountedAlikeInResultsMetricsAndCtlStats() throws Exception {
         VirtualScheduler vs = new VirtualScheduler();
         Topology topo = TopologyBuilder.build(TopologyFile.parse("t.yaml", FILE), n -> vs,
                 TopologyBuilder.ExternalDevices.placeholders());
@@ -149,6 +149,19 @@ class NetfilterCountersTest {
             assertEquals((double) unreachables, m.get("usnet_nf_nat_icmp_translated_total{namespace=\"r\"}"));
             assertFalse(m.keySet().stream().anyMatch(k -> k.contains("namespace=\"a\"") || k.contains("namespace=\"c\"")),
                     "only r has netfilter samples: " + m.keySet());
+            if (MetricsEndpointTest.parserAvailable()) {
+                // The Prometheus client's own parser reads the same values.
+                java.nio.file.Path f = java.nio.file.Files.createTempFile("nf-metrics", ".txt");
+                try {
+                    java.nio.file.Files.writeString(f, text);
+                    Map<String, Double> parsed = MetricsEndpointTest.parse(f);
+                    assertEquals(3.0, parsed.get("usnet_nf_nat_bindings_total{kind=snat, namespace=r}"), parsed.keySet()
+                            .stream().filter(k -> k.startsWith("usnet_nf")).toList().toString());
+                    assertEquals((double) unreachables, parsed.get("usnet_nf_nat_icmp_translated_total{namespace=r}"));
+                } finally {
+                    java.nio.file.Files.delete(f);
+                }
+            }
 
             Map<String, Object> ctl = StatsVerbs.of(r);
             assertEquals(nf, ctl.get("netfilter"), "ctl stats shows the same counters");
