@@ -19,7 +19,7 @@ public final class NatStats {
 
     /**
      * A connection got a new tuple at its binding: from a NAT statement ({@code snat}, {@code dnat},
-     * {@code masquerade}), or from the null binding when its source port clashed and had to move.
+     * {@code masquerade}), or from the null binding when its source port (or ICMP id) clashed and had to move.
      */
     void bound(boolean source, boolean nullBinding) {
         if (nullBinding) {
@@ -53,7 +53,7 @@ public final class NatStats {
         return destinationBindings;
     }
 
-    /** Connections no NAT statement bound whose source port clashed with another's, so the null binding moved it. */
+    /** Connections no NAT statement bound whose source port or ICMP id clashed, so the null binding moved it. */
     public long nullBindingsMoved() {
         return nullBindingsMoved;
     }

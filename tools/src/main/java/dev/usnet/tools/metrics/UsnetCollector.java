@@ -270,7 +270,7 @@ public final class UsnetCollector implements MultiCollector {
                 .help("Packets connection tracking gave no entry, by reason (only reasons that occurred).");
         CounterSnapshot.Builder bindings = CounterSnapshot.builder().name("usnet_nf_nat_bindings")
                 .help("Connections NAT gave a new tuple: snat (snat, masquerade), dnat, null (the null binding moved"
-                        + " a clashing source port).");
+                        + " a clashing source port or ICMP id).");
         CounterSnapshot.Builder rewrites = CounterSnapshot.builder().name("usnet_nf_nat_rewrites")
                 .help("Packet headers NAT rewrote, once per hook that rewrote one.");
         CounterSnapshot.Builder icmp = CounterSnapshot.builder().name("usnet_nf_nat_icmp_translated")
