@@ -45,6 +45,8 @@ public final class ConntrackCore implements NfConntrackModule {
     private int users;
     /** Why {@link #track} last returned INVALID. */
     private ConntrackInvalid lastInvalid;
+    // Whether tracking ever ran here: its counters are reported for such namespaces only (results, metrics).
+    private boolean everActive;
 
     public ConntrackCore(Ipv4 ipv4) {
         this.ipv4 = ipv4;
@@ -74,8 +76,14 @@ public final class ConntrackCore implements NfConntrackModule {
         return users > 0;
     }
 
+    /** Whether tracking ran at some time in this namespace (it may have stopped since). */
+    public boolean everActive() {
+        return everActive;
+    }
+
     @Override
     public void get() {
+        everActive = true;
         if (users++ == 0) {
             hooks.register(NfHook.PRE_ROUTING, NfIpPriority.CONNTRACK_DEFRAG, defragOps);
             hooks.register(NfHook.LOCAL_OUT, NfIpPriority.CONNTRACK_DEFRAG, defragOps);

@@ -48,6 +48,7 @@ public final class NatCore implements NfNatModule {
     private final NatIcmpError icmpError;
     private final NatPortAllocator ports;
     private final Masquerade masquerade;
+    private final NatStats stats = new NatStats();
     private final Ipv4Packet ip = new Ipv4Packet();
     private final ConntrackTuple current = new ConntrackTuple();
     private final ConntrackTuple candidate = new ConntrackTuple();
@@ -171,6 +172,9 @@ public final class NatCore implements NfNatModule {
                             other.dst(), otherDstPort(other))) {
                         return st.drop(DropReason.NAT_REWRITE_FAILED);
                     }
+                    if (ct.hasStatus(source != reply ? IpConntrackStatus.SRC_NAT : IpConntrackStatus.DST_NAT)) {
+                        stats.icmpErrorTranslated();
+                    }
                     return NfVerdict.ACCEPT;
                 }
                 int v = bindNew(p, st, ct, source);
@@ -206,7 +210,7 @@ public final class NatCore implements NfNatModule {
         // nf_nat_alloc_null_binding: the address stays, the port moves only on a clash.
         ConntrackTuple reply = ct.tuple(ConntrackEntry.REPLY);
         int addr = source ? reply.dst() : reply.src();
-        return bind(p, st, ct, new NfNatRange(NfNatRange.MAP_IPS, addr, addr, 0, 0), source);
+        return bind(p, st, ct, new NfNatRange(NfNatRange.MAP_IPS, addr, addr, 0, 0), source, true);
     }
 
     /** nf_nat_packet: the rewrite this hook owes a packet of a bound connection, when its direction has this kind. */
@@ -224,6 +228,7 @@ public final class NatCore implements NfNatModule {
             return st.drop(DropReason.NAT_REWRITE_FAILED);
         }
         cpu.natRewrote();
+        stats.rewrote();
         return NfVerdict.ACCEPT;
     }
 
@@ -240,15 +245,17 @@ public final class NatCore implements NfNatModule {
         if (!(p.nfct() instanceof ConntrackEntry ct)) {
             return NfVerdict.ACCEPT;
         }
-        return bind(p, null, ct, range, source);
+        return bind(p, null, ct, range, source, false);
     }
 
     /**
      * nf_nat_setup_info: the connection as it looks now (the inverse of its REPLY tuple, which earlier NAT may have
      * changed) gets a unique tuple in {@code range}; when that differs the REPLY tuple becomes its inverse and the
-     * connection has that kind of NAT. Either way this kind is done for the connection.
+     * connection has that kind of NAT. Either way this kind is done for the connection. {@code nullBinding}: no NAT
+     * statement asked for it (only the counters tell the two apart).
      */
-    private int bind(Packet p, NfHookState st, ConntrackEntry ct, NfNatRange range, boolean source) {
+    private int bind(Packet p, NfHookState st, ConntrackEntry ct, NfNatRange range, boolean source,
+                     boolean nullBinding) {
         if (ct.hasStatus(doneBit(source))) {
             return NfVerdict.ACCEPT;
         }
@@ -266,6 +273,7 @@ public final class NatCore implements NfNatModule {
             settingUp = null;
         }
         if (chosen == NatPortAllocator.NO_TUPLE) {
+            stats.noFreeTuple();
             return st != null ? st.drop(DropReason.NAT_NO_FREE_TUPLE) : NfVerdict.DROP;
         }
         int addr = NatPortAllocator.addr(chosen);
@@ -288,6 +296,7 @@ public final class NatCore implements NfNatModule {
             ConntrackTable.invert(candidate, newReply);
             table.alterReply(ct, newReply);
             ct.setStatusBits(source ? IpConntrackStatus.SRC_NAT : IpConntrackStatus.DST_NAT);
+            stats.bound(source, nullBinding);
         }
         if (source) {
             remember(ct);
@@ -313,7 +322,7 @@ public final class NatCore implements NfNatModule {
             inet.netns().drops().count(DropReason.NAT_MASQUERADE_NO_ADDRESS);
             return NfVerdict.DROP;
         }
-        return bind(p, null, ct, Masquerade.range(range, src), true);
+        return bind(p, null, ct, Masquerade.range(range, src), true, false);
     }
 
     private static long sourceKey(int proto, int addr, int port) {
@@ -352,6 +361,11 @@ public final class NatCore implements NfNatModule {
             }
         }
         return NatPortAllocator.NO_TUPLE;
+    }
+
+    /** NAT's counters in this namespace. */
+    public NatStats stats() {
+        return stats;
     }
 
     /** Connections with a source mapping remembered (for tests and listings). */

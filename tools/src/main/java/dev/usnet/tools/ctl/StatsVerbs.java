@@ -8,6 +8,7 @@ import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.stats.LatencyPaths;
 import dev.usnet.core.stats.Mib;
 import dev.usnet.tcp.app.Percentiles;
+import dev.usnet.tools.results.NetfilterCounters;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,7 +16,8 @@ import java.util.Map;
 
 /**
  * {@code stats}: per namespace the MIB counters ({@code nstat}), drops by reason, copy-on-write counters, FDB and
- * neighbour table sizes, and each forwarding path's latency percentiles. Read from the counters the data path keeps
+ * neighbour table sizes, each forwarding path's latency percentiles, and where connection tracking ran its table
+ * size, {@code conntrack -S} counters, invalid packets by reason and NAT's counters. Read from the counters the data path keeps
  * (atomics and single-writer fields), from this thread: nothing waits for the namespace, and the numbers are the
  * ones {@code /metrics} exports.
  */
@@ -97,11 +99,15 @@ final class StatsVerbs {
             paths.add(pm);
         }
         m.put("paths", paths);
+        Map<String, Object> netfilter = NetfilterCounters.of(s);
+        if (netfilter != null) {
+            m.put("netfilter", netfilter);
+        }
         return m;
     }
 
     @SuppressWarnings("unchecked")
-    private static String text(List<Map<String, Object>> l) {
+    static String text(List<Map<String, Object>> l) {
         StringBuilder sb = new StringBuilder();
         for (Map<String, Object> m : l) {
             sb.append("namespace ").append(m.get("ns")).append('\n');
@@ -130,7 +136,31 @@ final class StatsVerbs {
                         p.get("path"), p.get("packets"), p.get("bytes"), p.get("p50_us"), p.get("p99_us"), p.get("p999_us"),
                         p.get("max_us")));
             }
+            Map<String, Object> nf = (Map<String, Object>) m.get("netfilter");
+            if (nf != null) {
+                netfilterText(sb, nf);
+            }
         }
         return sb.toString().stripTrailing();
+    }
+
+    /** The netfilter counters as conntrack -C and -S print them, then invalid reasons and NAT's counters. */
+    @SuppressWarnings("unchecked")
+    private static void netfilterText(StringBuilder sb, Map<String, Object> nf) {
+        sb.append(String.format("  conntrack: %d entries (max %d)%n", nf.get("entries"), nf.get("max")));
+        sb.append("   ");
+        ((Map<String, Long>) nf.get("stats")).forEach((k, v) -> sb.append(' ').append(k).append('=').append(v));
+        sb.append('\n');
+        Map<String, Long> invalid = (Map<String, Long>) nf.get("invalid");
+        if (!invalid.isEmpty()) {
+            sb.append("  conntrack invalid:\n");
+            invalid.forEach((k, v) -> sb.append(String.format("    %-26s %14d%n", k, v)));
+        }
+        Map<String, Long> nat = (Map<String, Long>) nf.get("nat");
+        if (nat != null) {
+            sb.append("  nat:");
+            nat.forEach((k, v) -> sb.append(' ').append(k).append('=').append(v));
+            sb.append('\n');
+        }
     }
 }

@@ -4,6 +4,12 @@ import dev.usnet.tools.app.App;
 import dev.usnet.tools.app.AppCounters;
 import dev.usnet.tools.app.AppKind;
 import dev.usnet.core.bridge.Bridge;
+import dev.usnet.core.conntrack.ConntrackCore;
+import dev.usnet.core.conntrack.ConntrackInvalid;
+import dev.usnet.core.conntrack.ConntrackStats;
+import dev.usnet.core.conntrack.ConntrackSysctl;
+import dev.usnet.core.nat.NatCore;
+import dev.usnet.core.nat.NatStats;
 import dev.usnet.core.device.Device;
 import dev.usnet.core.neigh.NudState;
 import dev.usnet.core.stack.NetStack;
@@ -13,6 +19,7 @@ import dev.usnet.core.stats.LatencyPaths;
 import dev.usnet.core.stats.Mib;
 import dev.usnet.ns.NetNamespace;
 import dev.usnet.tools.app.Apps;
+import dev.usnet.tools.results.NetfilterCounters;
 import dev.usnet.tools.topology.build.Topology;
 import io.prometheus.metrics.model.registry.MultiCollector;
 import io.prometheus.metrics.model.snapshots.ClassicHistogramBuckets;
@@ -28,6 +35,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.Supplier;
 import java.util.function.ToLongFunction;
@@ -87,6 +95,7 @@ public final class UsnetCollector implements MultiCollector {
         mib(out, stacks);
         cow(out, stacks);
         paths(out, stacks);
+        netfilter(out, stacks);
         Apps a = apps.get();
         if (a != null) {
             apps(out, a);
@@ -243,6 +252,66 @@ public final class UsnetCollector implements MultiCollector {
         }
         out.metricSnapshot(lat.build());
         out.metricSnapshot(bytes.build());
+    }
+
+    /**
+     * Connection tracking and NAT, for the namespaces where connection tracking ever ran (NetfilterCounters.ran):
+     * there every counter is exported, zeros too, except invalid reasons, which like drop reasons appear once they
+     * occurred. The table counters are read as {@code conntrack -C} and {@code -S} print them.
+     */
+    private static void netfilter(MetricSnapshots.Builder out, List<NetStack> stacks) {
+        GaugeSnapshot.Builder entries = GaugeSnapshot.builder().name("usnet_nf_conntrack_entries")
+                .help("Confirmed connection tracking entries (conntrack -C, nf_conntrack_count).");
+        GaugeSnapshot.Builder max = GaugeSnapshot.builder().name("usnet_nf_conntrack_max")
+                .help("The table's limit, net.netfilter.nf_conntrack_max.");
+        CounterSnapshot.Builder stat = CounterSnapshot.builder().name("usnet_nf_conntrack_stat")
+                .help("Connection tracking counters by their conntrack -S names.");
+        CounterSnapshot.Builder invalid = CounterSnapshot.builder().name("usnet_nf_conntrack_invalid")
+                .help("Packets connection tracking gave no entry, by reason (only reasons that occurred).");
+        CounterSnapshot.Builder bindings = CounterSnapshot.builder().name("usnet_nf_nat_bindings")
+                .help("Connections NAT gave a new tuple: snat (snat, masquerade), dnat, null (the null binding moved"
+                        + " a clashing source port or ICMP id).");
+        CounterSnapshot.Builder rewrites = CounterSnapshot.builder().name("usnet_nf_nat_rewrites")
+                .help("Packet headers NAT rewrote, once per hook that rewrote one.");
+        CounterSnapshot.Builder icmp = CounterSnapshot.builder().name("usnet_nf_nat_icmp_translated")
+                .help("ICMP errors whose quoted header NAT translated, once per hook.");
+        CounterSnapshot.Builder noTuple = CounterSnapshot.builder().name("usnet_nf_nat_no_free_tuple")
+                .help("NAT bindings that found no free tuple in their range (the packet was dropped).");
+        for (NetStack s : stacks) {
+            if (!NetfilterCounters.ran(s)) {
+                continue;
+            }
+            Labels l = Labels.of("namespace", s.name());
+            ConntrackCore ct = ConntrackCore.of(s.ipv4());
+            ConntrackStats cs = ct.stats();
+            entries.dataPoint(gauge(ct.table().count(), l));
+            max.dataPoint(gauge(s.knobs().get(ConntrackSysctl.MAX), l));
+            cs.asMap().forEach((k, v) -> stat.dataPoint(counter(v, l.add("stat", k))));
+            for (ConntrackInvalid r : ConntrackInvalid.values()) {
+                long v = cs.byReason(r);
+                if (v != 0) {
+                    invalid.dataPoint(counter(v, l.add("reason", r.name().toLowerCase(Locale.ROOT))));
+                }
+            }
+            NatCore nat = NatCore.of(s.ipv4());
+            if (nat != null) {
+                NatStats ns = nat.stats();
+                bindings.dataPoint(counter(ns.sourceBindings(), l.add("kind", "snat")));
+                bindings.dataPoint(counter(ns.destinationBindings(), l.add("kind", "dnat")));
+                bindings.dataPoint(counter(ns.nullBindingsMoved(), l.add("kind", "null")));
+                rewrites.dataPoint(counter(ns.packetsRewritten(), l));
+                icmp.dataPoint(counter(ns.icmpErrorsTranslated(), l));
+                noTuple.dataPoint(counter(ns.noFreeTupleFailures(), l));
+            }
+        }
+        out.metricSnapshot(entries.build());
+        out.metricSnapshot(max.build());
+        out.metricSnapshot(stat.build());
+        out.metricSnapshot(invalid.build());
+        out.metricSnapshot(bindings.build());
+        out.metricSnapshot(rewrites.build());
+        out.metricSnapshot(icmp.build());
+        out.metricSnapshot(noTuple.build());
     }
 
     private static void apps(MetricSnapshots.Builder out, Apps apps) {

@@ -188,6 +188,11 @@ public record Results(String topology, String clock, long seed, double durationS
             Map<String, Long> mib = new TreeMap<>();
             s.mib().snapshot().forEach((k, v) -> mib.put(k.name(), v));
             n.put("mib", mib);
+            // Only where connection tracking ran, so results of topologies without netfilter keep their bytes.
+            Map<String, Object> netfilter = NetfilterCounters.of(s);
+            if (netfilter != null) {
+                n.put("netfilter", netfilter);
+            }
             nss.add(n);
             for (LatencyPaths.Path p : s.latency().all()) {
                 Map<String, Object> m = new LinkedHashMap<>();
