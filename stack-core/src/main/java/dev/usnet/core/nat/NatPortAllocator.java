@@ -139,8 +139,10 @@ public final class NatPortAllocator {
         } else if (proto == Ipv4Packet.PROTO_TCP || proto == Ipv4Packet.PROTO_UDP) {
             if (!range.has(NfNatRange.PROTO_SPECIFIED)) {
                 if (!source) {
-                    // A destination NAT without ports keeps the port: the tuple as it is, if it is free.
-                    return free(proto, src, srcPort, dst, dstPort, inUse, false, false, key);
+                    // A destination NAT without ports cannot change the port: the tuple stays as it is even when
+                    // taken (Linux returns it unchanged); the source NAT at postrouting, null binding included, then
+                    // moves the source port of a clashing connection.
+                    return pack(dst, key);
                 }
                 if (key < 512) {
                     min = 1;
