@@ -174,6 +174,7 @@ public final class ConntrackCore implements NfConntrackModule {
         }
         for (int attempt = 0; ; attempt++) {
             ConntrackTupleHash h = table.find(tuple);
+            ns.cpu().conntrackLookedUp();
             ConntrackEntry ct;
             int dir;
             if (h == null) {
@@ -188,6 +189,7 @@ public final class ConntrackCore implements NfConntrackModule {
                     p.setNfct(null, 0);
                     return st.drop(DropReason.NETFILTER_DROP);
                 }
+                ns.cpu().conntrackCreated();
                 dir = ConntrackEntry.ORIGINAL;
             } else {
                 ct = h.ct;
