@@ -233,7 +233,6 @@ public class ConntrackNatBench extends UsnetBench {
     private void verify(boolean dnat, boolean masquerade, boolean tracked) {
         SinkDevice origOut = origIn == r1 ? r2 : r1;
         origOut.inspect = true;
-        replyIn.inspect = false;
         roundTrip();
         origOut.inspect = false;
         SinkDevice replyOut = origIn;
