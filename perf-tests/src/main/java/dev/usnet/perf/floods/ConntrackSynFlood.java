@@ -230,7 +230,7 @@ final class ConntrackSynFlood {
                 }
             }
             boolean streamEntryKept = ct.table().entries().contains(streamEntry);
-            double offeredMbit = STREAM_CHUNK * 8.0 * 1000 / (STREAM_EVERY / 1000.0) / 1e6;
+            double offeredMbit = STREAM_CHUNK * 8.0 / (STREAM_EVERY / 1e9) / 1e6;
             double inFloodMbit = receivedInFlood * 8.0 / (floodNanos / 1e9) / 1e6;
             long streamReceived = received[0];
             Map<String, Object> legit = new LinkedHashMap<>();
@@ -269,9 +269,7 @@ final class ConntrackSynFlood {
             state.put("table_at_flood_end", tableAtEnd);
             state.put("early_drop", s.earlyDrop());
             state.put("drop", s.drop());
-            state.put("insert", s.insert());
             state.put("insert_failed", s.insertFailed());
-            state.put("found", s.found());
             state.put("invalid", s.invalid());
             for (ConntrackInvalid why : ConntrackInvalid.values()) {
                 if (s.byReason(why) > 0) {
@@ -286,6 +284,7 @@ final class ConntrackSynFlood {
             }
             state.put("rtr_IpForwDatagrams", rtr.mib().get(Mib.IpForwDatagrams));
             state.put("rtr_cpu_model_busy_ms", rtr.cpu().modelBusyNanos() / 1e6);
+            state.put("heap_bytes_per_entry_at_peak", heap.peak() / Math.max(1, tablePeak[0]));
             return new Floods.Result("conntrack-syn-flood", "virtual", heap.peak(), heap.samples(), net.drops(),
                     streamOk && shortOk && tablePeak[0] <= CONNTRACK_MAX,
                     "the stream stays established, its entry is never evicted, it delivers >= 99% of its offered "
