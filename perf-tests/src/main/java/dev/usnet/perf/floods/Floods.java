@@ -102,7 +102,7 @@ public final class Floods {
         Files.createDirectories(out.toAbsolutePath().getParent());
         Files.writeString(out, b.toString());
         for (Result r : results) {
-            System.out.printf(Locale.ROOT, "%-16s peak heap %8.1f KB  legit %s  drops %s%n", r.name,
+            System.out.printf(Locale.ROOT, "%-20s peak heap %8.1f KB  legit %s  drops %s%n", r.name,
                     r.peakHeapBytes / 1024.0, r.legitOk ? "ok" : "NOT OK", r.drops);
         }
         System.out.println("wrote " + out);
