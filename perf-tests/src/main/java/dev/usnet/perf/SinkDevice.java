@@ -24,6 +24,11 @@ final class SinkDevice extends Device {
     int lastHopLimit = -1;
     int lastNextHeader = -1;
     int lastRefCntAfterRelease = -1;
+    /** IPv4 frames only: addresses and the first four transport bytes (the ports of TCP and UDP). */
+    int lastIpSrc;
+    int lastIpDst;
+    int lastSrcPort = -1;
+    int lastDstPort = -1;
 
     SinkDevice(String name, long mac) {
         super("sink", name, mac);
@@ -45,6 +50,13 @@ final class SinkDevice extends Device {
             int ip = s + EthernetFrame.HEADER_LEN;
             lastTtl = b.getUnsignedByte(ip + 8);
             lastIpChecksumOk = Checksum.verify(b, ip, (b.getUnsignedByte(ip) & 0xf) * 4);
+            lastIpSrc = b.getInt(ip + 12);
+            lastIpDst = b.getInt(ip + 16);
+            int l4 = ip + (b.getUnsignedByte(ip) & 0xf) * 4;
+            if (lastLength >= l4 - s + 4) {
+                lastSrcPort = b.getUnsignedShort(l4);
+                lastDstPort = b.getUnsignedShort(l4 + 2);
+            }
         }
         if (lastLength >= EthernetFrame.HEADER_LEN + 40 && b.getUnsignedShort(s + 12) == EthernetFrame.ETH_P_IPV6) {
             int ip = s + EthernetFrame.HEADER_LEN;

@@ -35,7 +35,20 @@ import java.util.SplittableRandom;
  * (sampled with full GCs), drops by reason over the DUT's namespaces, the state the bound keeps small, and whether
  * the legitimate flow stayed within its stated bound. {@code perf-tests/floods.sh} runs it.
  *
- * <p>Arguments: {@code JSON_FILE [SCALE]}; SCALE (default 1) multiplies every flood's size, for a quick look.
+ * <p>Arguments: {@code JSON_FILE [SCALE [NAMES]]}; SCALE (default 1) multiplies every flood's size, for a quick
+ * look; NAMES (comma-separated, default all) picks floods by name.
+ *
+ * <table>
+ * <caption>The floods</caption>
+ * <tr><th>name</th><th>at</th><th>bounded by</th></tr>
+ * <tr><td>mac-flood</td><td>a bridge port</td><td>fdb_max_learned</td></tr>
+ * <tr><td>syn-flood</td><td>a listener</td><td>its backlog, SYN cookies</td></tr>
+ * <tr><td>fragment-flood</td><td>a host</td><td>ipfrag_high_thresh, ipfrag_time</td></tr>
+ * <tr><td>neighbour-flood</td><td>a router</td><td>gc_thresh1/2/3, unres_qlen_bytes</td></tr>
+ * <tr><td>icmp-storm</td><td>a router</td><td>icmp_msgs_per_sec</td></tr>
+ * <tr><td>conntrack-syn-flood</td><td>a port published by DNAT through a NAT router</td><td>nf_conntrack_max,
+ * early_drop</td></tr>
+ * </table>
  */
 public final class Floods {
     private static final long MS = 1_000_000L;
@@ -54,12 +67,23 @@ public final class Floods {
     public static void main(String[] args) throws Exception {
         Path out = Path.of(args.length > 0 ? args[0] : "perf-tests/target/floods.json");
         double scale = args.length > 1 ? Double.parseDouble(args[1]) : 1.0;
+        Map<String, java.util.function.DoubleFunction<Result>> floods = new LinkedHashMap<>();
+        floods.put("mac-flood", Floods::macFlood);
+        floods.put("syn-flood", Floods::synFlood);
+        floods.put("fragment-flood", Floods::fragmentFlood);
+        floods.put("neighbour-flood", Floods::neighbourFlood);
+        floods.put("icmp-storm", Floods::icmpStorm);
+        floods.put("conntrack-syn-flood", ConntrackSynFlood::run);
+        List<String> names = args.length > 2 ? List.of(args[2].split(",")) : List.copyOf(floods.keySet());
+        for (String name : names) {
+            if (!floods.containsKey(name)) {
+                throw new IllegalArgumentException("no flood named '" + name + "'; there are " + floods.keySet());
+            }
+        }
         List<Result> results = new ArrayList<>();
-        results.add(macFlood(scale));
-        results.add(synFlood(scale));
-        results.add(fragmentFlood(scale));
-        results.add(neighbourFlood(scale));
-        results.add(icmpStorm(scale));
+        for (String name : names) {
+            results.add(floods.get(name).apply(scale));
+        }
         StringBuilder b = new StringBuilder("{\"benchmark\": \"floods\", \"scale\": ").append(MiniJson.num(scale))
                 .append(", \"floods\": [\n");
         for (int i = 0; i < results.size(); i++) {
@@ -78,7 +102,7 @@ public final class Floods {
         Files.createDirectories(out.toAbsolutePath().getParent());
         Files.writeString(out, b.toString());
         for (Result r : results) {
-            System.out.printf(Locale.ROOT, "%-16s peak heap %8.1f KB  legit %s  drops %s%n", r.name,
+            System.out.printf(Locale.ROOT, "%-20s peak heap %8.1f KB  legit %s  drops %s%n", r.name,
                     r.peakHeapBytes / 1024.0, r.legitOk ? "ok" : "NOT OK", r.drops);
         }
         System.out.println("wrote " + out);
@@ -113,7 +137,7 @@ public final class Floods {
      * Drives a flood of {@code n} frames spread evenly over {@code durationNanos}: {@code send} makes frame i; the
      * heap is sampled {@link #SAMPLES} times along the way.
      */
-    private static void drive(FloodNet net, long n, long durationNanos, HeapProbe heap, java.util.function.LongConsumer send) {
+    static void drive(FloodNet net, long n, long durationNanos, HeapProbe heap, java.util.function.LongConsumer send) {
         long start = net.now();
         long every = Math.max(1, n / SAMPLES);
         // One early sample as well, to show where the growth stops.

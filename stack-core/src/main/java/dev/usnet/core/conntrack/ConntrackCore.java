@@ -185,6 +185,7 @@ public final class ConntrackCore implements NfConntrackModule {
         ns.cpu().conntrackLookedUp();
         for (int attempt = 0; ; attempt++) {
             ConntrackTupleHash h = table.find(tuple);
+            ns.cpu().conntrackLookedUp();
             ConntrackEntry ct;
             int dir;
             if (h == null) {

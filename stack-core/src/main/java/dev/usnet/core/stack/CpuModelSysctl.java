@@ -32,11 +32,11 @@ public final class CpuModelSysctl implements SysctlTable {
             "picoseconds per byte a COW copy copies");
     public static final LongKnob CSUM_PS_PER_BYTE = LongKnob.define("usnet.cpu.csum_ps_per_byte", 107, 0, MAX_COST,
             "picoseconds per byte checksummed in software (csum_partial)");
-    public static final LongKnob CT_LOOKUP_NS = LongKnob.define("usnet.cpu.ct_lookup_ns", 60, 0, MAX_COST,
+    public static final LongKnob CT_LOOKUP_NS = LongKnob.define("usnet.cpu.ct_lookup_ns", 70, 0, MAX_COST,
             "ns per connection-tracking lookup (nf_conntrack_in: tuple, hash, table walk, state update)");
-    public static final LongKnob CT_NEW_NS = LongKnob.define("usnet.cpu.ct_new_ns", 250, 0, MAX_COST,
+    public static final LongKnob CT_NEW_NS = LongKnob.define("usnet.cpu.ct_new_ns", 1100, 0, MAX_COST,
             "ns per new connection-tracking entry (init_conntrack and its confirmation), besides its lookup");
-    public static final LongKnob NAT_NS = LongKnob.define("usnet.cpu.nat_ns", 40, 0, MAX_COST,
+    public static final LongKnob NAT_NS = LongKnob.define("usnet.cpu.nat_ns", 45, 0, MAX_COST,
             "ns per packet NAT rewrites (addresses, ports, checksums: nf_nat_manip_pkt)");
     public static final LongKnob NFT_RULE_NS = LongKnob.define("usnet.cpu.nft_rule_ns", 10, 0, MAX_COST,
             "ns per nftables rule evaluated for a packet (nft_do_chain)");
