@@ -182,7 +182,6 @@ public final class ConntrackCore implements NfConntrackModule {
         if (!tupleOf(b, proto, ip.src(), ip.dst(), l4, l4len, tuple)) {
             return invalid(p, ConntrackInvalid.TRUNCATED);
         }
-        ns.cpu().conntrackLookedUp();
         for (int attempt = 0; ; attempt++) {
             ConntrackTupleHash h = table.find(tuple);
             ns.cpu().conntrackLookedUp();
