@@ -139,4 +139,25 @@ class ForwardVsBridgeExampleTest {
         }
         throw new AssertionError("no app in " + ns);
     }
+
+    @Test
+    void natOnMasqueradesTheRoutedContainerAndTracksBothHostsPathsWhileOffLeavesNetfilterOut(@TempDir Path tmp)
+            throws IOException {
+        JsonNode on = run(tmp.resolve("on"), "head-copy", "nat=on");
+        assertAllStreamed(on);
+        JsonNode host = ns(on, "host").path("netfilter");
+        assertEquals(1, host.path("nat").path("snat_bindings").asLong(), host.toString());
+        assertTrue(host.path("nat").path("rewrites").asLong() > 1000, host.toString());
+        assertEquals(0, host.path("stats").path("invalid").asLong(), host.toString());
+        // The bridging host tracks its bridged stream through br_netfilter: one connection, nothing NATed.
+        JsonNode bhost = ns(on, "bhost").path("netfilter");
+        assertEquals(1, bhost.path("entries").asLong(), bhost.toString());
+        assertEquals(0, bhost.path("nat").path("rewrites").asLong(), bhost.toString());
+
+        JsonNode off = run(tmp.resolve("off"), "head-copy", "nat=off");
+        assertAllStreamed(off);
+        for (String n : new String[] {"host", "bhost"}) {
+            assertTrue(ns(off, n).path("netfilter").isMissingNode(), ns(off, n).toString());
+        }
+    }
 }
