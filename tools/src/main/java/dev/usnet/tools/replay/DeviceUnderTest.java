@@ -8,6 +8,8 @@ import dev.usnet.core.device.VethEnd;
 import dev.usnet.core.ipv4.Ipv4Sysctl;
 import dev.usnet.core.ipv6.Ipv6Sysctl;
 import dev.usnet.core.knob.Knobs;
+import dev.usnet.core.nftables.NftSyntaxException;
+import dev.usnet.core.nftables.Nftables;
 import dev.usnet.core.pcap.PcapRecord;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.time.VirtualScheduler;
@@ -45,6 +47,7 @@ public final class DeviceUnderTest implements AutoCloseable {
         tester = new NetStack("tester", scheduler, seed);
         try {
             build(sc);
+            loadRuleset(sc);
             if (sc.hasIpv6()) {
                 settleIpv6();
             }
@@ -168,6 +171,23 @@ public final class DeviceUnderTest implements AutoCloseable {
                     throw new UsageException("router.neighbors: " + ex.getMessage());
                 }
             }
+        }
+    }
+
+    /**
+     * As the recorder does after building the DUT and setting its sysctls (the {@code net.netfilter.*} ones among
+     * them, applied with the section they sit in): loads the scenario's ruleset as one {@code nft -f}
+     * transaction before the first step.
+     */
+    private void loadRuleset(Scenario sc) {
+        if (sc.nftables() == null) {
+            return;
+        }
+        String section = sc.device().equals("bridge") ? "bridge" : "router";
+        try {
+            Nftables.of(dut.ipv4()).apply(sc.nftables());
+        } catch (NftSyntaxException e) {
+            throw new UsageException(sc.name() + ": " + section + ".nftables: " + e.getMessage());
         }
     }
 
