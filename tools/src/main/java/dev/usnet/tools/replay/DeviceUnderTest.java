@@ -15,6 +15,7 @@ import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.time.VirtualScheduler;
 import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.core.wire.Ipv6Addr;
+import dev.usnet.tcp.Tcp;
 import dev.usnet.tools.cli.UsageException;
 import dev.usnet.tools.iproute.Ip6RouteSyntax;
 import dev.usnet.tools.iproute.IpRouteSyntax;
@@ -47,6 +48,8 @@ public final class DeviceUnderTest implements AutoCloseable {
         tester = new NetStack("tester", scheduler, seed);
         try {
             build(sc);
+            // Linux always has TCP: a segment to one of the DUT's addresses with no socket gets a reset.
+            Tcp.install(dut);
             loadRuleset(sc);
             if (sc.hasIpv6()) {
                 settleIpv6();
