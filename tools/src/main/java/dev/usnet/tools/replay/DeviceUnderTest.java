@@ -268,6 +268,11 @@ public final class DeviceUnderTest implements AutoCloseable {
 
     @Override
     public void close() {
+        // The ruleset registry holds the namespace's IPv4 strongly through its ruleset: let both go.
+        Nftables ruleset = Nftables.existing(dut.ipv4());
+        if (ruleset != null) {
+            ruleset.close();
+        }
         dut.close();
         tester.close();
         // Let the backlogs drain so every buffer is released.

@@ -1,10 +1,12 @@
 package dev.usnet.tools.replay;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.usnet.core.conntrack.ConntrackCore;
+import dev.usnet.core.ipv4.Ipv4;
 import dev.usnet.core.nftables.Nftables;
 import dev.usnet.core.pcap.PcapRecord;
 import dev.usnet.tools.cli.UsageException;
@@ -33,7 +35,9 @@ class NetfilterFixtureStateTest {
     void rulesetCountersAndConntrackTableEndAsLinuxsDid(String name) throws IOException {
         Path fixture = LinuxConformanceTest.fixturesDir().resolve(name);
         Scenario sc = Scenario.load(fixture);
+        Ipv4 ipv4;
         try (DeviceUnderTest dut = new DeviceUnderTest(sc, Replayer.DEFAULT_SEED)) {
+            ipv4 = dut.dut().ipv4();
             record Input(String port, PcapRecord rec) {}
             List<Input> inputs = new ArrayList<>();
             for (var e : Replayer.readPorts(fixture, "in", sc).entrySet()) {
@@ -62,6 +66,7 @@ class NetfilterFixtureStateTest {
             ConntrackCore.of(dut.dut().ipv4()).table().forEach(e -> usnet.add(withoutTimeLeft(e.describe(now))));
             assertEquals(linux, usnet.stream().sorted().toList(), name + ": conntrack -L");
         }
+        assertNull(Nftables.existing(ipv4), "the DUT's ruleset leaves with it");
     }
 
     /** A conntrack -L line with its third column (seconds left) replaced by "T". */
