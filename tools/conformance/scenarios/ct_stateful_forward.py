@@ -36,7 +36,6 @@ def tcp(sport, dport, flags, seq, ack=0, data=b"", win=64240):
 
 SCENARIO = {
   "name": "ct-stateful-forward",
-  "pending": "netfilter",
   "device": "router",
   "router": {
     "neighbors": [{"ip": IN2, "mac": H2, "dev": "r1"}, {"ip": SRV, "mac": S, "dev": "r2"}],

@@ -65,7 +65,6 @@ def handshake(sport, what):
 
 SCENARIO = {
   "name": "ct-table-full",
-  "pending": "netfilter",
   "device": "router",
   "router": {
     "neighbors": [{"ip": IN2, "mac": H2, "dev": "r1"}, {"ip": SRV, "mac": S, "dev": "r2"}],

@@ -43,7 +43,6 @@ HAIRPIN_GAP_S = 0.4
 
 SCENARIO = {
   "name": "nat-dnat-hairpin",
-  "pending": "netfilter",
   "device": "router",
   "router": {
     "neighbors": [{"ip": SRV, "mac": H2, "dev": "r1"}, {"ip": INCLI, "mac": H3, "dev": "r1"},

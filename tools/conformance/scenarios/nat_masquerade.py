@@ -42,7 +42,6 @@ def tcp_out(dport, ident, flags, seq, ack, data=b""):
 
 SCENARIO = {
   "name": "nat-masquerade",
-  "pending": "netfilter",
   "device": "router",
   "router": {
     "neighbors": [{"ip": IN2, "mac": H2, "dev": "r1"}, {"ip": IN3, "mac": H3, "dev": "r1"},

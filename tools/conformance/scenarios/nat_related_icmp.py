@@ -47,7 +47,6 @@ def quote(pkt):
 
 SCENARIO = {
   "name": "nat-related-icmp",
-  "pending": "netfilter",
   "device": "router",
   "router": {
     "neighbors": [{"ip": INSRV, "mac": H2, "dev": "r1"}, {"ip": INCLI, "mac": H3, "dev": "r1"},

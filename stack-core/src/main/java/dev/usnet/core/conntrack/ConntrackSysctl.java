@@ -28,6 +28,9 @@ public final class ConntrackSysctl implements SysctlTable {
             "a TCP segment other than a SYN may start tracking an already established connection");
     public static final LongKnob TCP_BE_LIBERAL = LongKnob.define("net.netfilter.nf_conntrack_tcp_be_liberal", 0, 0,
             1, "accept TCP segments outside the tracked window instead of marking them invalid");
+    public static final LongKnob TCP_IGNORE_INVALID_RST = LongKnob.define(
+            "net.netfilter.nf_conntrack_tcp_ignore_invalid_rst", 0, 0, 1,
+            "skip the check that marks a RST below the peer's highest acknowledgement invalid");
     public static final LongKnob TCP_MAX_RETRANS = LongKnob.define("net.netfilter.nf_conntrack_tcp_max_retrans", 3,
             0, INT_MAX, "identical retransmissions after which the max_retrans timeout applies");
     public static final LongKnob TCP_TIMEOUT_SYN_SENT = timeout("tcp_timeout_syn_sent", 120, "TCP after a SYN");
@@ -57,7 +60,8 @@ public final class ConntrackSysctl implements SysctlTable {
     }
 
     private static final List<Knob> KNOBS = List.of(MAX, BUCKETS, CHECKSUM, ACCT, TCP_LOOSE, TCP_BE_LIBERAL,
-            TCP_MAX_RETRANS, TCP_TIMEOUT_SYN_SENT, TCP_TIMEOUT_SYN_RECV, TCP_TIMEOUT_ESTABLISHED, TCP_TIMEOUT_FIN_WAIT,
+            TCP_IGNORE_INVALID_RST, TCP_MAX_RETRANS, TCP_TIMEOUT_SYN_SENT, TCP_TIMEOUT_SYN_RECV, TCP_TIMEOUT_ESTABLISHED,
+            TCP_TIMEOUT_FIN_WAIT,
             TCP_TIMEOUT_CLOSE_WAIT, TCP_TIMEOUT_LAST_ACK, TCP_TIMEOUT_TIME_WAIT, TCP_TIMEOUT_CLOSE,
             TCP_TIMEOUT_MAX_RETRANS, TCP_TIMEOUT_UNACKNOWLEDGED, UDP_TIMEOUT, UDP_TIMEOUT_STREAM, ICMP_TIMEOUT,
             GENERIC_TIMEOUT);

@@ -254,7 +254,8 @@ final class TcpConntrack {
                 if (index == RST_SET) {
                     TcpConntrackState.Seen peer = t.seen[1 - dir];
                     if ((peer.flags & TcpConntrackState.FLAG_MAXACK_SET) != 0) {
-                        if (before(seq, peer.maxack)) {
+                        // With tcp_ignore_invalid_rst Linux skips only this check; the window check below stays.
+                        if (before(seq, peer.maxack) && knobs.get(ConntrackSysctl.TCP_IGNORE_INVALID_RST) == 0) {
                             why = ConntrackInvalid.TCP_BAD_RST;
                             return INVALID;
                         }

@@ -429,7 +429,8 @@ final class NftRuleParser {
                 flags |= NfNatRange.MAP_IPS;
             }
             if (ports != null) {
-                if (l4 != 6 && l4 != 17) {
+                // nft asks only that a protocol match name a transport header it knows: ICMP's id maps too.
+                if (l4 < 0 || NftNames.nameOf(NftNames.PROTOCOLS, l4) == null) {
                     throw NftTokens.error(t, "transport protocol mapping is only valid after transport protocol match");
                 }
                 int dash = ports.indexOf('-');

@@ -22,6 +22,7 @@ import dev.usnet.core.knob.DevConf;
 import dev.usnet.core.knob.Knobs;
 import dev.usnet.core.knob.NearestNames;
 import dev.usnet.core.nat.NatCore;
+import dev.usnet.core.nftables.Nftables;
 import dev.usnet.core.neigh.NeighTable;
 import dev.usnet.core.netns.NetCoreSysctl;
 import dev.usnet.core.netns.Netns;
@@ -584,6 +585,11 @@ public final class NetStack implements Netns {
             if (d != loopback) {
                 d.delete();
             }
+        }
+        // The ruleset's registry entry would keep this namespace reachable after it is gone.
+        Nftables rules = Nftables.existing(ipv4);
+        if (rules != null) {
+            rules.close();
         }
         conntrack.close();
         for (dev.usnet.core.device.Gro g = groPending; g != null; ) {

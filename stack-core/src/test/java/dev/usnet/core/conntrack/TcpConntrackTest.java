@@ -197,4 +197,21 @@ class TcpConntrackTest {
             assertEquals(A2, t.last().ct().tuple(ConntrackEntry.ORIGINAL).dst());
         }
     }
+
+    @Test
+    void aResetBelowThePeersAcknowledgementIsInvalidUnlessTcpIgnoreInvalidRst() {
+        try (CtRouter t = new CtRouter()) {
+            ConntrackEntry ct = handshake(t);
+            // H2 acknowledged up to 1001: a RST from H1 at 900 is one Linux marks invalid.
+            t.fromH1(t.tcp12(40000, 80, 900, 0, RST, 0, NO_OPTS, 0));
+            assertNull(t.last().ct());
+            assertEquals(1, t.core.stats().byReason(ConntrackInvalid.TCP_BAD_RST));
+            assertEquals(TcpConntrack.ESTABLISHED, ct.tcpState());
+            t.r.knobs().set("net.netfilter.nf_conntrack_tcp_ignore_invalid_rst", "1");
+            t.fromH1(t.tcp12(40000, 80, 900, 0, RST, 0, NO_OPTS, 0));
+            assertSame(ct, t.last().ct());
+            assertEquals(1, t.core.stats().byReason(ConntrackInvalid.TCP_BAD_RST));
+            assertEquals(TcpConntrack.ESTABLISHED, ct.tcpState(), "not exact: kept for a challenge ACK");
+        }
+    }
 }

@@ -275,6 +275,17 @@ class NftParserTest {
     }
 
     @Test
+    void aPortRangeMayFollowAnyKnownTransportProtocolMatchIcmpIncluded() {
+        nft.apply("add table t\nadd chain t post { type nat hook postrouting priority srcnat; }\n"
+                + "add rule t post ip protocol icmp masquerade to :40000-40001\n"
+                + "add rule t post ip protocol tcp masquerade to :40000-40001");
+        assertEquals(List.of("ip protocol icmp masquerade to :40000-40001", "ip protocol tcp masquerade to :40000-40001"),
+                rules(nft.listTable("t", false)));
+        assertEquals("line 1, column 46: transport protocol mapping is only valid after transport protocol match",
+                refused("add rule t post ip protocol 99 masquerade to :1-2").getMessage());
+    }
+
+    @Test
     void aChainGoesWithItsRulesUnlessAnotherJumpsToIt() {
         nft.apply("add table t\nadd chain t a\nadd chain t b\nadd rule t a jump b\nadd rule t b accept");
         assertEquals("line 1, column 1: chain b is the target of a jump or goto", refused("delete chain t b").getMessage());

@@ -8,11 +8,14 @@ import dev.usnet.core.device.VethEnd;
 import dev.usnet.core.ipv4.Ipv4Sysctl;
 import dev.usnet.core.ipv6.Ipv6Sysctl;
 import dev.usnet.core.knob.Knobs;
+import dev.usnet.core.nftables.NftSyntaxException;
+import dev.usnet.core.nftables.Nftables;
 import dev.usnet.core.pcap.PcapRecord;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.time.VirtualScheduler;
 import dev.usnet.core.wire.Ipv4Addr;
 import dev.usnet.core.wire.Ipv6Addr;
+import dev.usnet.tcp.Tcp;
 import dev.usnet.tools.cli.UsageException;
 import dev.usnet.tools.iproute.Ip6RouteSyntax;
 import dev.usnet.tools.iproute.IpRouteSyntax;
@@ -45,6 +48,9 @@ public final class DeviceUnderTest implements AutoCloseable {
         tester = new NetStack("tester", scheduler, seed);
         try {
             build(sc);
+            // Linux always has TCP: a segment to one of the DUT's addresses with no socket gets a reset.
+            Tcp.install(dut);
+            loadRuleset(sc);
             if (sc.hasIpv6()) {
                 settleIpv6();
             }
@@ -172,6 +178,23 @@ public final class DeviceUnderTest implements AutoCloseable {
     }
 
     /**
+     * As the recorder does after building the DUT and setting its sysctls (the {@code net.netfilter.*} ones among
+     * them, applied with the section they sit in): loads the scenario's ruleset as one {@code nft -f}
+     * transaction before the first step.
+     */
+    private void loadRuleset(Scenario sc) {
+        if (sc.nftables() == null) {
+            return;
+        }
+        String section = sc.device().equals("bridge") ? "bridge" : "router";
+        try {
+            Nftables.of(dut.ipv4()).apply(sc.nftables());
+        } catch (NftSyntaxException e) {
+            throw new UsageException(sc.name() + ": " + section + ".nftables: " + e.getMessage());
+        }
+    }
+
+    /**
      * As the recorder does before it captures an IPv6 scenario: run until no address is tentative (duplicate
      * detection done, at most 5 s), then 0.3 s more, and forget what left the ports meanwhile (duplicate detection
      * probes, the first router solicitation, link-up reports). Inputs and captures count from the end of it.
@@ -245,6 +268,11 @@ public final class DeviceUnderTest implements AutoCloseable {
 
     @Override
     public void close() {
+        // The ruleset registry holds the namespace's IPv4 strongly through its ruleset: let both go.
+        Nftables ruleset = Nftables.existing(dut.ipv4());
+        if (ruleset != null) {
+            ruleset.close();
+        }
         dut.close();
         tester.close();
         // Let the backlogs drain so every buffer is released.
