@@ -29,7 +29,9 @@ final class NftChainOps implements NfHookOps {
         NftPktInfo pkt = owner.enter();
         try {
             pkt.load(p);
-            return run(p, st, pkt);
+            int v = run(p, st, pkt);
+            owner.inet().netns().cpu().nftEvaluated(pkt.rulesEvaluated);
+            return v;
         } finally {
             owner.leave();
         }
@@ -43,6 +45,7 @@ final class NftChainOps implements NfHookOps {
         while (true) {
             while (next < rules.length) {
                 NftExpr[] exprs = rules[next++].exprs;
+                pkt.rulesEvaluated++;
                 int v = NftExpr.CONTINUE;
                 for (int i = 0; i < exprs.length && v == NftExpr.CONTINUE; i++) {
                     v = exprs[i].eval(p, st, pkt);

@@ -25,6 +25,8 @@ final class NftPktInfo {
     /** Where each jump came from: the chain and the rule after the jump (nft's jump stack). */
     final NftChain[] stackChain = new NftChain[NftChainOps.JUMP_STACK];
     final int[] stackRule = new int[NftChainOps.JUMP_STACK];
+    /** Rules evaluated for the packet at this hook so far (the CPU model charges usnet.cpu.nft_rule_ns each). */
+    int rulesEvaluated;
     /** The ruleset evaluating, for what a statement sends (a reject's reply). */
     final Nftables owner;
 
@@ -33,6 +35,7 @@ final class NftPktInfo {
     }
 
     void load(Packet p) {
+        rulesEvaluated = 0;
         buf = p.buf();
         nh = p.network();
         int ihl = (buf.getUnsignedByte(nh) & 0x0f) * 4;

@@ -173,6 +173,8 @@ class NftEvalTest {
             assertTrue(l.contains("ip saddr 198.18.1.0/24 ip daddr { 198.18.2.2, 198.18.2.3 } counter packets 2 bytes 156\n"), l);
             assertTrue(l.contains("udp dport 1000-2000 counter packets 2 bytes 156\n"), l);
             assertTrue(l.contains("ip saddr != 198.18.1.0/24 counter packets 0 bytes 0\n"), l);
+            // The CPU model's count: three rules for each of the three packets (none ends the chain early).
+            assertEquals(9, t.r.cpu().nftRules());
         }
     }
 
