@@ -9,43 +9,32 @@ import dev.usnet.core.netfilter.NfHook;
 import dev.usnet.core.netfilter.NfHookOps;
 import dev.usnet.core.netfilter.NfIpPriority;
 import dev.usnet.core.netfilter.NfNatRange;
-import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.testing.Frames;
 import dev.usnet.core.testing.TestNet;
+import dev.usnet.core.testing.TwoPortRouter;
 import dev.usnet.core.wire.Checksum;
 import dev.usnet.core.wire.Ipv4Addr;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** NAT at the hooks of a router: masquerade out, the answers back, a clash moved, DNAT in, chains registered. */
 class NatCoreTest {
-    static final long R1 = 0x0200_0000_0101L;
-    static final long R2 = 0x0200_0000_0102L;
-    static final long H1 = 0x0200_0000_aa01L;
-    static final long H2 = 0x0200_0000_bb02L;
+    static final long R1 = TwoPortRouter.R1;
+    static final long R2 = TwoPortRouter.R2;
+    static final long H1 = TwoPortRouter.H1;
+    static final long H2 = TwoPortRouter.H2;
 
-    private static final class Router implements AutoCloseable {
-        final TestNet net = new TestNet();
-        final NetStack r = net.ns("r");
-        final TestNet.Wire inside = net.wire(r, "r1", R1);
-        final TestNet.Wire outside = net.wire(r, "r2", R2);
+    /** r1 inside 198.18.1.1/24 (hosts .2 and .3), r2 outside 198.19.2.1/24 (host .2). */
+    private static final class Router extends TwoPortRouter {
+        final TestNet.Wire inside = w1;
+        final TestNet.Wire outside = w2;
         final NatCore nat = NatCore.of(r.ipv4());
         final ConntrackCore ct = ConntrackCore.of(r.ipv4());
 
         Router() {
-            r.knobs().set("net.ipv4.ip_forward", "1");
-            TestNet.addr(r, inside.dutEnd, "198.18.1.1/24");
-            TestNet.addr(r, outside.dutEnd, "198.19.2.1/24");
-            for (String h : new String[] {"198.18.1.2", "198.18.1.3"}) {
-                r.neigh().addPermanent(inside.dutEnd, Ipv4Addr.parse(h), H1);
-            }
-            r.neigh().addPermanent(outside.dutEnd, Ipv4Addr.parse("198.19.2.2"), H2);
-        }
-
-        @Override
-        public void close() {
-            net.close();
+            super("198.18.1.1/24", List.of("198.18.1.2", "198.18.1.3"), "198.19.2.1/24", List.of("198.19.2.2"));
         }
     }
 

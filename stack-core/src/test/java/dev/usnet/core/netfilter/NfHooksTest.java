@@ -4,38 +4,22 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.stats.Mib;
 import dev.usnet.core.testing.Frames;
-import dev.usnet.core.testing.TestNet;
-import dev.usnet.core.wire.Ipv4Addr;
+import dev.usnet.core.testing.TwoPortRouter;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The IPv4 hook points: where a forwarded and a local packet pass, in which order, and what a drop does. */
 class NfHooksTest {
-    static final long R1 = 0x0200_0000_0101L;
-    static final long R2 = 0x0200_0000_0102L;
-    static final long H1 = 0x0200_0000_aa01L;
-    static final long H2 = 0x0200_0000_bb02L;
+    static final long R1 = TwoPortRouter.R1;
+    static final long H1 = TwoPortRouter.H1;
 
-    private static final class Router implements AutoCloseable {
-        final TestNet net = new TestNet();
-        final NetStack r = net.ns("r");
-        final TestNet.Wire w1 = net.wire(r, "r1", R1);
-        final TestNet.Wire w2 = net.wire(r, "r2", R2);
+    private static final class Router extends TwoPortRouter {
         final NfHooks hooks = r.ipv4().netfilter().hooks();
         final List<String> seen = new ArrayList<>();
-
-        Router() {
-            r.knobs().set("net.ipv4.ip_forward", "1");
-            TestNet.addr(r, w1.dutEnd, "198.18.1.1/24");
-            TestNet.addr(r, w2.dutEnd, "198.18.2.1/24");
-            r.neigh().addPermanent(w1.dutEnd, Ipv4Addr.parse("198.18.1.2"), H1);
-            r.neigh().addPermanent(w2.dutEnd, Ipv4Addr.parse("198.18.2.2"), H2);
-        }
 
         void recordAll() {
             for (NfHook h : NfHook.values()) {
@@ -48,11 +32,6 @@ class NfHooksTest {
 
         static String name(dev.usnet.core.device.Device d) {
             return d == null ? "-" : d.name();
-        }
-
-        @Override
-        public void close() {
-            net.close();
         }
     }
 

@@ -10,10 +10,9 @@ import dev.usnet.core.netfilter.IpConntrackStatus;
 import dev.usnet.core.netfilter.NfHook;
 import dev.usnet.core.netfilter.NfIpPriority;
 import dev.usnet.core.netfilter.NfVerdict;
-import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.stats.DropReason;
 import dev.usnet.core.testing.Frames;
-import dev.usnet.core.testing.TestNet;
+import dev.usnet.core.testing.TwoPortRouter;
 import dev.usnet.core.wire.Checksum;
 import dev.usnet.core.wire.EthernetFrame;
 import dev.usnet.core.wire.Ipv4Addr;
@@ -30,16 +29,12 @@ import org.junit.jupiter.api.Test;
  * reset byte for byte, and NAT statements' calls.
  */
 class NftEvalTest {
-    static final long R1 = 0x0200_0000_0101L;
-    static final long R2 = 0x0200_0000_0102L;
-    static final long H1 = 0x0200_0000_aa01L;
-    static final long H2 = 0x0200_0000_bb02L;
+    static final long R1 = TwoPortRouter.R1;
+    static final long R2 = TwoPortRouter.R2;
+    static final long H1 = TwoPortRouter.H1;
+    static final long H2 = TwoPortRouter.H2;
 
-    private static final class Router implements AutoCloseable {
-        final TestNet net = new TestNet();
-        final NetStack r = net.ns("r");
-        final TestNet.Wire w1 = net.wire(r, "r1", R1);
-        final TestNet.Wire w2 = net.wire(r, "r2", R2);
+    private static final class Router extends TwoPortRouter {
         final NftFakes.Conntrack ct = new NftFakes.Conntrack();
         final NftFakes.Nat nat = new NftFakes.Nat();
         final Nftables nft;
@@ -48,11 +43,6 @@ class NftEvalTest {
         int ctinfo;
 
         Router() {
-            r.knobs().set("net.ipv4.ip_forward", "1");
-            TestNet.addr(r, w1.dutEnd, "198.18.1.1/24");
-            TestNet.addr(r, w2.dutEnd, "198.18.2.1/24");
-            r.neigh().addPermanent(w1.dutEnd, Ipv4Addr.parse("198.18.1.2"), H1);
-            r.neigh().addPermanent(w2.dutEnd, Ipv4Addr.parse("198.18.2.2"), H2);
             r.ipv4().netfilter().install(ct, nat);
             r.ipv4().netfilter().hooks().register(NfHook.PRE_ROUTING, NfIpPriority.CONNTRACK, (p, st) -> {
                 if (entry != null) {
@@ -66,7 +56,7 @@ class NftEvalTest {
         @Override
         public void close() {
             nft.close();
-            net.close();
+            super.close();
         }
     }
 
