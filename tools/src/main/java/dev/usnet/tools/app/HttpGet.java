@@ -25,7 +25,7 @@ import java.util.concurrent.CompletionStage;
  * the server saw the request come from, so the results show whether a NAT on the way rewrote the source (and to
  * which port). Ends by itself after the last answer, or at the first failure.
  */
-public final class HttpGet implements AppKind<HttpGet.Entry> {
+public final class HttpGet extends DeclaredAppKind<HttpGet.Entry> {
     private static final Set<String> KEYS = Set.of("kind", "to", "port", "count", "start");
     /** An answer longer than this is cut: the app reads status lines and a short body, not downloads. */
     static final int MAX_ANSWER_BYTES = 16384;
@@ -38,24 +38,8 @@ public final class HttpGet implements AppKind<HttpGet.Entry> {
         }
     }
 
-    @Override
-    public String name() {
-        return "http-get";
-    }
-
-    @Override
-    public Set<String> keys() {
-        return KEYS;
-    }
-
-    @Override
-    public Class<Entry> specType() {
-        return Entry.class;
-    }
-
-    @Override
-    public Order order() {
-        return Order.SENDER;
+    public HttpGet() {
+        super("http-get", KEYS, Entry.class, Order.SENDER);
     }
 
     @Override

@@ -22,7 +22,7 @@ import java.util.Set;
  * the server saw them; then the server closes. That line is what shows NAT at work: behind a DNAT the server sees
  * the client's own address, behind a MASQUERADE the router's.
  */
-public final class HttpServer implements AppKind<HttpServer.Entry> {
+public final class HttpServer extends DeclaredAppKind<HttpServer.Entry> {
     private static final Set<String> KEYS = Set.of("kind", "port");
     /** A request whose headers do not end within this many bytes is answered 431 and closed. */
     static final int MAX_REQUEST_BYTES = 8192;
@@ -35,24 +35,8 @@ public final class HttpServer implements AppKind<HttpServer.Entry> {
         }
     }
 
-    @Override
-    public String name() {
-        return "http-server";
-    }
-
-    @Override
-    public Set<String> keys() {
-        return KEYS;
-    }
-
-    @Override
-    public Class<Entry> specType() {
-        return Entry.class;
-    }
-
-    @Override
-    public Order order() {
-        return Order.RECEIVER;
+    public HttpServer() {
+        super("http-server", KEYS, Entry.class, Order.RECEIVER);
     }
 
     @Override

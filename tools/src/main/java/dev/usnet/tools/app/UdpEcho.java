@@ -13,7 +13,7 @@ import java.util.Set;
  * the address and port it came from with the same payload, so a {@code udp-send} has traffic flowing both ways and
  * the return path is exercised as much as the forward one. Starts with the sinks, before the senders.
  */
-public final class UdpEcho implements AppKind<UdpEcho.Entry> {
+public final class UdpEcho extends DeclaredAppKind<UdpEcho.Entry> {
     private static final Set<String> KEYS = Set.of("kind", "port");
 
     /** An entry: the port it answers on. */
@@ -29,24 +29,8 @@ public final class UdpEcho implements AppKind<UdpEcho.Entry> {
         }
     }
 
-    @Override
-    public String name() {
-        return "udp-echo";
-    }
-
-    @Override
-    public Set<String> keys() {
-        return KEYS;
-    }
-
-    @Override
-    public Class<Entry> specType() {
-        return Entry.class;
-    }
-
-    @Override
-    public Order order() {
-        return Order.RECEIVER;
+    public UdpEcho() {
+        super("udp-echo", KEYS, Entry.class, Order.RECEIVER);
     }
 
     @Override
