@@ -125,11 +125,23 @@ public final class IpOutput {
         ns.mib().inc(Mib.IpOutRequests);
         Device out = rt.type() == RouteType.LOCAL ? ns.loopback() : rt.dev();
         if (hooks.active(NfHook.LOCAL_OUT)) {
-            // Rules see (and NAT may rewrite) the finished header; the route chosen before stays (no rerouting
-            // after an output destination NAT: ip_route_me_harder is not modelled).
+            // Rules see, and NAT may rewrite, the finished header.
             p = hooks.run(NfHook.LOCAL_OUT, p, null, out);
             if (p == null) {
                 return true;
+            }
+            int natDst = p.buf().getInt(p.network() + 16);
+            if (natDst != dst) {
+                // ip_route_me_harder: an output destination NAT (a host reaching its own published port) sends the
+                // packet where its new destination is routed, not where the old one was.
+                rt = routeOutput(natDst);
+                if (rt == null) {
+                    ns.mib().inc(Mib.IpOutNoRoutes);
+                    ns.drop(p, DropReason.IP_NOROUTE);
+                    return true;
+                }
+                dst = natDst;
+                out = rt.type() == RouteType.LOCAL ? ns.loopback() : rt.dev();
             }
         }
         if (rt.type() == RouteType.LOCAL) {

@@ -139,4 +139,30 @@ class NatCoreTest {
             assertChecksumsRight(out);
         }
     }
+
+    @Test
+    void anOutputDnatIsRoutedToItsNewDestination() {
+        try (Router t = new Router()) {
+            int inner = Ipv4Addr.parse("198.18.1.2");
+            int own = Ipv4Addr.parse("198.19.2.1");
+            t.nat.registerChain(NfHook.LOCAL_OUT, NfIpPriority.NAT_DST, (p, st) -> t.nat.setup(p,
+                    new NfNatRange(NfNatRange.MAP_IPS | NfNatRange.PROTO_SPECIFIED, inner, inner, 5000, 5000), false));
+            dev.usnet.core.ipv4.UdpSocket s = t.r.udp().bind(0, 0);
+            ByteBuf data = Unpooled.buffer(8).writeZero(8);
+            try {
+                // To the router's own address: routed to lo, until the output DNAT sends it to the inside host.
+                s.sendTo(own, 2000, data, 0, 8);
+                t.net.settle();
+            } finally {
+                data.release();
+                s.close();
+            }
+            assertEquals(1, t.inside.received.size(), "rerouted out of r1 (ip_route_me_harder)");
+            byte[] out = t.inside.received.get(0).data();
+            assertEquals(inner, addr(out, 30));
+            assertEquals(5000, u16(out, 36));
+            assertEquals(own, addr(out, 26), "the source stays the address the socket sent from");
+            assertChecksumsRight(out);
+        }
+    }
 }

@@ -15,7 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
  * examples/docker-host.yaml in virtual time: the published port answers from c1 with the outside's own address
  * (DNAT), c2's fetches reach the outside from the host's address (MASQUERADE), c3's fetch of its own host's
  * published port comes back through the host (hairpin: c1 saw the bridge's address), c3's pings pass the stateful
- * forward policy, and the host's counters show the bindings.
+ * forward policy, the host reaches its own published port (output DNAT, rerouted), and the host's counters show the
+ * bindings.
  */
 class DockerHostExampleTest {
     private static JsonNode app(JsonNode doc, String name) {
@@ -46,6 +47,9 @@ class DockerHostExampleTest {
         assertSeenAs(app(doc, "c2.http-get-0"), "198.19.0.1:", 3);
         assertSeenAs(app(doc, "c3.http-get-0"), "198.18.17.1:", 2);
         assertEquals("ok", app(doc, "c3.ping-0").path("outcome").asText());
+        // The host's own fetch of its published port: DNAT at output, rerouted out of docker0 to c1, which sees
+        // the host's address.
+        assertSeenAs(app(doc, "host.http-get-0"), "198.19.0.1:", 1);
         JsonNode host = null;
         for (JsonNode n : doc.path("namespaces")) {
             if (n.path("name").asText().equals("host")) {
@@ -53,8 +57,9 @@ class DockerHostExampleTest {
             }
         }
         assertTrue(host != null && !host.isMissingNode(), doc.toString());
-        // Three fetches of the published port from outside and two hairpinned ones from c3 are DNATed.
-        assertEquals(5, host.path("nat").path("dnat_bindings").asLong(), host.toString());
+        // Three fetches of the published port from outside, two hairpinned ones from c3 and the host's own are
+        // DNATed.
+        assertEquals(6, host.path("nat").path("dnat_bindings").asLong(), host.toString());
         // c2's three fetches, c3's two hairpinned ones and c3's ping are source-NATed.
         assertEquals(6, host.path("nat").path("snat_bindings").asLong(), host.toString());
         assertEquals(0, host.path("stats").path("invalid").asLong(), host.toString());
