@@ -322,6 +322,8 @@ public final class NatCore implements NfNatModule {
             inet.netns().drops().count(DropReason.NAT_MASQUERADE_NO_ADDRESS);
             return NfVerdict.DROP;
         }
+        // nat->masq_index: the device it was masqueraded out of, whose going down forgets the connection.
+        ct.setNatData(out);
         return bind(p, null, ct, Masquerade.range(range, src), true, false);
     }
 
@@ -366,6 +368,17 @@ public final class NatCore implements NfNatModule {
     /** NAT's counters in this namespace. */
     public NatStats stats() {
         return stats;
+    }
+
+    /**
+     * masq_device_event: {@code dev} went down, so the connections masqueraded out of it are forgotten (their address
+     * may be gone, and a new connection should take whatever address the device comes back with). Returns how many.
+     */
+    public int deviceDown(Device dev) {
+        if (table.count() == 0) {
+            return 0;
+        }
+        return table.deleteIf(ct -> ct.natData() == dev);
     }
 
     /** Connections with a source mapping remembered (for tests and listings). */

@@ -56,6 +56,7 @@ import java.util.SplittableRandom;
  */
 public final class NetStack implements Netns {
     private final ConntrackCore conntrack;
+    private final NatCore nat;
     private final String name;
     private final long seed;
     private final Scheduler scheduler;
@@ -145,7 +146,8 @@ public final class NetStack implements Netns {
         // Connection tracking and NAT are there from the start and cost nothing until a rule asks for them (the
         // modules hold no hooks, timers or random draws until then).
         this.conntrack = new ConntrackCore(ipv4);
-        ipv4.netfilter().install(conntrack, new NatCore(ipv4, conntrack));
+        this.nat = new NatCore(ipv4, conntrack);
+        ipv4.netfilter().install(conntrack, nat);
         this.loopback = new Loopback();
         register(loopback);
         loopback.setUp(true);
@@ -249,6 +251,9 @@ public final class NetStack implements Netns {
     @Override
     public void netdevChanged(Device dev) {
         ipv6.linkChanged(dev);
+        if (!dev.isUp()) {
+            nat.deviceDown(dev);
+        }
     }
 
     // The IPv4 family's parts, reached through the namespace by the many callers above stack-core (thin

@@ -9,6 +9,7 @@ import dev.usnet.core.netfilter.NfHook;
 import dev.usnet.core.netfilter.NfHookOps;
 import dev.usnet.core.netfilter.NfIpPriority;
 import dev.usnet.core.netfilter.NfNatRange;
+import dev.usnet.core.netfilter.NfVerdict;
 import dev.usnet.core.testing.Frames;
 import dev.usnet.core.testing.TestNet;
 import dev.usnet.core.testing.TwoPortRouter;
@@ -163,6 +164,33 @@ class NatCoreTest {
             assertEquals(5000, u16(out, 36));
             assertEquals(own, addr(out, 26), "the source stays the address the socket sent from");
             assertChecksumsRight(out);
+        }
+    }
+
+    @Test
+    void connectionsMasqueradedOutOfADeviceAreForgottenWhenItGoesDown() {
+        try (Router t = new Router()) {
+            // oifname "r2" masquerade
+            t.nat.registerChain(NfHook.POST_ROUTING, NfIpPriority.NAT_SRC, (p, st) -> st.out() == t.outside.dutEnd
+                    ? t.nat.masquerade(p, NfNatRange.NONE, st.out()) : NfVerdict.ACCEPT);
+            // A DNATed connection in beside it, which is not masqueraded and stays.
+            int inner = Ipv4Addr.parse("198.18.1.2");
+            t.nat.registerChain(NfHook.PRE_ROUTING, NfIpPriority.NAT_DST, (p, st) -> {
+                int dst = p.buf().getInt(p.network() + 16);
+                return dst == Ipv4Addr.parse("198.19.2.1") ? t.nat.setup(p,
+                        new NfNatRange(NfNatRange.MAP_IPS, inner, inner, 0, 0), false) : NfVerdict.ACCEPT;
+            });
+            t.inside.send(Frames.udp(H1, R1, "198.18.1.2", "198.19.2.2", 64, 20, 1, false));
+            t.outside.send(Frames.udp(H2, R2, "198.19.2.2", "198.19.2.1", 64, 20, 2, false));
+            t.net.settle();
+            assertEquals(2, t.ct.table().count());
+            // masq_device_event: the outgoing device goes down, its masqueraded connection goes with it.
+            t.outside.dutEnd.setUp(false);
+            assertEquals(1, t.ct.table().count());
+            assertTrue(t.ct.table().entries().get(0).hasStatus(IpConntrackStatus.DST_NAT));
+            // Another device going down forgets nothing.
+            t.inside.dutEnd.setUp(false);
+            assertEquals(1, t.ct.table().count());
         }
     }
 }
