@@ -9,6 +9,7 @@ import dev.usnet.core.nat.NatCore;
 import dev.usnet.core.netfilter.NfHook;
 import dev.usnet.core.netfilter.NfIpPriority;
 import dev.usnet.core.netfilter.NfNatRange;
+import dev.usnet.core.nftables.Nftables;
 import dev.usnet.core.stack.NetStack;
 import dev.usnet.core.time.VirtualScheduler;
 import dev.usnet.core.wire.Checksum;
@@ -65,13 +66,15 @@ public final class CalibrateCommand implements Callable<Integer> {
         long tracked = least[Path.ROUTER_CONNTRACK.ordinal()];
         long trackedNew = least[Path.ROUTER_CONNTRACK_NEW.ordinal()];
         long natted = least[Path.ROUTER_MASQUERADE.ordinal()];
+        long ruled = least[Path.ROUTER_RULES.ordinal()];
         long copyPs = copyPicosPerByte();
         long csumPs = checksumPicosPerByte();
         out.println("# usnet calibrate: per-operation costs measured here (" + packets + " frames a path, the least"
                 + " of three passes); noisy, run it twice");
         out.println("# per frame: receive only " + l2 + " ns, bridged " + bridge + " ns, routed " + router + " ns");
         out.println("# routed with conntrack: " + tracked + " ns (known flow), " + trackedNew
-                + " ns (a new UDP connection each frame); with masquerade: " + natted + " ns");
+                + " ns (a new UDP connection each frame); with masquerade: " + natted + " ns; through " + RULES
+                + " nftables rules: " + ruled + " ns");
         out.println("--set usnet.cpu.l2_rx_ns=" + l2);
         out.println("--set usnet.cpu.bridge_fwd_ns=" + Math.max(0, bridge - l2));
         out.println("--set usnet.cpu.ip_fwd_ns=" + Math.max(0, router - l2));
@@ -80,8 +83,8 @@ public final class CalibrateCommand implements Callable<Integer> {
         out.println("--set usnet.cpu.ct_lookup_ns=" + Math.max(0, tracked - router));
         out.println("--set usnet.cpu.ct_new_ns=" + Math.max(0, trackedNew - tracked));
         out.println("--set usnet.cpu.nat_ns=" + Math.max(0, natted - tracked));
-        out.println("# not measured here (defaults stand): usnet.cpu.local_deliver_ns, usnet.cpu.cow_copy_ns,"
-                + " usnet.cpu.nft_rule_ns");
+        out.println("--set usnet.cpu.nft_rule_ns=" + Math.max(0, (ruled - router) / RULES));
+        out.println("# not measured here (defaults stand): usnet.cpu.local_deliver_ns, usnet.cpu.cow_copy_ns");
         out.flush();
         return 0;
     }
@@ -91,9 +94,13 @@ public final class CalibrateCommand implements Callable<Integer> {
      * with connection tracking on (every frame of one UDP flow, so each finds its entry), with every frame opening
      * a new UDP connection (source and destination ports counted up: an entry made and confirmed per frame), and
      * with tracking plus a masquerade chain at postrouting (every frame of the flow rewritten to the outgoing
-     * address).
+     * address), and the router with a forward chain of {@link #RULES} rules none of which matches (each reads the
+     * source address; no connection tracking).
      */
-    private enum Path { L2_ONLY, BRIDGE, ROUTER, ROUTER_CONNTRACK, ROUTER_CONNTRACK_NEW, ROUTER_MASQUERADE }
+    private enum Path { L2_ONLY, BRIDGE, ROUTER, ROUTER_CONNTRACK, ROUTER_CONNTRACK_NEW, ROUTER_MASQUERADE, ROUTER_RULES }
+
+    /** Rules each frame of the ruleset path is evaluated against. */
+    private static final int RULES = 20;
 
     /** Measured ns per frame of the device-under-test namespace's backlog runs on {@code path}. */
     private long perPacket(Path path) {
@@ -130,7 +137,14 @@ public final class CalibrateCommand implements Callable<Integer> {
                     dut.devinet().add(out[0], Ipv4Addr.parse("198.18.2.1"), 24);
                     dut.neigh().addPermanent(out[0], Ipv4Addr.parse("198.18.2.2"), MAC_H2);
                     frame = frame(MAC_DUT1, MAC_H1, 0x0800);
-                    if (path != Path.ROUTER) {
+                    if (path == Path.ROUTER_RULES) {
+                        StringBuilder rules = new StringBuilder("table ip calibrate {\n chain forward {\n"
+                                + "  type filter hook forward priority filter; policy accept;\n");
+                        for (int i = 0; i < RULES; i++) {
+                            rules.append("  ip saddr 198.19.").append(i).append(".1 counter\n");
+                        }
+                        Nftables.of(dut.ipv4()).apply(rules.append(" }\n}\n").toString());
+                    } else if (path != Path.ROUTER) {
                         // Room for every connection the new-connection path opens, so none is refused.
                         dut.knobs().set("net.netfilter.nf_conntrack_max", Integer.toString(Math.max(262_144,
                                 2 * packets)));
@@ -170,7 +184,8 @@ public final class CalibrateCommand implements Callable<Integer> {
         long creates = dut.cpu().conntrackCreates();
         long rewrites = dut.cpu().natRewrites();
         boolean ok = switch (path) {
-            case L2_ONLY, BRIDGE, ROUTER -> lookups == 0 && rewrites == 0;
+            case L2_ONLY, BRIDGE, ROUTER -> lookups == 0 && rewrites == 0 && dut.cpu().nftRules() == 0;
+            case ROUTER_RULES -> lookups == 0 && rewrites == 0 && dut.cpu().nftRules() == (long) RULES * packets;
             case ROUTER_CONNTRACK -> lookups == packets + 1 && creates == 1 && rewrites == 0;
             case ROUTER_CONNTRACK_NEW -> lookups == packets && creates == packets && rewrites == 0;
             case ROUTER_MASQUERADE -> lookups == packets + 1 && creates == 1 && rewrites == packets + 1;

@@ -32,7 +32,7 @@ class CalibrateCommandTest {
         }
         assertEquals(List.of("usnet.cpu.l2_rx_ns", "usnet.cpu.bridge_fwd_ns", "usnet.cpu.ip_fwd_ns",
                 "usnet.cpu.copy_ps_per_byte", "usnet.cpu.csum_ps_per_byte", "usnet.cpu.ct_lookup_ns",
-                "usnet.cpu.ct_new_ns", "usnet.cpu.nat_ns"), keys);
+                "usnet.cpu.ct_new_ns", "usnet.cpu.nat_ns", "usnet.cpu.nft_rule_ns"), keys);
         assertTrue(knobs.get(CpuModelSysctl.L2_RX_NS) > 0, "a frame's receive took measurable time: " + out);
         assertTrue(knobs.get(CpuModelSysctl.CSUM_PS_PER_BYTE) > 0, "checksumming took measurable time: " + out);
     }
