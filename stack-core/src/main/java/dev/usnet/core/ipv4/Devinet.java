@@ -36,8 +36,23 @@ public final class Devinet {
     private volatile IntObjectHashMap<IfAddr> local;
     private volatile IntObjectHashMap<IfAddr> broadcasts;
 
+    private final List<InetAddrListener> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+
     public Devinet(Fib4 main) {
         this.main = main;
+    }
+
+    /** register_inetaddr_notifier: {@code l} hears of every address removed from now on. */
+    public void addListener(InetAddrListener l) {
+        listeners.add(l);
+    }
+
+    private void removed(List<IfAddr> gone) {
+        for (IfAddr a : gone) {
+            for (InetAddrListener l : listeners) {
+                l.addressRemoved(a.dev(), a.address());
+            }
+        }
     }
 
     /** {@code ip addr add ADDR/LEN dev DEV}: adds the address and, for LEN < 32, its connected route. */
@@ -89,6 +104,7 @@ public final class Devinet {
             main.removeConnected(found.network(), found.prefixLen(), dev);
         }
         stale = true;
+        removed(List.of(found));
         return true;
     }
 
@@ -102,6 +118,9 @@ public final class Devinet {
             stale = true;
         }
         main.removeDevice(dev);
+        if (own != null) {
+            removed(own);
+        }
     }
 
     /** The addresses as of the last change: published first when a change since left them stale. */

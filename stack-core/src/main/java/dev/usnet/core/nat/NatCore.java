@@ -91,6 +91,7 @@ public final class NatCore implements NfNatModule {
         };
         this.sourceMapping = this::findBySource;
         table.setDestroyListener(this::forget);
+        inet.devinet().addListener(this::addressRemoved);
     }
 
     /** The connection whose binding {@link #setup} is choosing (the one the in-use question ignores). */
@@ -379,6 +380,17 @@ public final class NatCore implements NfNatModule {
             return 0;
         }
         return table.deleteIf(ct -> ct.natData() == dev);
+    }
+
+    /**
+     * masq_inet_event: an address left {@code dev}, so the connections masqueraded out of it to that address are
+     * forgotten (their answers could no longer arrive). Returns how many.
+     */
+    public int addressRemoved(Device dev, int address) {
+        if (table.count() == 0) {
+            return 0;
+        }
+        return table.deleteIf(ct -> ct.natData() == dev && ct.tuple(ConntrackEntry.REPLY).dst() == address);
     }
 
     /** Connections with a source mapping remembered (for tests and listings). */

@@ -193,4 +193,24 @@ class NatCoreTest {
             assertEquals(1, t.ct.table().count());
         }
     }
+
+    @Test
+    void connectionsMasqueradedToAnAddressAreForgottenWhenTheAddressGoes() {
+        try (Router t = new Router()) {
+            TestNet.addr(t.r, t.outside.dutEnd, "198.19.3.1/24");
+            t.r.neigh().addPermanent(t.outside.dutEnd, Ipv4Addr.parse("198.19.3.2"), H2);
+            t.nat.registerChain(NfHook.POST_ROUTING, NfIpPriority.NAT_SRC,
+                    (p, st) -> t.nat.masquerade(p, NfNatRange.NONE, st.out()));
+            // Two connections out of r2, masqueraded to each of its addresses (the one on the next hop's subnet).
+            t.inside.send(Frames.udp(H1, R1, "198.18.1.2", "198.19.2.2", 64, 20, 1, false));
+            t.inside.send(Frames.udp(H1, R1, "198.18.1.2", "198.19.3.2", 64, 20, 2, false));
+            t.net.settle();
+            assertEquals(2, t.ct.table().count());
+            // masq_inet_event: 198.19.3.1 leaves r2; only the connection masqueraded to it goes.
+            assertTrue(t.r.devinet().remove(t.outside.dutEnd, Ipv4Addr.parse("198.19.3.1")));
+            assertEquals(1, t.ct.table().count());
+            assertEquals(Ipv4Addr.parse("198.19.2.1"),
+                    t.ct.table().entries().get(0).tuple(dev.usnet.core.conntrack.ConntrackEntry.REPLY).dst());
+        }
+    }
 }
